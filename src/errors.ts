@@ -1,0 +1,42 @@
+/**
+ * The few named errors loopwright throws for a user's mistake or environment. The CLI catches them
+ * in one place and maps each to a one-line message and an exit code; anything else is a bug
+ * (exit 1, with a stack trace only under LOOPWRIGHT_DEBUG).
+ */
+
+/** Process exit codes; a closed set documented in the README. */
+export const ExitCode = {
+  verified: 0,
+  internal: 1,
+  usage: 2,
+  budget_exhausted: 3,
+  no_progress: 4,
+  circuit_broken: 5,
+  paused: 75,
+  user_cancelled: 130,
+} as const;
+
+/** Bad arguments, a bad spec, or an environment that cannot host the loop (exit 2). */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** A spec that failed validation: one problem per line, each `file:line: field: message`. */
+export class SpecError extends UsageError {
+  override name = "SpecError";
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(problems.join("\n"));
+    this.problems = problems;
+  }
+}
+
+/** The loop is already being run by a live controller (exit 2). */
+export class LoopBusyError extends UsageError {
+  override name = "LoopBusyError";
+}
+
+/** A name or id that matches no loop (exit 2). */
+export class LoopNotFoundError extends UsageError {
+  override name = "LoopNotFoundError";
+}

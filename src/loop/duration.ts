@@ -1,0 +1,25 @@
+/**
+ * Durations in a spec: `30s`, `10m`, `2h`, `500ms`, or a plain number of seconds. 0 means no limit.
+ * Returns milliseconds, or undefined when the text is not a duration.
+ */
+export function parseDuration(value: string | number): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  const unit = match[2] ?? "s";
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit] ?? 1000;
+  return Math.round(amount * factor);
+}
+
+/** Renders milliseconds the way a person reads them: `850ms`, `12.3s`, `4m05s`, `1h02m`. */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1000) return `${Math.round(milliseconds)}ms`;
+  if (milliseconds < 60_000) return `${(milliseconds / 1000).toFixed(1)}s`;
+  const totalSeconds = Math.round(milliseconds / 1000);
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  if (hours > 0) return `${hours}h${String(minutes).padStart(2, "0")}m`;
+  return `${minutes}m${String(seconds).padStart(2, "0")}s`;
+}

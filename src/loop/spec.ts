@@ -1,0 +1,172 @@
+import { z } from "zod";
+import { parseDuration } from "./duration.ts";
+
+/**
+ * The loop spec: the user-facing YAML format, validated at the boundary. Parsing yields a `Spec` with
+ * every default filled in and every duration in milliseconds. Field names are a public contract.
+ */
+
+export const engineNames = ["command", "scripted", "claude-code", "codex", "copilot", "builtin"] as const;
+export type EngineName = (typeof engineNames)[number];
+
+export const deterministicGateKinds = ["tests-pass", "build-succeeds", "lint-clean", "eval-script"] as const;
+export const gateKinds = [...deterministicGateKinds, "agent-check"] as const;
+export type GateKind = (typeof gateKinds)[number];
+
+/** The always-on gate that stands for the verifier's overall approval; it cannot be removed. */
+export const verifierGateId = "verifier-approves";
+
+const duration = z.union([z.number(), z.string()]).transform((value, context) => {
+  const milliseconds = parseDuration(value);
+  if (milliseconds === undefined) {
+    context.addIssue({
+      code: "custom",
+      message: `not a duration: ${JSON.stringify(value)} (use 30s, 10m, 2h)`,
+    });
+    return z.NEVER;
+  }
+  return milliseconds;
+});
+
+const dollars = z.number().nonnegative();
+
+/** One turn of the scripted engine; its steps run in this order: delete, write, append, run, sleep, say/print, verdict, replan, exit. */
+export const scriptedTurnSchema = z
+  .object({
+    delete: z.array(z.string()).optional(),
+    write: z.record(z.string(), z.string()).optional(),
+    append: z.record(z.string(), z.string()).optional(),
+    run: z.array(z.string()).optional(),
+    sleep: duration.optional(),
+    say: z.string().optional(),
+    print: z.string().optional(),
+    verdict: z.union([z.literal("auto"), z.literal("reject"), z.record(z.string(), z.unknown())]).optional(),
+    replan: z.object({ approach: z.string(), hypotheses: z.array(z.string()).default([]) }).optional(),
+    exit: z.number().int().optional(),
+    costUsd: dollars.optional(),
+  })
+  .strict();
+export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
+
+export const engineSchema = z
+  .object({
+    engine: z.union([z.enum(engineNames), z.literal("auto")]),
+    run: z.string().min(1).optional(),
+    script: z.string().optional(),
+    turns: z.array(scriptedTurnSchema).optional(),
+    model: z.string().optional(),
+    args: z.array(z.string()).optional(),
+  })
+  .strict()
+  .superRefine((engine, context) => {
+    if (engine.engine === "command" && !engine.run) {
+      context.addIssue({ code: "custom", path: ["run"], message: "required for engine command" });
+    }
+    if (engine.engine === "scripted" && !engine.turns && !engine.script) {
+      context.addIssue({ code: "custom", path: ["turns"], message: "engine scripted needs turns or script" });
+    }
+  });
+export type EngineSpec = z.infer<typeof engineSchema>;
+
+export const gateSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "use lowercase letters, digits, - and _"),
+    kind: z.enum(gateKinds),
+    run: z.string().min(1).optional(),
+    assert: z.string().min(1).optional(),
+    timeout: duration.default(600_000),
+    required: z.boolean().default(true),
+    parallel: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((gate, context) => {
+    if (gate.kind === "agent-check") {
+      if (!gate.assert)
+        context.addIssue({ code: "custom", path: ["assert"], message: "required for kind agent-check" });
+      if (gate.run)
+        context.addIssue({
+          code: "custom",
+          path: ["run"],
+          message: "kind agent-check takes assert, not run",
+        });
+    } else if (!gate.run) {
+      context.addIssue({ code: "custom", path: ["run"], message: `required for kind ${gate.kind}` });
+    }
+    if (gate.id === verifierGateId) {
+      context.addIssue({
+        code: "custom",
+        path: ["id"],
+        message: `${verifierGateId} is built in and always on`,
+      });
+    }
+  });
+export type GateSpec = z.infer<typeof gateSchema>;
+
+export const budgetSchema = z
+  .object({
+    maxIterations: z.number().int().nonnegative().default(3),
+    wallClockPerIteration: duration.default(3_600_000),
+    maxCostUsdPerIteration: dollars.default(10),
+    maxCostUsdPerDay: dollars.default(25),
+  })
+  .strict();
+export type Budget = z.infer<typeof budgetSchema>;
+
+export const specSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9-]+$/, "use lowercase letters, digits and -"),
+    goal: z.string().trim().min(1, "required"),
+    repo: z.string().default("."),
+    base: z.string().default("HEAD"),
+    branch: z.string().optional(),
+    maker: engineSchema,
+    verifier: engineSchema.default({ engine: "auto" }),
+    setup: z.array(z.string()).default([]),
+    gates: z.array(gateSchema).default([]),
+    budget: budgetSchema.default(budgetSchema.parse({})),
+    scope: z
+      .object({
+        allow: z.array(z.string()).default(["**"]),
+        deny: z.array(z.string()).default([]),
+        protect: z.array(z.string()).default([]),
+      })
+      .strict()
+      .default({ allow: ["**"], deny: [], protect: [] }),
+    finish: z
+      .object({ action: z.enum(["none", "branch"]).default("branch") })
+      .strict()
+      .default({ action: "branch" }),
+  })
+  .strict()
+  .superRefine((spec, context) => {
+    const seen = new Set<string>();
+    spec.gates.forEach((gate, index) => {
+      if (seen.has(gate.id)) {
+        context.addIssue({
+          code: "custom",
+          path: ["gates", index, "id"],
+          message: `duplicate gate id ${gate.id}`,
+        });
+      }
+      seen.add(gate.id);
+    });
+    if (spec.maker.engine === "auto") {
+      context.addIssue({
+        code: "custom",
+        path: ["maker", "engine"],
+        message: "auto is for the verifier only",
+      });
+    }
+  });
+
+/** A validated spec with defaults applied; durations in milliseconds. */
+export type Spec = z.infer<typeof specSchema> & { branch: string };
+
+/** The JSON Schema of the spec as a user writes it (durations as strings or seconds). */
+export function specJsonSchema(): unknown {
+  return z.toJSONSchema(specSchema, { io: "input", unrepresentable: "any" });
+}
+
+export function isDeterministic(gate: GateSpec): boolean {
+  return gate.kind !== "agent-check";
+}
