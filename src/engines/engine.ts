@@ -27,8 +27,11 @@ export interface TurnRequest {
   maxCostUsd: number;
   /** Folder for this turn's files (brief, context, transcript, logs). */
   turnDirectory: string;
-  /** Extra environment for every process the turn starts (run tags for the survivor sweep). */
-  env: Record<string, string>;
+  /** The controller run and the step: every process the turn starts is tagged with them, for the survivor sweep. */
+  runId: string;
+  stepId: string;
+  /** Extra environment for the turn's processes. */
+  env?: Record<string, string>;
   /** Aborts the turn (cancel); the engine kills what it started and reports `cancelled`. */
   signal: AbortSignal;
   /** Live events while the turn runs (text, tool calls, usage). */
@@ -50,7 +53,7 @@ export interface TurnResult {
   text: string;
   /** The raw final answer as printed, for roles that must answer in JSON. */
   output?: string;
-  exitCode?: number;
+  exitCode?: number | null;
   /** Why a `crashed` turn crashed, in one line. */
   error?: string;
   usage?: TokenUsage;

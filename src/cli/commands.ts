@@ -1,0 +1,125 @@
+/** The command table: names, arguments and options, each action loaded only when its command runs. */
+import type { Command } from "commander";
+
+type SetExit = (code: number) => void;
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function defineCommands(program: Command, setExit: SetExit): void {
+  const run =
+    (load: () => Promise<(...args: never[]) => Promise<number | undefined>>) =>
+    async (...args: unknown[]) => {
+      const action = await load();
+      setExit((await action(...(args as never[]))) ?? 0);
+    };
+
+  program
+    .command("init")
+    .description("detect test, build and lint commands and write a commented loop.yaml")
+    .argument("[directory]", "project folder", ".")
+    .option("--force", "overwrite an existing loop.yaml")
+    .option("-o, --output <file>", "where to write the spec")
+    .action(run(async () => (await import("./commands/init-command.ts")).initCommand));
+
+  program
+    .command("validate")
+    .description("check a spec, its engines and gate commands, and print what the loop would do")
+    .argument("[spec]", "spec file", "loop.yaml")
+    .action(run(async () => (await import("./commands/validate-command.ts")).validateCommand));
+
+  program
+    .command("run")
+    .description("start a loop in the foreground (Ctrl-C cancels it cleanly)")
+    .argument("[spec]", "spec file", "loop.yaml")
+    .option("--json", "print one JSON event per line")
+    .action(run(async () => (await import("./commands/run-loop-command.ts")).runLoopCommand));
+
+  program
+    .command("resume")
+    .description("continue a crashed, paused or stopped loop")
+    .argument("<loop>", "loop name or id")
+    .option("--json", "print one JSON event per line")
+    .action(run(async () => (await import("./commands/run-loop-command.ts")).resumeLoopCommand));
+
+  program
+    .command("ls")
+    .description("list loops (of the current repository, or all with --all)")
+    .option("--all", "loops of every repository")
+    .option("--json", "machine-readable output")
+    .action(run(async () => (await import("./commands/list-command.ts")).listCommand));
+
+  program
+    .command("show")
+    .description("a loop's iterations: commit, gates, verdict, fingerprint, brief size, cost, duration")
+    .argument("<loop>", "loop name or id")
+    .option("--json", "machine-readable output")
+    .action(run(async () => (await import("./commands/show-command.ts")).showCommand));
+
+  program
+    .command("report")
+    .description("the final report in Markdown")
+    .argument("<loop>", "loop name or id")
+    .option("--json", "machine-readable output")
+    .action(run(async () => (await import("./commands/report-command.ts")).reportCommand));
+
+  program
+    .command("logs")
+    .description("gate logs of a loop (the last iteration unless --iteration)")
+    .argument("<loop>", "loop name or id")
+    .option("--iteration <n>", "iteration number")
+    .option("--gate <id>", "only this gate")
+    .action(run(async () => (await import("./commands/logs-command.ts")).logsCommand));
+
+  program
+    .command("brief")
+    .description("the exact brief sent to the maker")
+    .argument("<loop>", "loop name or id")
+    .option("--iteration <n>", "iteration number (default: the last)")
+    .action(run(async () => (await import("./commands/logs-command.ts")).briefCommand));
+
+  program
+    .command("steer")
+    .description("change goal, gates or budget; applied at the next iteration boundary")
+    .argument("<loop>", "loop name or id")
+    .option("--goal <text>", "the new goal")
+    .option(
+      "--add-gate <yaml>",
+      "a gate as YAML, e.g. '{id: lint, kind: lint-clean, run: npm run lint}'",
+      collect,
+      [],
+    )
+    .option("--remove-gate <id>", "a gate id to remove", collect, [])
+    .option("--budget <key=value>", "e.g. maxIterations=5 or wallClockPerIteration=30m", collect, [])
+    .action(run(async () => (await import("./commands/control-commands.ts")).steerCommand));
+
+  program
+    .command("pause")
+    .description("let the current iteration finish, then wait (run exits 75)")
+    .argument("<loop>", "loop name or id")
+    .action(run(async () => (await import("./commands/control-commands.ts")).pauseCommand));
+
+  program
+    .command("cancel")
+    .description("kill the running turn, commit its work, stop with user_cancelled")
+    .argument("<loop>", "loop name or id")
+    .action(run(async () => (await import("./commands/control-commands.ts")).cancelCommand));
+
+  program
+    .command("rm")
+    .description("remove a stopped loop's worktrees, logs and record (the branch only with --branch)")
+    .argument("<loop>", "loop name or id")
+    .option("--branch", "also delete the loop's branch")
+    .action(run(async () => (await import("./commands/remove-command.ts")).removeCommand));
+
+  program
+    .command("schema")
+    .description("print the spec's JSON Schema")
+    .action(run(async () => (await import("./commands/schema-command.ts")).schemaCommand));
+
+  program
+    .command("demo")
+    .description("run a real loop on a sample project with the scripted engine (no API key needed)")
+    .option("--json", "print one JSON event per line")
+    .option("--keep", "keep the temporary repository and print where it is")
+    .action(run(async () => (await import("./commands/demo-command.ts")).demoCommand));
+}

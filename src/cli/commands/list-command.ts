@@ -1,0 +1,48 @@
+/** `ls`: loops with their status, iterations and stop reason. */
+import { readState } from "../../loop/timeline.ts";
+import { currentRepository, openSession } from "../session.ts";
+
+export async function listCommand(options: { all?: boolean; json?: boolean }): Promise<number> {
+  const session = await openSession();
+  try {
+    const repoRoot = options.all ? undefined : await currentRepository();
+    const loops = await session.store.listLoops(repoRoot);
+    const rows = await Promise.all(
+      loops.map(async (loop) => {
+        const { state } = await readState(session.store, loop);
+        const holder = await session.store.lockHolder(loop.id);
+        const status = holder ? "running" : state.status === "running" ? "interrupted" : state.status;
+        return {
+          id: loop.id,
+          name: loop.name,
+          repoRoot: loop.repoRoot,
+          status,
+          stopReason: state.stopReason ?? null,
+          iterations: state.iterations.length,
+          costUsd: state.costUsd,
+          createdAt: loop.createdAt,
+        };
+      }),
+    );
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      return 0;
+    }
+    if (rows.length === 0) {
+      process.stdout.write(
+        repoRoot ? `no loops in ${repoRoot} (loopwright ls --all lists every loop)\n` : "no loops\n",
+      );
+      return 0;
+    }
+    for (const row of rows) {
+      const reason = row.stopReason ? ` (${row.stopReason})` : "";
+      const where = options.all ? `  ${row.repoRoot}` : "";
+      process.stdout.write(
+        `${row.name.padEnd(24)} ${`${row.status}${reason}`.padEnd(30)} ${String(row.iterations).padStart(3)} it  $${row.costUsd.toFixed(2)}  ${row.id}${where}\n`,
+      );
+    }
+    return 0;
+  } finally {
+    await session.store.close();
+  }
+}

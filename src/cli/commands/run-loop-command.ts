@@ -1,0 +1,63 @@
+/** `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it. */
+import { SpecError } from "../../errors.ts";
+import { createLoop } from "../../loop/create-loop.ts";
+import { exitCodeOf } from "../../loop/exit-code.ts";
+import { preflight } from "../../loop/preflight.ts";
+import { runLoop } from "../../loop/runner.ts";
+import { loadSpecFile } from "../../loop/spec-file.ts";
+import type { LoopRecord } from "../../store/store.ts";
+import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
+import { findLoopOrThrow, openSession, type Session } from "../session.ts";
+
+export async function runLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
+  const loaded = await loadSpecFile(specArgument);
+  const check = await preflight(loaded, specArgument);
+  if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
+  const session = await openSession();
+  try {
+    const loop = await createLoop(session.store, loaded, check.repoRoot, check.baseSha);
+    return await runInForeground(session, loop, "run", options.json ?? false);
+  } finally {
+    await session.store.close();
+  }
+}
+
+export async function resumeLoopCommand(reference: string, options: { json?: boolean }): Promise<number> {
+  const session = await openSession();
+  try {
+    const loop = await findLoopOrThrow(session.store, reference);
+    return await runInForeground(session, loop, "resume", options.json ?? false);
+  } finally {
+    await session.store.close();
+  }
+}
+
+/** Runs the loop until it stops or pauses; the first Ctrl-C cancels cleanly, a second one leaves at once. */
+export async function runInForeground(
+  session: Session,
+  loop: LoopRecord,
+  command: "run" | "resume",
+  json: boolean,
+): Promise<number> {
+  const interrupt = new AbortController();
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    interrupt.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const state = await runLoop({
+      store: session.store,
+      loop,
+      home: session.home,
+      command,
+      onEvent: json ? jsonPrinter() : progressPrinter(),
+      interrupt: interrupt.signal,
+    });
+    return exitCodeOf(state);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

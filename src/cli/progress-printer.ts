@@ -1,0 +1,96 @@
+/**
+ * Live progress of a running loop, one line per step: iteration, phase, elapsed time, gates ✓/✗, cost.
+ * `--json` prints each event as one JSON line instead. Both read the same event stream.
+ */
+import { formatDuration } from "../loop/duration.ts";
+import type { LoopEvent } from "../loop/events.ts";
+import type { LoopState } from "../loop/state.ts";
+
+export type EventListener = (event: LoopEvent, state: LoopState) => void;
+
+export function jsonPrinter(
+  write: (line: string) => void = (line) => process.stdout.write(line),
+): EventListener {
+  return (event) => write(`${JSON.stringify(event)}\n`);
+}
+
+export function progressPrinter(
+  write: (line: string) => void = (line) => process.stdout.write(line),
+): EventListener {
+  const started = Date.now();
+  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${text}\n`);
+  return (event, state) => {
+    const line = describe(event, state);
+    if (line) say(line);
+  };
+}
+
+function describe(event: LoopEvent, state: LoopState): string | undefined {
+  const budget = state.spec.budget.maxIterations;
+  switch (event.type) {
+    case "loop_created":
+      return `loop ${event.data.name}: branch ${event.data.branch} from ${event.data.baseSha.slice(0, 10)}`;
+    case "processes_swept":
+      return `killed ${event.data.pids.length} leftover process(es) of a dead controller`;
+    case "setup_ran":
+      return `setup \`${event.data.command}\` ${event.data.exitCode === 0 ? "✓" : `✗ exit ${event.data.exitCode}`} (${formatDuration(event.data.durationMs)})`;
+    case "loop_prepared":
+      return `worktrees ready: ${event.data.makerWorktree}`;
+    case "steering_applied":
+      return `steering applied: ${event.data.changes.map((change) => change.field).join(", ") || "no change"}`;
+    case "iteration_started":
+      return `── iteration ${event.data.iteration}${budget ? `/${budget}` : ""} ── brief ${kib(event.data.brief.length)}`;
+    case "maker_started":
+      return `  maker working${event.data.attempt > 1 ? ` (attempt ${event.data.attempt}, after an interruption)` : ""}…`;
+    case "maker_ended": {
+      const account = event.data.account.trim().split("\n").at(-1)?.slice(0, 100);
+      return `  maker ${event.data.status} in ${formatDuration(event.data.durationMs)}${account ? `: ${account}` : ""}${event.data.error ? ` (${event.data.error})` : ""}`;
+    }
+    case "commit_created":
+      return event.data.committed
+        ? `  committed ${event.data.sha.slice(0, 10)} (${event.data.files.length} file${event.data.files.length === 1 ? "" : "s"})`
+        : `  nothing to commit; grading ${event.data.sha.slice(0, 10)}`;
+    case "change_screened": {
+      const violations = event.data.scopeViolations.map((violation) => violation.file);
+      return violations.length > 0 ? `  ✗ out of scope: ${violations.join(", ")}` : undefined;
+    }
+    case "gate_ended": {
+      const result = event.data.result;
+      const mark = result.passed ? "✓" : "✗";
+      const why = result.passed ? "" : result.timedOut ? " timed out" : ` exit ${result.exitCode}`;
+      const phase = result.phase === "confirm" ? " (re-run)" : "";
+      return `  ${mark} ${result.id}${phase}${why} ${formatDuration(result.durationMs)}`;
+    }
+    case "verifier_started":
+      return "  verifier reviewing…";
+    case "verifier_ended": {
+      if (event.data.status !== "ruled") return `  verifier ${event.data.status}: ${event.data.error ?? ""}`;
+      return `  verifier: ${event.data.verdict?.overall === "pass" ? "✓ approves" : "✗ rejects"}`;
+    }
+    case "iteration_ended":
+      return `  iteration ${event.data.iteration}: ${event.data.outcome}: ${event.data.summary}${event.data.repeat ? " [repeat]" : ""} · total $${state.costUsd.toFixed(2)}`;
+    case "replan_ended":
+      return event.data.status === "completed"
+        ? `  replanned: ${event.data.approach?.slice(0, 120)}`
+        : `  replan ${event.data.status}${event.data.error ? `: ${event.data.error}` : ""}`;
+    case "loop_finished":
+      return `branch ${event.data.branch} at ${event.data.sha.slice(0, 10)}${event.data.pushed ? ` pushed to ${event.data.remote}` : ""}${event.data.error ? ` (push failed: ${event.data.error})` : ""}`;
+    case "loop_paused":
+      return "paused: `loopwright resume` continues";
+    case "cancel_requested":
+      return "cancelling…";
+    case "loop_stopped":
+      return `stopped: ${event.data.reason}: ${event.data.message}`;
+    default:
+      return undefined;
+  }
+}
+
+function clock(milliseconds: number): string {
+  const seconds = Math.floor(milliseconds / 1000);
+  return `${String(Math.floor(seconds / 60)).padStart(2, "0")}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function kib(characters: number): string {
+  return characters < 1024 ? `${characters} B` : `${(characters / 1024).toFixed(1)} KiB`;
+}

@@ -1,0 +1,131 @@
+/**
+ * The `scripted` engine: replays a script of turns deterministically, with no model. The Nth turn of a
+ * role plays `turns[N-1]`; past the end, the last turn repeats. A turn's steps run in a fixed order:
+ * delete, write, append, run, sleep, say/print, verdict, replan, exit. `{{iteration}}` in written
+ * text is replaced by the iteration number. It is what `demo`, rehearsals and most tests use.
+ */
+import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ScriptedTurn } from "../loop/spec.ts";
+import { runCommand } from "../process/run-command.ts";
+import type { Engine, TurnRequest, TurnResult } from "./engine.ts";
+import type { TurnContext } from "./turn-context.ts";
+
+export function createScriptedEngine(turns: ScriptedTurn[]): Engine {
+  return { name: "scripted", family: "scripted", runTurn: (request) => playTurn(turns, request) };
+}
+
+async function playTurn(turns: ScriptedTurn[], request: TurnRequest): Promise<TurnResult> {
+  const turn = turns[Math.min(request.turnNumber, turns.length) - 1];
+  if (!turn) return { status: "completed", text: "(the script has no turns)" };
+  const context = request.context as unknown as TurnContext;
+  const fill = (text: string) => text.replaceAll("{{iteration}}", String(context.iteration));
+  const started = Date.now();
+  const said: string[] = [];
+  try {
+    for (const path of turn.delete ?? [])
+      await rm(inside(request.cwd, path), { recursive: true, force: true });
+    for (const [path, content] of Object.entries(turn.write ?? {})) {
+      const target = inside(request.cwd, path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, fill(content));
+    }
+    for (const [path, content] of Object.entries(turn.append ?? {})) {
+      const target = inside(request.cwd, path);
+      await mkdir(dirname(target), { recursive: true });
+      await appendFile(target, fill(content));
+    }
+    for (const command of turn.run ?? []) {
+      const outcome = await runCommand({
+        command,
+        cwd: request.cwd,
+        env: { ...request.env, LOOPWRIGHT_ROLE: request.role },
+        timeoutMs: remaining(request, started),
+        signal: request.signal,
+        logPath: join(request.turnDirectory, `${request.role}.log`),
+        appendLog: true,
+        runId: request.runId,
+        stepId: request.stepId,
+      });
+      if (outcome.cancelled) return { status: "cancelled", text: said.join("\n") };
+      if (outcome.timedOut) return { status: "timeout", text: said.join("\n") };
+      if (outcome.exitCode !== 0) {
+        return {
+          status: "crashed",
+          text: said.join("\n"),
+          error: `scripted command \`${command}\` exited ${outcome.exitCode}`,
+        };
+      }
+    }
+    if (turn.sleep) {
+      const limit = request.wallClockMs > 0 ? Math.min(turn.sleep, remaining(request, started)) : turn.sleep;
+      try {
+        await sleep(limit, undefined, { signal: request.signal });
+      } catch {
+        return { status: "cancelled", text: said.join("\n") };
+      }
+      if (limit < turn.sleep) return { status: "timeout", text: said.join("\n") };
+    }
+  } catch (error) {
+    return { status: "crashed", text: said.join("\n"), error: (error as Error).message };
+  }
+  if (turn.say) said.push(fill(turn.say));
+  let output = turn.print !== undefined ? fill(turn.print) : undefined;
+  if (turn.verdict !== undefined) output = JSON.stringify(scriptedVerdict(turn.verdict, context));
+  if (turn.replan) output = JSON.stringify(turn.replan);
+  const text = said.join("\n");
+  if (turn.exit !== undefined && turn.exit !== 0) {
+    return {
+      status: "crashed",
+      text,
+      output,
+      exitCode: turn.exit,
+      error: `scripted turn exited with code ${turn.exit}`,
+    };
+  }
+  return { status: "completed", text, output: output ?? text, exitCode: 0, costUsd: turn.costUsd };
+}
+
+function remaining(request: TurnRequest, started: number): number {
+  if (request.wallClockMs <= 0) return 0;
+  return Math.max(1, request.wallClockMs - (Date.now() - started));
+}
+
+/** Resolves a script path inside the worktree; a path that escapes it is an error. */
+function inside(root: string, path: string): string {
+  const target = resolve(root, path);
+  const relativePath = relative(root, target);
+  if (relativePath.startsWith("..") || resolve(root, relativePath) !== target) {
+    throw new Error(`scripted path escapes the worktree: ${path}`);
+  }
+  return target;
+}
+
+/**
+ * `auto` rules on each gate from its recorded result (deterministic gates by exit code, citing the last
+ * line of their output; agent-checks approved, citing the first changed file); `reject` fails every
+ * gate; an object is printed as given.
+ */
+function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context: TurnContext): unknown {
+  if (typeof verdict === "object") return verdict;
+  const rulings = context.gates.map((gate) => {
+    if (verdict === "reject")
+      return { id: gate.id, passed: false, reason: "rejected by the script", evidence: [] };
+    if (gate.kind === "agent-check") {
+      const file = context.changedFiles[0];
+      return file
+        ? { id: gate.id, passed: true, reason: "scripted approval", evidence: [{ file }] }
+        : { id: gate.id, passed: false, reason: "nothing changed", evidence: [] };
+    }
+    const quote = (gate.tail ?? "").trim().split("\n").filter(Boolean).at(-1);
+    if (gate.passed)
+      return { id: gate.id, passed: true, evidence: quote ? [{ gate: gate.id, quote }] : [{ file: "." }] };
+    return { id: gate.id, passed: false, reason: `exit code ${gate.exitCode}`, evidence: [] };
+  });
+  const required = new Set(context.gates.filter((gate) => gate.required).map((gate) => gate.id));
+  const overall = rulings.filter((ruling) => required.has(ruling.id)).every((ruling) => ruling.passed)
+    ? "pass"
+    : "fail";
+  return { overall: verdict === "reject" ? "fail" : overall, gates: rulings, notes: "scripted verdict" };
+}

@@ -1,0 +1,29 @@
+/**
+ * The JSON context a turn is given (the command engine publishes it as `$LOOPWRIGHT_CONTEXT_FILE`).
+ * Its field names are a public contract: people script against them.
+ */
+export interface TurnContext {
+  loop: string;
+  iteration: number;
+  role: "maker" | "verifier" | "replanner";
+  goal: string;
+  baseSha: string;
+  /** The commit being graded (verifier), or the commit the maker starts from. */
+  sha: string;
+  /** A file holding the diff from base to `sha`, once there is one. */
+  diffPath?: string;
+  changedFiles: string[];
+  protectedFiles: string[];
+  gates: {
+    id: string;
+    kind: string;
+    command?: string;
+    assert?: string;
+    required: boolean;
+    exitCode?: number | null;
+    passed?: boolean;
+    durationMs?: number;
+    logPath?: string;
+    tail?: string;
+  }[];
+}

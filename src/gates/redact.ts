@@ -1,0 +1,79 @@
+/**
+ * Redaction of secrets from command output before it reaches a log, a tail, a brief or the timeline.
+ * A secret is the value of an environment variable whose name looks secret.
+ */
+
+/** Replaces every known secret in a text; returns the text unchanged when there are none. */
+export type Redact = (text: string) => string;
+
+/** Secrets shorter than this are left alone: they would match ordinary words and numbers. */
+export const minimumSecretLength = 8;
+
+/** Names containing one of these words (any case) hold secrets; AUTH does not count inside AUTHOR. */
+const secretNamePattern = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH(?!OR)/i;
+
+/** A partial line longer than this is emitted without waiting for its end. */
+const lineBufferLimit = 64 * 1024;
+
+/** True when a variable's name says its value is a secret (KEY, TOKEN, SECRET, PASSWORD, ...). */
+export function looksSecret(name: string): boolean {
+  return secretNamePattern.test(name);
+}
+
+/**
+ * A redactor for the secrets in `env` (default process.env): each value of at least 8 characters of a
+ * variable whose name looks secret is replaced by `[redacted:NAME]` everywhere, longest values first.
+ * A value spanning several lines (a PEM key) is also redacted line by line, so that a line-buffered
+ * stream still hides it.
+ */
+export function createRedactor(env: NodeJS.ProcessEnv | Record<string, string> = process.env): Redact {
+  const nameOfSecret = new Map<string, string>();
+  const remember = (value: string, name: string) => {
+    if (value.length >= minimumSecretLength && !nameOfSecret.has(value)) nameOfSecret.set(value, name);
+  };
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || !looksSecret(name)) continue;
+    remember(value, name);
+    if (value.includes("\n")) for (const line of value.split(/\r?\n/)) remember(line.trim(), name);
+  }
+  if (nameOfSecret.size === 0) return (text) => text;
+  const secrets = [...nameOfSecret.keys()].sort((left, right) => right.length - left.length);
+  const pattern = new RegExp(secrets.map(escapeRegularExpression).join("|"), "g");
+  return (text) => text.replace(pattern, (secret) => `[redacted:${nameOfSecret.get(secret)}]`);
+}
+
+/** Redacts a stream that arrives in chunks: see `createLineRedactor`. */
+export interface LineRedactor {
+  /** Takes the next chunk; returns the redacted complete lines it finished (possibly ""). */
+  push(chunk: string): string;
+  /** Returns the redacted rest (the last line without its newline); call once at the end. */
+  flush(): string;
+}
+
+/**
+ * Buffers a stream by line so that a secret split across two chunks is still redacted: only complete
+ * lines are redacted and emitted. A partial line longer than 64 KiB is emitted anyway, after redacting.
+ */
+export function createLineRedactor(redact: Redact): LineRedactor {
+  let pending = "";
+  return {
+    push(chunk) {
+      pending += chunk;
+      const end = pending.lastIndexOf("\n") + 1;
+      if (end === 0 && pending.length <= lineBufferLimit) return "";
+      const cut = end === 0 ? pending.length : end;
+      const complete = pending.slice(0, cut);
+      pending = pending.slice(cut);
+      return redact(complete);
+    },
+    flush() {
+      const rest = pending;
+      pending = "";
+      return redact(rest);
+    },
+  };
+}
+
+function escapeRegularExpression(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

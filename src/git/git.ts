@@ -1,0 +1,155 @@
+/**
+ * The one way loopwright runs git: `execFile`, never a shell, with prompts off and messages in the C
+ * locale so they can be parsed. Every other file of `src/git` goes through `git` or `gitResult`.
+ */
+
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
+
+/** Large enough for the diff of a big iteration; callers bound what they keep. */
+const maxOutputBytes = 256 * 1024 * 1024;
+
+/**
+ * Inherited variables that would point git at another repository, index or object store (they are
+ * set, for example, when loopwright runs inside a git hook). `options.env` may still set them.
+ */
+const repositoryLocatingVariables = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+];
+
+/**
+ * Leading arguments that turn off the repository's hooks for one command. Used where loopwright
+ * commits or checks out in its own worktrees: a hook there (possibly edited by the maker) must
+ * neither run nor prompt.
+ */
+export const withoutHooks: readonly string[] = ["-c", "core.hooksPath=/dev/null"];
+
+export interface GitOptions {
+  /** Extra environment, on top of the inherited one. */
+  env?: Record<string, string>;
+  /** Written to git's standard input; stdin is closed (empty) when absent. */
+  input?: string;
+  /** Trim trailing whitespace (the final newline) from stdout. Default false: stdout verbatim. */
+  trim?: boolean;
+  /**
+   * Kill git after this many milliseconds and stop waiting for anything it started (ssh). Default 0:
+   * no limit.
+   */
+  timeoutMs?: number;
+}
+
+/** What a git command did, for commands whose failure is an answer rather than an error. */
+export interface GitResult {
+  /** The exit code; -1 when git was killed (see `timedOut`). */
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** True when `timeoutMs` ran out and git was killed. */
+  timedOut: boolean;
+}
+
+/** A git command that failed: git's own message (its first error line) plus the command that failed. */
+export class GitError extends Error {
+  override name = "GitError";
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly code: number;
+  readonly stderr: string;
+  constructor(args: readonly string[], cwd: string, result: GitResult) {
+    const reason = result.timedOut
+      ? "timed out"
+      : firstErrorLine(result.stderr) || `exit code ${result.code}`;
+    super(`${reason} (git ${args.join(" ")} in ${cwd})`);
+    this.args = args;
+    this.cwd = cwd;
+    this.code = result.code;
+    this.stderr = result.stderr;
+  }
+}
+
+/**
+ * Runs `git <args>` in `cwd` and returns its stdout (verbatim unless `trim`). Throws `GitError` when git
+ * exits non-zero or times out, and a plain `Error` when git cannot be started at all.
+ */
+export async function git(args: readonly string[], cwd: string, options: GitOptions = {}): Promise<string> {
+  const result = await gitResult(args, cwd, options);
+  if (result.code !== 0) throw new GitError(args, cwd, result);
+  return result.stdout;
+}
+
+/**
+ * Runs `git <args>` in `cwd` and returns its exit code and output whatever the exit code. Throws only
+ * when git cannot be started (not installed, `cwd` missing).
+ */
+export async function gitResult(
+  args: readonly string[],
+  cwd: string,
+  options: GitOptions = {},
+): Promise<GitResult> {
+  const timeoutMs = options.timeoutMs ?? 0;
+  const pending = execFileAsync("git", args, {
+    cwd,
+    env: gitEnvironment(options.env),
+    encoding: "utf8",
+    maxBuffer: maxOutputBytes,
+    windowsHide: true,
+  });
+  const child = pending.child;
+  // git may exit before reading its input; a broken pipe is not our failure.
+  child.stdin?.on("error", () => {});
+  child.stdin?.end(options.input ?? "");
+  let timedOut = false;
+  const timer =
+    timeoutMs > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          child.kill("SIGKILL");
+          // A helper git started (ssh) may still hold the pipes open; stop waiting for it.
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        }, timeoutMs)
+      : undefined;
+  try {
+    const { stdout, stderr } = await pending;
+    return { code: 0, stdout: options.trim ? stdout.trimEnd() : stdout, stderr, timedOut: false };
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
+    if (failure.code === "ENOENT") {
+      throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
+    }
+    if (typeof failure.code === "string") throw new Error(`cannot run git in ${cwd}: ${failure.message}`);
+    const stdout = failure.stdout ?? "";
+    return {
+      code: typeof failure.code === "number" ? failure.code : -1,
+      stdout: options.trim ? stdout.trimEnd() : stdout,
+      stderr: failure.stderr ?? "",
+      timedOut,
+    };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+/** The first `fatal:`/`error:` line of git's stderr, else its first non-empty line. */
+export function firstErrorLine(stderr: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? "";
+}
+
+function gitEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of repositoryLocatingVariables) delete env[name];
+  return { ...env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...extra };
+}

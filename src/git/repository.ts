@@ -1,0 +1,94 @@
+/**
+ * Finding the repository a loop is bound to, and answering questions about its refs. Read-only: nothing
+ * here changes the user's checkout.
+ */
+
+import { realpath, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { UsageError } from "../errors.ts";
+import { firstErrorLine, git, gitResult } from "./git.ts";
+
+/** Where a repository lives. */
+export interface Repository {
+  /**
+   * The top level of the MAIN worktree, even when the path given was inside a linked worktree. For a
+   * bare repository (worktrees hanging off a bare clone) it is the bare repository folder itself.
+   */
+  root: string;
+  /** The absolute git directory shared by all worktrees (`.git` of the main worktree, usually). */
+  commonDirectory: string;
+}
+
+/**
+ * Resolves any path inside a repository (its checkout, a subfolder, a linked worktree) to the
+ * repository. Throws `UsageError` `not a git repository: <path>` when the path does not exist or is not
+ * inside a git repository (git's own reason is appended when it is not the usual one).
+ */
+export async function resolveRepository(path: string): Promise<Repository> {
+  const absolute = resolve(path);
+  const isDirectory = await stat(absolute).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+  if (!isDirectory) throw new UsageError(`not a git repository: ${path}`);
+  const common = await gitResult(["rev-parse", "--git-common-dir"], absolute, { trim: true });
+  if (common.code !== 0) {
+    const reason = firstErrorLine(common.stderr);
+    const detail = reason === "" || /not a git repository/i.test(reason) ? "" : ` (${reason})`;
+    throw new UsageError(`not a git repository: ${path}${detail}`);
+  }
+  const commonDirectory = await realpath(resolve(absolute, common.stdout));
+  const listing = await git(["worktree", "list", "--porcelain"], absolute);
+  // The first entry is always the main worktree; a bare main repository is marked `bare`.
+  const [mainEntry] = listing.split("\n\n");
+  const lines = mainEntry.split("\n");
+  const worktreeLine = lines.find((line) => line.startsWith("worktree "));
+  const isBare = lines.includes("bare");
+  const root = worktreeLine && !isBare ? worktreeLine.slice("worktree ".length) : commonDirectory;
+  return { root, commonDirectory };
+}
+
+/**
+ * Resolves a commit-ish (branch, tag, SHA, `HEAD~2`) to a full commit SHA. Throws `UsageError`
+ * `unknown base '<x>' in <root>` when it names no commit, with a note when the repository has no
+ * commits at all yet.
+ */
+export async function resolveCommit(root: string, commitish: string): Promise<string> {
+  const unknown = `unknown base '${commitish}' in ${root}`;
+  if (commitish === "" || commitish.startsWith("-")) throw new UsageError(unknown);
+  const result = await gitResult(["rev-parse", "--verify", "--quiet", `${commitish}^{commit}`], root, {
+    trim: true,
+  });
+  if (result.code === 0) return result.stdout;
+  const anyCommit = await gitResult(["rev-list", "-n", "1", "--all"], root, { trim: true });
+  if (anyCommit.code !== 0 || anyCommit.stdout === "") {
+    throw new UsageError(`${unknown}: the repository has no commits yet (make a first commit)`);
+  }
+  throw new UsageError(unknown);
+}
+
+/** True when the local branch `refs/heads/<branch>` exists. */
+export async function branchExists(root: string, branch: string): Promise<boolean> {
+  const result = await gitResult(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], root);
+  return result.code === 0;
+}
+
+/**
+ * The remote to push to: the remote of the current branch's upstream, else `origin`, else the only
+ * remote; undefined when there is no remote or no way to choose.
+ */
+export async function defaultRemote(root: string): Promise<string | undefined> {
+  const remotes = (await git(["remote"], root))
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  const branch = await gitResult(["symbolic-ref", "--quiet", "--short", "HEAD"], root, { trim: true });
+  if (branch.code === 0) {
+    const upstream = await gitResult(["config", "--get", `branch.${branch.stdout}.remote`], root, {
+      trim: true,
+    });
+    if (upstream.code === 0 && remotes.includes(upstream.stdout)) return upstream.stdout;
+  }
+  if (remotes.includes("origin")) return "origin";
+  return remotes.length === 1 ? remotes[0] : undefined;
+}

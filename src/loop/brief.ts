@@ -1,0 +1,137 @@
+/**
+ * The maker's brief: a cold-start prompt rebuilt from the timeline for every iteration, so a fresh
+ * agent with no memory knows the goal, the checks, what was tried and what failed. Pure.
+ */
+import { workingRules } from "./prompts/working-rules.ts";
+import { isDeterministic, verifierGateId } from "./spec.ts";
+import type { IterationState, LoopState } from "./state.ts";
+
+/** How much of a gate's output tail one brief quotes, per gate. */
+const tailLimit = 3000;
+/** How many earlier approaches a brief lists. */
+const approachesListed = 10;
+const lessonsLimit = 8000;
+
+export interface BriefInputs {
+  /** The repository's LESSONS.md, when it has one. */
+  lessons?: string;
+}
+
+export function buildBrief(state: LoopState, iterationNumber: number, inputs: BriefInputs = {}): string {
+  const spec = state.spec;
+  const sections: string[] = [];
+  const budget = spec.budget.maxIterations > 0 ? ` of at most ${spec.budget.maxIterations}` : "";
+  sections.push(`# Loop ${spec.name}: iteration ${iterationNumber}${budget}`);
+  sections.push(`## Goal\n${spec.goal.trimEnd()}`);
+  sections.push(`## Definition of done\n${definitionOfDone(state)}`);
+  sections.push(`## Working rules\n${workingRules}\n${scopeRules(state)}`);
+  if (state.unannouncedSteering.length > 0) {
+    const lines = state.unannouncedSteering.map(
+      (change) => `- ${change.field}: was ${quote(change.old)}, now ${quote(change.new)}`,
+    );
+    sections.push(`## Steering since the last iteration\nThe user changed the loop:\n${lines.join("\n")}`);
+  }
+  const previous = state.iterations.at(-1);
+  if (previous?.ended) sections.push(previousIteration(previous));
+  const approaches = approachesTried(state);
+  if (approaches) sections.push(approaches);
+  const replan = state.replans.at(-1);
+  if (replan?.approach && replan.afterIteration === previous?.number) {
+    const hypotheses = (replan.hypotheses ?? []).map((hypothesis) => `- ${hypothesis}`).join("\n");
+    sections.push(
+      `## Revised approach\nThe last attempts repeated themselves. Take this approach instead:\n${replan.approach}` +
+        (hypotheses ? `\n\nHypotheses to test:\n${hypotheses}` : ""),
+    );
+  }
+  if (inputs.lessons?.trim())
+    sections.push(
+      `## Lessons from this repository (LESSONS.md)\n${cap(inputs.lessons.trim(), lessonsLimit)}`,
+    );
+  return `${sections.join("\n\n")}\n`;
+}
+
+function definitionOfDone(state: LoopState): string {
+  const lines = state.spec.gates.map((gate) => {
+    const optional = gate.required ? "" : " (informative, not required)";
+    if (!isDeterministic(gate)) return `- ${gate.id} (${gate.kind})${optional}: ${gate.assert}`;
+    return `- ${gate.id} (${gate.kind})${optional}: \`${gate.run}\` must exit 0`;
+  });
+  lines.push(
+    `- ${verifierGateId}: an independent verifier reviews the change against the goal and rules on every gate.`,
+  );
+  return lines.join("\n");
+}
+
+function scopeRules(state: LoopState): string {
+  const scope = state.spec.scope;
+  const lines: string[] = [];
+  if (!(scope.allow.length === 1 && scope.allow[0] === "**"))
+    lines.push(`- Change only files matching: ${scope.allow.join(", ")}.`);
+  if (scope.deny.length > 0) lines.push(`- Never change files matching: ${scope.deny.join(", ")}.`);
+  if (scope.protect.length > 0)
+    lines.push(`- Protected (changes are flagged to the verifier): ${scope.protect.join(", ")}.`);
+  return lines.join("\n");
+}
+
+function previousIteration(iteration: IterationState): string {
+  const ended = iteration.ended;
+  const lines = [
+    `## What happened in iteration ${iteration.number}`,
+    `Outcome: ${ended?.outcome} (${ended?.summary}).`,
+  ];
+  if (iteration.maker?.status === "timeout")
+    lines.push("The maker ran out of time: its work so far was committed and graded.");
+  if (iteration.commit) lines.push(`Graded commit: ${iteration.commit.sha}.`);
+  for (const violation of iteration.screen?.scopeViolations ?? []) {
+    lines.push(`- Out of scope: ${violation.file} (${violation.rule}). Revert this change.`);
+  }
+  for (const phase of ["grade", "confirm"] as const) {
+    for (const result of Object.values(iteration.gates[phase])) {
+      if (result.passed) continue;
+      const why = result.timedOut ? "timed out" : `exit code ${result.exitCode}`;
+      const when = phase === "confirm" ? " on the confirmation re-run" : "";
+      lines.push(
+        `\n### Gate ${result.id} failed${when}: ${why}\nCommand: \`${result.command}\`\nFull log: ${result.logPath}\n` +
+          "```\n" +
+          cap(result.tail, tailLimit, "start") +
+          "\n```",
+      );
+    }
+  }
+  const verdict = iteration.verifier?.verdict;
+  if (verdict && verdict.overall !== "pass") {
+    lines.push("\n### The verifier did not approve");
+    for (const ruling of verdict.gates.filter((gate) => !gate.passed))
+      lines.push(`- ${ruling.id}: ${ruling.reason ?? "no reason"}`);
+    if (verdict.notes) lines.push(`Notes: ${verdict.notes}`);
+  }
+  return lines.join("\n");
+}
+
+function approachesTried(state: LoopState): string | undefined {
+  const tried = state.iterations
+    .filter((iteration) => iteration.ended && iteration.maker)
+    .slice(-approachesListed);
+  if (tried.length === 0) return undefined;
+  const lines = tried.map((iteration) => {
+    const repeat = iteration.ended?.repeat
+      ? " [REPEAT: the same change and failures as an earlier iteration]"
+      : "";
+    const account = iteration.maker?.account.trim() || "(the maker gave no account)";
+    return `- Iteration ${iteration.number}${repeat}: ${cap(account.replace(/\s+/g, " "), 600)}`;
+  });
+  return `## Approaches already tried\nDo not repeat an approach that failed.\n${lines.join("\n")}`;
+}
+
+function quote(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
+}
+
+/** Caps text to `limit` characters, keeping the end (or the start) and saying how much was cut. */
+export function cap(text: string, limit: number, cut: "start" | "end" = "end"): string {
+  if (text.length <= limit) return text;
+  const omitted = text.length - limit;
+  return cut === "start"
+    ? `[... ${omitted} characters cut ...]\n${text.slice(-limit)}`
+    : `${text.slice(0, limit)}\n[... ${omitted} characters cut ...]`;
+}

@@ -1,0 +1,44 @@
+/**
+ * Registers a new loop: its spec snapshot (the loop never re-reads the file), its repository, and its
+ * base commit, recorded as the first event of its timeline.
+ */
+import { randomBytes } from "node:crypto";
+import { UsageError } from "../errors.ts";
+import { branchExists } from "../git/repository.ts";
+import type { LoopRecord, Store } from "../store/store.ts";
+import { eventSchemaVersion } from "./events.ts";
+import type { LoadedSpec } from "./spec-file.ts";
+
+export async function createLoop(
+  store: Store,
+  loaded: LoadedSpec,
+  repoRoot: string,
+  baseSha: string,
+): Promise<LoopRecord> {
+  const { spec } = loaded;
+  const existing = await store.findLoop(spec.name, repoRoot);
+  if (existing) {
+    throw new UsageError(
+      `a loop named ${spec.name} already exists in ${repoRoot}; use \`loopwright resume ${spec.name}\`, or \`loopwright rm ${spec.name}\` first`,
+    );
+  }
+  if (await branchExists(repoRoot, spec.branch)) {
+    throw new UsageError(
+      `branch ${spec.branch} already exists in ${repoRoot}; delete it or set \`branch:\` in the spec`,
+    );
+  }
+  const loop = await store.createLoop({
+    id: `${spec.name.slice(0, 24)}-${randomBytes(4).toString("hex")}`,
+    name: spec.name,
+    repoRoot,
+    specPath: loaded.specPath,
+    spec,
+  });
+  await store.appendEvent(
+    loop.id,
+    "loop_created",
+    { name: spec.name, repoRoot, specPath: loaded.specPath, baseSha, branch: spec.branch },
+    eventSchemaVersion,
+  );
+  return loop;
+}

@@ -1,0 +1,201 @@
+/**
+ * `decide(state)` names the one next step of a loop. Pure: it reads the replayed state and returns an
+ * action; the runner performs it, appends the resulting events, replays, and asks again. Guardrails
+ * are checked here and nowhere else, in the issue's precedence: circuit_broken > no_progress >
+ * budget_exhausted.
+ */
+import { createHash } from "node:crypto";
+import type { GatePhase, IterationOutcome, StopReason } from "./events.ts";
+import { isDeterministic, verifierGateId } from "./spec.ts";
+import { countedIterations, currentIteration, type IterationState, type LoopState } from "./state.ts";
+
+export type Action =
+  | { kind: "prepare" }
+  | { kind: "apply_steering" }
+  | { kind: "start_iteration"; iteration: number }
+  | { kind: "run_maker"; iteration: number; resume: boolean }
+  | { kind: "commit"; iteration: number }
+  | { kind: "screen"; iteration: number }
+  | { kind: "run_gates"; iteration: number; phase: GatePhase; gateIds: string[] }
+  | { kind: "run_verifier"; iteration: number }
+  | {
+      kind: "end_iteration";
+      iteration: number;
+      outcome: IterationOutcome;
+      failingGates: string[];
+      fingerprint?: string;
+      repeat: boolean;
+      summary: string;
+    }
+  | { kind: "replan"; afterIteration: number }
+  | { kind: "finish" }
+  | { kind: "pause" }
+  | { kind: "stop"; reason: StopReason; message: string }
+  | { kind: "idle"; status: "paused" | "stopped" };
+
+/** Consecutive infrastructure errors that break the circuit. */
+export const circuitBreakerThreshold = 3;
+
+export function decide(state: LoopState): Action {
+  if (state.status === "stopped" || state.status === "paused") return { kind: "idle", status: state.status };
+  if (!state.prepared) return { kind: "prepare" };
+  const iteration = currentIteration(state);
+  if (iteration) return decideWithin(state, iteration);
+  return decideBetween(state);
+}
+
+/** Inside an iteration: the next unfinished step of brief → maker → commit → screen → gates → verifier → confirm. */
+function decideWithin(state: LoopState, iteration: IterationState): Action {
+  const number = iteration.number;
+  const maker = iteration.maker;
+  if (!maker || maker.status === "interrupted") {
+    if (state.cancelRequested)
+      return endIteration(state, iteration, "cancelled", "cancelled before the maker ran");
+    return { kind: "run_maker", iteration: number, resume: maker?.status === "interrupted" };
+  }
+  if (!iteration.commit) return { kind: "commit", iteration: number };
+  if (maker.status === "cancelled" || state.cancelRequested) {
+    return endIteration(
+      state,
+      iteration,
+      "cancelled",
+      "cancelled by the user; the maker's work is committed",
+    );
+  }
+  if (maker.status === "crashed") {
+    return endIteration(
+      state,
+      iteration,
+      "infra_error",
+      `maker crashed: ${maker.error ?? "no reason given"}`,
+    );
+  }
+  if (!iteration.screen) return { kind: "screen", iteration: number };
+
+  const gates = state.spec.gates.filter(isDeterministic);
+  const missing = gates.filter((gate) => !iteration.gates.grade[gate.id]).map((gate) => gate.id);
+  if (missing.length > 0) return { kind: "run_gates", iteration: number, phase: "grade", gateIds: missing };
+
+  if (iteration.screen.scopeViolations.length > 0) {
+    const files = iteration.screen.scopeViolations.map((violation) => violation.file).join(", ");
+    return endIteration(state, iteration, "failed", `change outside the loop's scope: ${files}`);
+  }
+  const redRequired = gates.filter((gate) => gate.required && !iteration.gates.grade[gate.id].passed);
+  if (redRequired.length > 0) {
+    return endIteration(
+      state,
+      iteration,
+      "failed",
+      `gates failed: ${redRequired.map((gate) => gate.id).join(", ")}`,
+    );
+  }
+
+  const verifier = iteration.verifier;
+  if (!verifier || verifier.status === "interrupted") return { kind: "run_verifier", iteration: number };
+  if (verifier.status !== "ruled" || !verifier.verdict) {
+    return endIteration(
+      state,
+      iteration,
+      "infra_error",
+      `verifier ${verifier.status}: ${verifier.error ?? ""}`.trim(),
+    );
+  }
+  if (verifier.verdict.overall !== "pass") {
+    return endIteration(state, iteration, "failed", "the verifier did not approve");
+  }
+
+  const unconfirmed = gates.filter((gate) => !iteration.gates.confirm[gate.id]).map((gate) => gate.id);
+  if (unconfirmed.length > 0)
+    return { kind: "run_gates", iteration: number, phase: "confirm", gateIds: unconfirmed };
+  const flipped = gates.filter((gate) => gate.required && !iteration.gates.confirm[gate.id].passed);
+  if (flipped.length > 0) {
+    const names = flipped.map((gate) => gate.id).join(", ");
+    return endIteration(state, iteration, "failed", `flaky: ${names} passed, then failed on the same commit`);
+  }
+  return endIteration(state, iteration, "verified", "every gate passed twice and the verifier approved");
+}
+
+/** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
+function decideBetween(state: LoopState): Action {
+  const last = state.iterations.at(-1);
+  if (last?.ended?.outcome === "verified") {
+    if (!state.finished) return { kind: "finish" };
+    return { kind: "stop", reason: "verified", message: `verified at iteration ${last.number}` };
+  }
+  if (state.cancelRequested)
+    return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };
+  if (state.consecutiveInfraErrors >= circuitBreakerThreshold) {
+    return {
+      kind: "stop",
+      reason: "circuit_broken",
+      message: `${state.consecutiveInfraErrors} infrastructure errors in a row; last: ${last?.ended?.summary ?? ""}`,
+    };
+  }
+  if (state.repeatsSinceSteer >= 2) {
+    return {
+      kind: "stop",
+      reason: "no_progress",
+      message: "the same change and failures came back after a replan",
+    };
+  }
+  const maxIterations = state.spec.budget.maxIterations;
+  if (maxIterations > 0 && countedIterations(state) >= maxIterations) {
+    return { kind: "stop", reason: "budget_exhausted", message: `iteration budget spent (${maxIterations})` };
+  }
+  if (last?.ended?.repeat && !state.replans.some((replan) => replan.afterIteration === last.number)) {
+    return { kind: "replan", afterIteration: last.number };
+  }
+  if (state.pauseRequested) return { kind: "pause" };
+  if (state.pendingSteers.length > 0) return { kind: "apply_steering" };
+  return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
+}
+
+function endIteration(
+  state: LoopState,
+  iteration: IterationState,
+  outcome: IterationOutcome,
+  summary: string,
+): Action {
+  const failingGates = failingGateIds(state, iteration);
+  const fingerprint =
+    outcome === "failed" && iteration.screen
+      ? fingerprintOf(iteration.screen.diffHash, failingGates)
+      : undefined;
+  const repeat = fingerprint !== undefined && state.fingerprintsSinceSteer.includes(fingerprint);
+  return {
+    kind: "end_iteration",
+    iteration: iteration.number,
+    outcome,
+    failingGates,
+    fingerprint,
+    repeat,
+    summary,
+  };
+}
+
+/** The ids of every gate that is red in the iteration (grade or confirm phase), plus scope and verifier. */
+export function failingGateIds(state: LoopState, iteration: IterationState): string[] {
+  const failing = new Set<string>();
+  for (const phase of ["grade", "confirm"] as const) {
+    for (const result of Object.values(iteration.gates[phase])) if (!result.passed) failing.add(result.id);
+  }
+  if (iteration.screen && iteration.screen.scopeViolations.length > 0) failing.add("scope");
+  const verdict = iteration.verifier?.verdict;
+  if (verdict && verdict.overall !== "pass") {
+    failing.add(verifierGateId);
+    for (const ruling of verdict.gates) if (!ruling.passed) failing.add(ruling.id);
+  }
+  return [...failing].filter((id) => id === "scope" || id === verifierGateId || hasGate(state, id)).sort();
+}
+
+function hasGate(state: LoopState, id: string): boolean {
+  return state.spec.gates.some((gate) => gate.id === id);
+}
+
+/** The no-progress fingerprint: the normalized diff's hash plus the sorted set of failing gates. */
+export function fingerprintOf(diffHash: string, failingGates: string[]): string {
+  return createHash("sha256")
+    .update(`${diffHash}\n${[...failingGates].sort().join(",")}`)
+    .digest("hex")
+    .slice(0, 16);
+}

@@ -1,0 +1,168 @@
+/**
+ * The timeline's event types. Every step of a loop appends one of these before the next step starts;
+ * the state of a loop is a fold over them (see state.ts). Names are `noun_verb` in the past tense.
+ * `eventSchemaVersion` is stored with each event; bump it when a payload changes shape, and keep
+ * `apply` able to read the older versions.
+ */
+import type { GateKind } from "./spec.ts";
+
+export const eventSchemaVersion = 1;
+
+export type StopReason =
+  | "verified"
+  | "budget_exhausted"
+  | "no_progress"
+  | "circuit_broken"
+  | "error"
+  | "user_cancelled";
+
+export type MakerStatus = "completed" | "timeout" | "cancelled" | "crashed" | "interrupted";
+
+export interface GateResult {
+  id: string;
+  kind: GateKind;
+  command: string;
+  phase: GatePhase;
+  sha: string;
+  exitCode: number | null;
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  logPath: string;
+  tail: string;
+  survivorsKilled: number;
+  error?: string;
+}
+
+/** `grade`: the iteration's gate run; `confirm`: the re-run on the same SHA before `verified`. */
+export type GatePhase = "grade" | "confirm";
+
+/** One gate's ruling in a verdict (the verifier's JSON, validated). */
+export interface GateRuling {
+  id: string;
+  passed: boolean;
+  reason?: string;
+  evidence: Evidence[];
+}
+export type Evidence = { file: string; line?: number } | { gate: string; quote: string };
+
+export interface Verdict {
+  overall: "pass" | "fail";
+  gates: GateRuling[];
+  notes?: string;
+}
+
+/** One steering change as recorded: the field, and its value before and after. */
+export interface SteeringChange {
+  field: string;
+  old: unknown;
+  new: unknown;
+}
+
+/** A steering request as the `steer` command files it; applied at the next iteration boundary. */
+export interface SteerRequest {
+  goal?: string;
+  addGates?: unknown[];
+  removeGates?: string[];
+  budget?: Record<string, string | number>;
+}
+
+export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled";
+
+export interface EventPayloads {
+  loop_created: { name: string; repoRoot: string; specPath: string; baseSha: string; branch: string };
+  run_started: { runId: string; pid: number; host: string; command: string };
+  run_ended: { runId: string; exit: string };
+  processes_swept: { pids: number[]; runIds: string[] };
+  loop_prepared: { makerWorktree: string; gateWorktree: string; baseSha: string };
+  setup_ran: {
+    worktree: string;
+    command: string;
+    exitCode: number | null;
+    durationMs: number;
+    logPath: string;
+  };
+  steer_requested: { request: SteerRequest };
+  steering_applied: { changes: SteeringChange[]; spec: unknown };
+  pause_requested: Record<string, never>;
+  cancel_requested: Record<string, never>;
+  loop_paused: Record<string, never>;
+  loop_resumed: Record<string, never>;
+  iteration_started: { iteration: number; startSha: string; brief: string; briefPath: string };
+  maker_started: { iteration: number; attempt: number; turnNumber: number; preservedRef?: string };
+  maker_ended: {
+    iteration: number;
+    status: MakerStatus;
+    account: string;
+    exitCode?: number | null;
+    error?: string;
+    durationMs: number;
+    costUsd?: number;
+  };
+  commit_created: { iteration: number; sha: string; committed: boolean; files: string[] };
+  change_screened: {
+    iteration: number;
+    sha: string;
+    changedFiles: string[];
+    scopeViolations: { file: string; rule: string }[];
+    protectedFiles: string[];
+    diffHash: string;
+    diffPath: string;
+  };
+  gate_started: { iteration: number; gateId: string; phase: GatePhase; sha: string };
+  gate_ended: { iteration: number; result: GateResult };
+  gate_interrupted: { iteration: number; gateId: string; phase: GatePhase };
+  verifier_started: { iteration: number; sha: string; turnNumber: number };
+  verifier_ended: {
+    iteration: number;
+    status: "ruled" | "invalid" | "crashed" | "timeout" | "cancelled" | "interrupted";
+    verdict?: Verdict;
+    error?: string;
+    output?: string;
+    wroteFiles: string[];
+    durationMs: number;
+    costUsd?: number;
+  };
+  iteration_ended: {
+    iteration: number;
+    outcome: IterationOutcome;
+    failingGates: string[];
+    fingerprint?: string;
+    repeat: boolean;
+    summary: string;
+  };
+  replan_started: { iteration: number; turnNumber: number };
+  replan_ended: {
+    iteration: number;
+    status: "completed" | "failed" | "interrupted";
+    approach?: string;
+    hypotheses?: string[];
+    error?: string;
+    costUsd?: number;
+  };
+  loop_finished: {
+    action: "none" | "branch";
+    branch: string;
+    sha: string;
+    pushed: boolean;
+    remote?: string;
+    error?: string;
+  };
+  loop_stopped: { reason: StopReason; message: string };
+}
+
+export type EventType = keyof EventPayloads;
+
+/** A typed event as the controller sees it: the stored envelope narrowed by `type`. */
+export type LoopEvent = {
+  [K in EventType]: { type: K; seq: number; at: string; data: EventPayloads[K] };
+}[EventType];
+
+export const stopReasons: StopReason[] = [
+  "verified",
+  "budget_exhausted",
+  "no_progress",
+  "circuit_broken",
+  "error",
+  "user_cancelled",
+];

@@ -1,0 +1,165 @@
+/**
+ * What `validate` and `run` check before anything is spent: the repository and base exist, the engines
+ * can be built, and every command the loop will run can be found. Returns problems, one line each.
+ */
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import { delimiter, isAbsolute, join } from "node:path";
+import { createEngine, resolveVerifier } from "../engines/registry.ts";
+import { UsageError } from "../errors.ts";
+import { git } from "../git/git.ts";
+import { resolveCommit, resolveRepository } from "../git/repository.ts";
+import type { Spec } from "./spec.ts";
+import type { LoadedSpec } from "./spec-file.ts";
+
+export interface Preflight {
+  problems: string[];
+  repoRoot?: string;
+  baseSha?: string;
+}
+
+/** `label` names the spec in problem lines (the path as the user gave it). */
+export async function preflight(loaded: LoadedSpec, label: string): Promise<Preflight> {
+  const { spec } = loaded;
+  const problems: string[] = [];
+  let repoRoot: string | undefined;
+  let baseSha: string | undefined;
+  try {
+    repoRoot = (await resolveRepository(loaded.repoPath)).root;
+    baseSha = await resolveCommit(repoRoot, spec.base);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    problems.push(`${label}: ${error.message}`);
+  }
+  for (const [field, engineSpec] of [
+    ["maker", spec.maker],
+    ["verifier", spec.verifier],
+  ] as const) {
+    try {
+      const resolved = field === "verifier" ? resolveVerifier(spec.maker, engineSpec) : engineSpec;
+      createEngine(resolved, field);
+      if (resolved.engine === "command" && resolved.run) {
+        const missing = await missingProgram(resolved.run, loaded.specDirectory);
+        if (missing) problems.push(`${label}: ${field}.run: command not found: ${missing}`);
+      }
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      problems.push(`${label}: ${error.message}`);
+    }
+  }
+  for (const [index, gate] of spec.gates.entries()) {
+    if (!gate.run) continue;
+    const missing = await missingProgram(
+      gate.run,
+      repoRoot,
+      repoRoot && baseSha ? { repoRoot, baseSha } : undefined,
+    );
+    if (missing) problems.push(`${label}: gates[${index}].run: command not found: ${missing}`);
+  }
+  return { problems, repoRoot, baseSha };
+}
+
+/** A readable summary of what the loop would do, without doing it. */
+export function describePlan(spec: Spec, repoRoot: string, baseSha: string): string {
+  const budget = spec.budget;
+  const limit = (value: number, unit: string) => (value === 0 ? "no limit" : `${value}${unit}`);
+  const verifier = resolveVerifierSafely(spec);
+  const lines = [
+    `loop ${spec.name} in ${repoRoot}`,
+    `  branch ${spec.branch} from ${spec.base} (${baseSha.slice(0, 12)})`,
+    `  maker: ${describeEngine(spec.maker)}; verifier: ${verifier}`,
+    ...spec.setup.map((command) => `  setup: ${command}`),
+    ...spec.gates.map(
+      (gate) =>
+        `  gate ${gate.id} (${gate.kind}${gate.required ? "" : ", informative"}): ${gate.run ?? gate.assert}` +
+        (gate.run ? ` [timeout ${gate.timeout / 1000}s${gate.parallel ? "" : ", alone"}]` : ""),
+    ),
+    "  gate verifier-approves: always on",
+    `  budget: ${limit(budget.maxIterations, " iterations")}, ${limit(budget.wallClockPerIteration / 1000, "s")} per iteration, ` +
+      `$${budget.maxCostUsdPerIteration || "∞"} per iteration, $${budget.maxCostUsdPerDay || "∞"} per day`,
+    `  scope: allow ${spec.scope.allow.join(", ")}` +
+      (spec.scope.deny.length ? `; deny ${spec.scope.deny.join(", ")}` : "") +
+      (spec.scope.protect.length ? `; protect ${spec.scope.protect.join(", ")}` : ""),
+    `  finish: ${spec.finish.action}`,
+  ];
+  return lines.join("\n");
+}
+
+function describeEngine(engine: Spec["maker"]): string {
+  return engine.engine === "command" ? `command \`${engine.run}\`` : engine.engine;
+}
+
+function resolveVerifierSafely(spec: Spec): string {
+  try {
+    return describeEngine(resolveVerifier(spec.maker, spec.verifier));
+  } catch {
+    return "unresolved";
+  }
+}
+
+const shellWords = new Set([
+  "cd",
+  "echo",
+  "exit",
+  "export",
+  "true",
+  "false",
+  "test",
+  "[",
+  "set",
+  "exec",
+  "eval",
+  ".",
+  ":",
+  "printf",
+  "read",
+  "source",
+  "if",
+  "for",
+  "while",
+  "case",
+  "command",
+  "env",
+  "sh",
+  "bash",
+]);
+
+/**
+ * The program a command line starts with, when it can be found neither on PATH nor as a file; undefined
+ * when it exists or the line is too shell-like to tell (variables, subshells, assignments).
+ */
+async function missingProgram(
+  command: string,
+  directory: string | undefined,
+  repository?: { repoRoot: string; baseSha: string },
+): Promise<string | undefined> {
+  const first = command.trim().split(/\s+/)[0] ?? "";
+  if (!first || /[$`()<>|&;'"=*?{}]/.test(first) || shellWords.has(first)) return undefined;
+  if (first.includes("/")) {
+    const path = isAbsolute(first) ? first : directory ? join(directory, first) : undefined;
+    if (path && (await isExecutableFile(path))) return undefined;
+    if (repository && !isAbsolute(first)) {
+      const relative = first.replace(/^\.\//, "");
+      const found = await git(
+        ["cat-file", "-e", `${repository.baseSha}:${relative}`],
+        repository.repoRoot,
+      ).then(
+        () => true,
+        () => false,
+      );
+      if (found) return undefined;
+    }
+    return first;
+  }
+  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
+    if (folder && (await isExecutableFile(join(folder, first)))) return undefined;
+  }
+  return first;
+}
+
+async function isExecutableFile(path: string): Promise<boolean> {
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}

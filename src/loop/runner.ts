@@ -1,0 +1,173 @@
+/**
+ * The runner: the only part of the controller that does IO. It takes the loop's lock, recovers from a
+ * dead predecessor, then repeats `decide → execute → append` until the loop stops or pauses.
+ */
+import { randomUUID } from "node:crypto";
+import { LoopBusyError } from "../errors.ts";
+import { createRedactor } from "../gates/redact.ts";
+import { homeLayout } from "../paths.ts";
+import { currentLockOwner } from "../process/liveness.ts";
+import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
+import type { LoopRecord, Store } from "../store/store.ts";
+import { type Action, decide } from "./decide.ts";
+import type { LoopEvent } from "./events.ts";
+import type { RunContext } from "./run-context.ts";
+import { currentIteration, type LoopState } from "./state.ts";
+import { executeAction } from "./steps/execute-action.ts";
+import { openTimeline } from "./timeline.ts";
+
+export interface RunLoopOptions {
+  store: Store;
+  loop: LoopRecord;
+  home: string;
+  /** `resume` also restarts a paused or stopped loop. */
+  command: "run" | "resume";
+  /** Every event as it is folded in (the live printer, `--json`). */
+  onEvent?: (event: LoopEvent, state: LoopState) => void;
+  /** Aborted on Ctrl-C: recorded as a cancel request and handled like `loopwright cancel`. */
+  interrupt?: AbortSignal;
+  /** Files a cancel request right after recovery: `cancel` of a loop no live controller runs. */
+  cancel?: boolean;
+}
+
+/** How often a running controller looks for cancel requests filed by other processes. */
+const controlPollMs = 250;
+
+/**
+ * Runs the loop until it stops or pauses and returns its final state. Throws `LoopBusyError` when a live
+ * controller already holds the loop.
+ */
+export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
+  const { store, loop } = options;
+  const runId = randomUUID().slice(0, 13);
+  const lock = await store.acquireLock(loop.id, currentLockOwner(runId));
+  if (!lock.acquired) {
+    throw new LoopBusyError(
+      `loop ${loop.name} is already running (pid ${lock.holder.pid} on ${lock.holder.host})`,
+    );
+  }
+  const timeline = openTimeline(store, loop, options.onEvent);
+  const cancel = new AbortController();
+  const layout = homeLayout(options.home);
+  const context: RunContext = {
+    store,
+    loop,
+    layout,
+    runId,
+    state: timeline.state,
+    append: timeline.append,
+    cancelSignal: cancel.signal,
+    redact: createRedactor(),
+    makerWorktree: layout.makerWorktree(loop.id),
+    gateWorktree: layout.gateWorktree(loop.id),
+  };
+  const onInterrupt = () => {
+    if (!timeline.state().cancelRequested) void timeline.append("cancel_requested", {}).catch(() => {});
+    cancel.abort();
+  };
+  options.interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  const watcher = setInterval(() => {
+    void timeline
+      .sync()
+      .then(() => {
+        if (timeline.state().cancelRequested) cancel.abort();
+      })
+      .catch(() => {});
+  }, controlPollMs);
+  try {
+    await timeline.sync();
+    await recover(context, options.command);
+    if (options.cancel && !timeline.state().cancelRequested) await timeline.append("cancel_requested", {});
+    for (;;) {
+      await timeline.sync();
+      const action = decide(timeline.state());
+      if (action.kind === "idle") break;
+      await executeSafely(context, action);
+    }
+    return timeline.state();
+  } finally {
+    clearInterval(watcher);
+    options.interrupt?.removeEventListener("abort", onInterrupt);
+    const state = timeline.state();
+    await timeline.append("run_ended", { runId, exit: state.stopReason ?? state.status }).catch(() => {});
+    await store.releaseLock(loop.id, runId);
+  }
+}
+
+/**
+ * Makes a dead predecessor's leftovers safe: kills its surviving processes, closes the steps it left
+ * open (decide then re-runs them), and restarts a paused or stopped loop on `resume`.
+ */
+async function recover(context: RunContext, command: "run" | "resume"): Promise<void> {
+  const previousRuns = new Set(context.state().runIds);
+  const killed =
+    previousRuns.size > 0
+      ? await sweepTaggedProcesses(runIdVariable, (value) => previousRuns.has(value))
+      : [];
+  if (killed.length > 0) await context.append("processes_swept", { pids: killed, runIds: [...previousRuns] });
+  await context.append("run_started", { runId: context.runId, pid: process.pid, host: hostName(), command });
+  const state = context.state();
+  const iteration = currentIteration(state);
+  if (iteration?.makerRunning) {
+    await context.append("maker_ended", {
+      iteration: iteration.number,
+      status: "interrupted",
+      account: "",
+      durationMs: 0,
+      error: "the controller died during the maker's turn",
+    });
+  }
+  for (const running of iteration?.gatesRunning ?? []) {
+    await context.append("gate_interrupted", { iteration: iteration?.number ?? 0, ...running });
+  }
+  if (iteration?.verifierRunning) {
+    await context.append("verifier_ended", {
+      iteration: iteration.number,
+      status: "interrupted",
+      wroteFiles: [],
+      durationMs: 0,
+      error: "the controller died during the verifier's turn",
+    });
+  }
+  if (state.replanRunning) {
+    await context.append("replan_ended", {
+      iteration: state.iterations.at(-1)?.number ?? 0,
+      status: "interrupted",
+    });
+  }
+  if (command === "resume" && (state.status === "paused" || state.status === "stopped")) {
+    await context.append("loop_resumed", {});
+  }
+}
+
+/**
+ * Executes one action. A failure of the environment (git, the file system) inside an iteration ends it
+ * as an infrastructure error, which the circuit breaker counts; outside one, it stops the loop.
+ */
+async function executeSafely(context: RunContext, action: Action): Promise<void> {
+  try {
+    await executeAction(context, action);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (process.env.LOOPWRIGHT_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    const iteration = currentIteration(context.state());
+    if (iteration) {
+      await context.append("iteration_ended", {
+        iteration: iteration.number,
+        outcome: "infra_error",
+        failingGates: [],
+        repeat: false,
+        summary: `${action.kind} failed: ${message.split("\n")[0]}`,
+      });
+    } else {
+      await context.append("loop_stopped", {
+        reason: "error",
+        message: `${action.kind} failed: ${message.split("\n")[0]}`,
+      });
+    }
+  }
+}
+
+function hostName(): string {
+  return currentLockOwner("").host;
+}

@@ -1,0 +1,175 @@
+import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { z } from "zod";
+import { SpecError } from "../errors.ts";
+import { type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
+import { formatProblem, validateLocated } from "./spec-problems.ts";
+import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
+
+/** A spec validated and resolved against where it lives; self-contained, so it can be stored as a snapshot. */
+export type ParsedSpec = {
+  /** Defaults filled, durations in ms, `branch` set (default `loop/<name>`), scripted turns inlined. */
+  spec: Spec;
+  /** Absolute folder the spec's relative paths are read from. */
+  specDirectory: string;
+  /** Absolute path of `spec.repo`, resolved against `specDirectory`. */
+  repoPath: string;
+};
+
+/** A spec loaded from a file: a `ParsedSpec` plus the file's absolute path. */
+export type LoadedSpec = ParsedSpec & { specPath: string };
+
+/**
+ * Reads, validates and resolves a spec file. Throws `SpecError` listing every problem, one line each,
+ * `<path as given>:<line>: <field path>: <message>`; a file that cannot be read is `<path>: no such file`
+ * (or `is a folder`, `cannot read (CODE)`).
+ */
+export async function loadSpecFile(path: string): Promise<LoadedSpec> {
+  const specPath = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(specPath, "utf8");
+  } catch (error) {
+    throw new SpecError([`${path}: ${readFailure(error)}`]);
+  }
+  return { ...parseSpecText(text, path, dirname(specPath)), specPath };
+}
+
+/**
+ * Validates and resolves spec YAML that is already in memory; `fileLabel` names it in problems and
+ * `specDirectory` is where its relative paths (repo, script files, `./` commands) are read from.
+ * A scripted engine's `script:` file is read here (synchronously). Throws `SpecError` like `loadSpecFile`.
+ */
+export function parseSpecText(text: string, fileLabel: string, specDirectory: string): ParsedSpec {
+  const directory = resolve(specDirectory);
+  const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
+  const validated = validateLocated(specSchema, yaml, fileLabel);
+  if (!validated.ok) throw new SpecError(validated.problems);
+  const parsed = validated.value;
+
+  const problems: string[] = [];
+  const scriptContext = { directory, fileLabel, yaml, problems };
+  const maker = inlineScript(parsed.maker, "maker", scriptContext);
+  const verifier = inlineScript(parsed.verifier, "verifier", scriptContext);
+  if (problems.length > 0) throw new SpecError(problems);
+
+  const repoPath = resolve(directory, parsed.repo);
+  const toRepositoryRoot = commandRewriterForRepository(directory, repoPath);
+  const spec: Spec = {
+    ...parsed,
+    branch: parsed.branch ?? `loop/${parsed.name}`,
+    maker: withAbsoluteRun(maker, directory),
+    verifier: withAbsoluteRun(verifier, directory),
+    setup: parsed.setup.map(toRepositoryRoot),
+    gates: parsed.gates.map((gate) => (gate.run ? { ...gate, run: toRepositoryRoot(gate.run) } : gate)),
+  };
+  return { spec, specDirectory: directory, repoPath };
+}
+
+/** Parses YAML whose top level must be a mapping; throws `SpecError` for syntax, emptiness or shape. */
+function readMapping(text: string, fileLabel: string, hint: string): LocatedYaml {
+  const parsed = parseLocatedYaml(text, fileLabel);
+  if (!parsed.ok) throw new SpecError(parsed.problems);
+  const { data } = parsed.yaml;
+  if (data === undefined || data === null) throw new SpecError([`${fileLabel}: the file is empty; ${hint}`]);
+  if (typeof data !== "object" || Array.isArray(data)) {
+    const got = Array.isArray(data) ? "a list" : `the value ${JSON.stringify(data)}`;
+    throw new SpecError([`${fileLabel}:${parsed.yaml.lineOf([])}: expected a mapping, got ${got}; ${hint}`]);
+  }
+  return parsed.yaml;
+}
+
+const scriptFileSchema = z.object({ turns: z.array(scriptedTurnSchema) }).strict();
+
+type ScriptContext = { directory: string; fileLabel: string; yaml: LocatedYaml; problems: string[] };
+
+/** Reads a scripted engine's `script:` file into `turns`; problems in it are reported against that file. */
+function inlineScript(engine: EngineSpec, role: "maker" | "verifier", context: ScriptContext): EngineSpec {
+  const { script, ...rest } = engine;
+  if (script === undefined) return engine;
+  const at = (field: string, message: string) =>
+    formatProblem(context.fileLabel, context.yaml.lineOf([role, field]), [role, field], message);
+  if (engine.engine !== "scripted") {
+    context.problems.push(at("script", `only engine scripted takes a script, not ${engine.engine}`));
+    return engine;
+  }
+  if (engine.turns) {
+    context.problems.push(at("script", "give either script or turns, not both"));
+    return engine;
+  }
+  const scriptLabel = isAbsolute(script) ? script : join(dirname(context.fileLabel), script);
+  let text: string;
+  try {
+    text = readFileSync(resolve(context.directory, script), "utf8");
+  } catch (error) {
+    context.problems.push(at("script", `${scriptLabel}: ${readFailure(error)}`));
+    return engine;
+  }
+  try {
+    const yaml = readMapping(text, scriptLabel, "a script is a mapping with turns: [ ... ]");
+    const validated = validateLocated(scriptFileSchema, yaml, scriptLabel);
+    if (!validated.ok) {
+      context.problems.push(...validated.problems);
+      return engine;
+    }
+    return { ...rest, turns: validated.value.turns };
+  } catch (error) {
+    if (!(error instanceof SpecError)) throw error;
+    context.problems.push(...error.problems);
+    return engine;
+  }
+}
+
+/** An engine command written `./agent.sh …` or `../bin/agent …` runs from anywhere: its first word becomes absolute. */
+function withAbsoluteRun(engine: EngineSpec, directory: string): EngineSpec {
+  if (!engine.run) return engine;
+  return { ...engine, run: rewriteFirstWord(engine.run, (word) => resolve(directory, word)) };
+}
+
+/**
+ * Gate and setup commands run at the worktree root. When the spec lives in a subfolder of the repository,
+ * a command written `./check.sh` relative to the spec is rewritten relative to the repository root
+ * (`./loops/check.sh`); a spec outside the repository makes it absolute. No repository found: unchanged.
+ */
+function commandRewriterForRepository(directory: string, repoPath: string): (command: string) => string {
+  const root = repositoryRoot(repoPath);
+  if (root === undefined || root === directory) return (command) => command;
+  return (command) =>
+    rewriteFirstWord(command, (word) => {
+      const target = resolve(directory, word);
+      const fromRoot = relative(root, target);
+      if (fromRoot === ".." || fromRoot.startsWith(`..${sep}`) || isAbsolute(fromRoot)) return target;
+      return `./${fromRoot.split(sep).join(posix.sep)}`;
+    });
+}
+
+/** The nearest folder at or above `start` that holds `.git` (a folder, or a file in a worktree); no git run. */
+function repositoryRoot(start: string): string | undefined {
+  let current = start;
+  while (true) {
+    if (existsSync(join(current, ".git"))) return current;
+    const parent = dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+}
+
+/** Applies `rewrite` to the command's first word when it starts with `./` or `../`, quoting it for `sh -c`. */
+function rewriteFirstWord(command: string, rewrite: (word: string) => string): string {
+  const match = /^(\s*)(\.\.?\/\S*)(.*)$/s.exec(command);
+  if (!match) return command;
+  return `${match[1]}${shellQuote(rewrite(match[2]))}${match[3]}`;
+}
+
+function shellQuote(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EISDIR") return "is a folder, not a file";
+  return `cannot read (${code ?? String(error)})`;
+}

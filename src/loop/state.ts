@@ -1,0 +1,333 @@
+/**
+ * A loop's state, derived only from its spec snapshot and its timeline: `replay(spec, events)` is
+ * `events.reduce(apply, initialState(spec))`. Pure: no IO, no clock. The controller never keeps state
+ * the timeline cannot rebuild, which is what makes `kill -9` at any point recoverable.
+ */
+import type {
+  GatePhase,
+  GateResult,
+  IterationOutcome,
+  LoopEvent,
+  MakerStatus,
+  SteeringChange,
+  SteerRequest,
+  StopReason,
+  Verdict,
+} from "./events.ts";
+import type { Spec } from "./spec.ts";
+
+export interface MakerRecord {
+  status: MakerStatus;
+  account: string;
+  exitCode?: number | null;
+  error?: string;
+  durationMs: number;
+  costUsd?: number;
+}
+
+export interface VerifierRecord {
+  status: "ruled" | "invalid" | "crashed" | "timeout" | "cancelled" | "interrupted";
+  verdict?: Verdict;
+  error?: string;
+  wroteFiles: string[];
+}
+
+export interface IterationState {
+  number: number;
+  startSha: string;
+  brief: string;
+  makerAttempts: number;
+  makerRunning: boolean;
+  maker?: MakerRecord;
+  commit?: { sha: string; committed: boolean; files: string[] };
+  screen?: {
+    changedFiles: string[];
+    scopeViolations: { file: string; rule: string }[];
+    protectedFiles: string[];
+    diffHash: string;
+    diffPath: string;
+  };
+  /** Finished gate results per phase, keyed by gate id. */
+  gates: Record<GatePhase, Record<string, GateResult>>;
+  gatesRunning: { gateId: string; phase: GatePhase }[];
+  verifierRunning: boolean;
+  verifier?: VerifierRecord;
+  ended?: {
+    outcome: IterationOutcome;
+    failingGates: string[];
+    fingerprint?: string;
+    repeat: boolean;
+    summary: string;
+  };
+}
+
+export interface ReplanRecord {
+  afterIteration: number;
+  status: "completed" | "failed" | "interrupted";
+  approach?: string;
+  hypotheses?: string[];
+}
+
+export type LoopStatus = "created" | "running" | "paused" | "stopped";
+
+export interface LoopState {
+  spec: Spec;
+  status: LoopStatus;
+  stopReason?: StopReason;
+  stopMessage?: string;
+  baseSha?: string;
+  prepared: boolean;
+  iterations: IterationState[];
+  pendingSteers: SteerRequest[];
+  /** Steering applied since the last iteration started; the next brief quotes it. */
+  unannouncedSteering: SteeringChange[];
+  steeringHistory: { beforeIteration: number; changes: SteeringChange[] }[];
+  pauseRequested: boolean;
+  cancelRequested: boolean;
+  /** Fingerprints of failed iterations since the last change of goal or gates. */
+  fingerprintsSinceSteer: string[];
+  repeatsSinceSteer: number;
+  consecutiveInfraErrors: number;
+  replans: ReplanRecord[];
+  replanRunning: boolean;
+  finished?: { pushed: boolean; sha: string; error?: string };
+  costUsd: number;
+  runIds: string[];
+}
+
+export function initialState(spec: Spec): LoopState {
+  return {
+    spec,
+    status: "created",
+    prepared: false,
+    iterations: [],
+    pendingSteers: [],
+    unannouncedSteering: [],
+    steeringHistory: [],
+    pauseRequested: false,
+    cancelRequested: false,
+    fingerprintsSinceSteer: [],
+    repeatsSinceSteer: 0,
+    consecutiveInfraErrors: 0,
+    replans: [],
+    replanRunning: false,
+    costUsd: 0,
+    runIds: [],
+  };
+}
+
+export function replay(spec: Spec, events: LoopEvent[]): LoopState {
+  return events.reduce(apply, initialState(spec));
+}
+
+/** The iteration in progress (started, not ended), if any. */
+export function currentIteration(state: LoopState): IterationState | undefined {
+  const last = state.iterations.at(-1);
+  return last && !last.ended ? last : undefined;
+}
+
+/** Iterations that count against `maxIterations`: infrastructure errors do not. */
+export function countedIterations(state: LoopState): number {
+  return state.iterations.filter((iteration) => iteration.ended && iteration.ended.outcome !== "infra_error")
+    .length;
+}
+
+/** Returns the state after one event. Never mutates its input. */
+export function apply(state: LoopState, event: LoopEvent): LoopState {
+  switch (event.type) {
+    case "loop_created":
+      return { ...state, baseSha: event.data.baseSha };
+    case "run_started":
+      return {
+        ...state,
+        runIds: [...state.runIds, event.data.runId],
+        status: state.status === "created" ? "running" : state.status,
+      };
+    case "loop_prepared":
+      return { ...state, prepared: true, baseSha: event.data.baseSha };
+    case "steer_requested":
+      return { ...state, pendingSteers: [...state.pendingSteers, event.data.request] };
+    case "steering_applied": {
+      const resetsMemory = event.data.changes.some(
+        (change) => change.field === "goal" || change.field.startsWith("gates"),
+      );
+      return {
+        ...state,
+        spec: event.data.spec as Spec,
+        pendingSteers: [],
+        unannouncedSteering: [...state.unannouncedSteering, ...event.data.changes],
+        steeringHistory: [
+          ...state.steeringHistory,
+          { beforeIteration: state.iterations.length + 1, changes: event.data.changes },
+        ],
+        fingerprintsSinceSteer: resetsMemory ? [] : state.fingerprintsSinceSteer,
+        repeatsSinceSteer: resetsMemory ? 0 : state.repeatsSinceSteer,
+      };
+    }
+    case "pause_requested":
+      return { ...state, pauseRequested: true };
+    case "cancel_requested":
+      return { ...state, cancelRequested: true };
+    case "loop_paused":
+      return { ...state, status: "paused" };
+    case "loop_resumed":
+      return {
+        ...state,
+        status: "running",
+        pauseRequested: false,
+        cancelRequested: false,
+        stopReason: undefined,
+        stopMessage: undefined,
+        finished: undefined,
+      };
+    case "iteration_started":
+      return {
+        ...state,
+        unannouncedSteering: [],
+        iterations: [
+          ...state.iterations,
+          {
+            number: event.data.iteration,
+            startSha: event.data.startSha,
+            brief: event.data.brief,
+            makerAttempts: 0,
+            makerRunning: false,
+            gates: { grade: {}, confirm: {} },
+            gatesRunning: [],
+            verifierRunning: false,
+          },
+        ],
+      };
+    case "maker_started":
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        makerAttempts: event.data.attempt,
+        makerRunning: true,
+        maker: undefined,
+      }));
+    case "maker_ended": {
+      const { iteration: _number, ...record } = event.data;
+      return {
+        ...updateIteration(state, event.data.iteration, (iteration) => ({
+          ...iteration,
+          makerRunning: false,
+          maker: record,
+        })),
+        costUsd: state.costUsd + (event.data.costUsd ?? 0),
+      };
+    }
+    case "commit_created":
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        commit: { sha: event.data.sha, committed: event.data.committed, files: event.data.files },
+      }));
+    case "change_screened": {
+      const { iteration: _number, sha: _sha, ...screen } = event.data;
+      return updateIteration(state, event.data.iteration, (iteration) => ({ ...iteration, screen }));
+    }
+    case "gate_started":
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        gatesRunning: [...iteration.gatesRunning, { gateId: event.data.gateId, phase: event.data.phase }],
+      }));
+    case "gate_ended": {
+      const result = event.data.result;
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        gatesRunning: iteration.gatesRunning.filter(
+          (running) => !(running.gateId === result.id && running.phase === result.phase),
+        ),
+        gates: {
+          ...iteration.gates,
+          [result.phase]: { ...iteration.gates[result.phase], [result.id]: result },
+        },
+      }));
+    }
+    case "gate_interrupted":
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        gatesRunning: iteration.gatesRunning.filter(
+          (running) => !(running.gateId === event.data.gateId && running.phase === event.data.phase),
+        ),
+      }));
+    case "verifier_started":
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        verifierRunning: true,
+        verifier: undefined,
+      }));
+    case "verifier_ended": {
+      const { status, verdict, error, wroteFiles } = event.data;
+      return {
+        ...updateIteration(state, event.data.iteration, (iteration) => ({
+          ...iteration,
+          verifierRunning: false,
+          verifier: { status, verdict, error, wroteFiles },
+        })),
+        costUsd: state.costUsd + (event.data.costUsd ?? 0),
+      };
+    }
+    case "iteration_ended": {
+      const { iteration: number, ...ended } = event.data;
+      const next = updateIteration(state, number, (iteration) => ({ ...iteration, ended }));
+      const fingerprint = ended.fingerprint;
+      return {
+        ...next,
+        consecutiveInfraErrors: ended.outcome === "infra_error" ? state.consecutiveInfraErrors + 1 : 0,
+        fingerprintsSinceSteer:
+          fingerprint && !ended.repeat
+            ? [...state.fingerprintsSinceSteer, fingerprint]
+            : state.fingerprintsSinceSteer,
+        repeatsSinceSteer: ended.repeat ? state.repeatsSinceSteer + 1 : state.repeatsSinceSteer,
+      };
+    }
+    case "replan_started":
+      return { ...state, replanRunning: true };
+    case "replan_ended": {
+      if (event.data.status === "interrupted") return { ...state, replanRunning: false };
+      const record: ReplanRecord = {
+        afterIteration: event.data.iteration,
+        status: event.data.status,
+        approach: event.data.approach,
+        hypotheses: event.data.hypotheses,
+      };
+      return {
+        ...state,
+        replanRunning: false,
+        replans: [...state.replans, record],
+        costUsd: state.costUsd + (event.data.costUsd ?? 0),
+      };
+    }
+    case "loop_finished":
+      return {
+        ...state,
+        finished: { pushed: event.data.pushed, sha: event.data.sha, error: event.data.error },
+      };
+    case "loop_stopped":
+      // Stopping removes the worktrees, so a resumed loop prepares them again.
+      return {
+        ...state,
+        prepared: false,
+        status: "stopped",
+        stopReason: event.data.reason,
+        stopMessage: event.data.message,
+      };
+    case "run_ended":
+    case "processes_swept":
+    case "setup_ran":
+      return state;
+  }
+}
+
+function updateIteration(
+  state: LoopState,
+  number: number,
+  change: (iteration: IterationState) => IterationState,
+): LoopState {
+  return {
+    ...state,
+    iterations: state.iterations.map((iteration) =>
+      iteration.number === number ? change(iteration) : iteration,
+    ),
+  };
+}

@@ -1,0 +1,40 @@
+/** The JSON context of a turn (see engines/turn-context.ts), from the state of the iteration it belongs to. */
+import type { Role } from "../../engines/engine.ts";
+import type { TurnContext } from "../../engines/turn-context.ts";
+import type { LoopState } from "../state.ts";
+
+export function buildTurnContext(
+  state: LoopState,
+  iterationNumber: number,
+  role: Role,
+  loopName: string,
+): TurnContext {
+  const iteration = state.iterations.find((candidate) => candidate.number === iterationNumber);
+  const grade = iteration?.gates.grade ?? {};
+  return {
+    loop: loopName,
+    iteration: iterationNumber,
+    role,
+    goal: state.spec.goal,
+    baseSha: state.baseSha ?? "",
+    sha: iteration?.commit?.sha ?? iteration?.startSha ?? "",
+    diffPath: iteration?.screen?.diffPath,
+    changedFiles: iteration?.screen?.changedFiles ?? [],
+    protectedFiles: iteration?.screen?.protectedFiles ?? [],
+    gates: state.spec.gates.map((gate) => {
+      const result = grade[gate.id];
+      return {
+        id: gate.id,
+        kind: gate.kind,
+        command: gate.run,
+        assert: gate.assert,
+        required: gate.required,
+        exitCode: result?.exitCode,
+        passed: result?.passed,
+        durationMs: result?.durationMs,
+        logPath: result?.logPath,
+        tail: result?.tail,
+      };
+    }),
+  };
+}

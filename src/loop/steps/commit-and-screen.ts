@@ -1,0 +1,60 @@
+/**
+ * Commit whatever the maker left (so nothing is lost and gates only grade a committed SHA), then screen
+ * the loop's whole change from base: scope violations, protected files, the normalized diff's hash.
+ */
+
+import { createHash } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { commitAll, readTrailers } from "../../git/commits.ts";
+import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
+import { screenScope } from "../../verify/scope.ts";
+import type { RunContext } from "../run-context.ts";
+import { currentIteration } from "../state.ts";
+
+export const loopTrailer = "Loopwright-Loop";
+export const iterationTrailer = "Loopwright-Iteration";
+
+export async function commitIteration(context: RunContext): Promise<void> {
+  const iteration = currentIteration(context.state());
+  if (!iteration) throw new Error("no iteration in progress");
+  const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
+  const result = await commitAll(context.makerWorktree, {
+    message: `loopwright: ${context.loop.name} iteration ${iteration.number}`,
+    trailers,
+  });
+  let committed = result.committed;
+  if (!committed && result.sha !== iteration.startSha) {
+    // A commit made before a crash (or by the maker itself) is adopted, never made twice.
+    const existing = await readTrailers(context.makerWorktree, result.sha);
+    committed =
+      existing[loopTrailer] === context.loop.id && existing[iterationTrailer] === String(iteration.number);
+  }
+  const files =
+    result.sha === iteration.startSha
+      ? []
+      : await changedFiles(context.makerWorktree, iteration.startSha, result.sha);
+  await context.append("commit_created", { iteration: iteration.number, sha: result.sha, committed, files });
+}
+
+export async function screenChange(context: RunContext): Promise<void> {
+  const state = context.state();
+  const iteration = currentIteration(state);
+  if (!iteration?.commit || !state.baseSha) throw new Error("nothing committed to screen");
+  const sha = iteration.commit.sha;
+  const files = await changedFiles(context.makerWorktree, state.baseSha, sha);
+  const screen = screenScope(files, state.spec.scope);
+  const diff = await diffText(context.makerWorktree, state.baseSha, sha);
+  const diffPath = join(context.layout.iterationDirectory(context.loop.id, iteration.number), "diff.patch");
+  await writeFile(diffPath, diff);
+  const diffHash = createHash("sha256").update(normalizeDiff(diff)).digest("hex");
+  await context.append("change_screened", {
+    iteration: iteration.number,
+    sha,
+    changedFiles: files,
+    scopeViolations: screen.violations,
+    protectedFiles: screen.protectedFiles,
+    diffHash,
+    diffPath,
+  });
+}

@@ -1,0 +1,50 @@
+/** Dispatches one decided action to the step that performs it. */
+import type { Action } from "../decide.ts";
+import type { RunContext } from "../run-context.ts";
+import { applySteering } from "../steering.ts";
+import { commitIteration, screenChange } from "./commit-and-screen.ts";
+import { finishLoop, stopLoop } from "./finish-and-stop.ts";
+import { runMakerTurn } from "./maker-turn.ts";
+import { prepare } from "./prepare.ts";
+import { runReplanTurn } from "./replan-turn.ts";
+import { runGatePhase } from "./run-gate-phase.ts";
+import { startIteration } from "./start-iteration.ts";
+import { runVerifierTurn } from "./verifier-turn.ts";
+
+export async function executeAction(context: RunContext, action: Action): Promise<void> {
+  switch (action.kind) {
+    case "prepare":
+      return prepare(context);
+    case "apply_steering": {
+      const state = context.state();
+      const { spec, changes } = applySteering(state.spec, state.pendingSteers);
+      return context.append("steering_applied", { changes, spec });
+    }
+    case "start_iteration":
+      return startIteration(context, action.iteration);
+    case "run_maker":
+      return runMakerTurn(context, action.resume);
+    case "commit":
+      return commitIteration(context);
+    case "screen":
+      return screenChange(context);
+    case "run_gates":
+      return runGatePhase(context, action.phase, action.gateIds);
+    case "run_verifier":
+      return runVerifierTurn(context);
+    case "end_iteration": {
+      const { kind: _kind, ...ended } = action;
+      return context.append("iteration_ended", ended);
+    }
+    case "replan":
+      return runReplanTurn(context, action.afterIteration);
+    case "finish":
+      return finishLoop(context);
+    case "pause":
+      return context.append("loop_paused", {});
+    case "stop":
+      return stopLoop(context, action.reason, action.message);
+    case "idle":
+      return;
+  }
+}

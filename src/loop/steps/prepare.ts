@@ -1,0 +1,57 @@
+/**
+ * Prepare: the loop's own worktrees, outside the user's checkout. The maker's on the loop branch, the
+ * gates' detached at the commit being graded; the spec's setup commands run in each when created.
+ */
+import { join } from "node:path";
+import { branchExists } from "../../git/repository.ts";
+import { ensureWorktree } from "../../git/worktrees.ts";
+import { runCommand } from "../../process/run-command.ts";
+import type { RunContext } from "../run-context.ts";
+
+export async function prepare(context: RunContext): Promise<void> {
+  const state = context.state();
+  const { repoRoot } = context.loop;
+  const baseSha = state.baseSha;
+  if (!baseSha) throw new Error("the loop has no base commit recorded");
+  const branch = state.spec.branch;
+  const makerTarget = (await branchExists(repoRoot, branch))
+    ? { existingBranch: branch }
+    : { newBranch: branch, from: baseSha };
+  await ensureWorktree(repoRoot, context.makerWorktree, makerTarget);
+  await ensureWorktree(repoRoot, context.gateWorktree, { detached: baseSha });
+  for (const worktree of [context.makerWorktree, context.gateWorktree]) await runSetup(context, worktree);
+  await context.append("loop_prepared", {
+    makerWorktree: context.makerWorktree,
+    gateWorktree: context.gateWorktree,
+    baseSha,
+  });
+}
+
+/** Runs the spec's setup commands in a worktree; a failing one is an error that names its log. */
+export async function runSetup(context: RunContext, worktree: string): Promise<void> {
+  const label = worktree === context.makerWorktree ? "maker" : "gates";
+  for (const [index, command] of context.state().spec.setup.entries()) {
+    const logPath = join(context.layout.loopDirectory(context.loop.id), "setup", `${label}-${index + 1}.log`);
+    const outcome = await runCommand({
+      command,
+      cwd: worktree,
+      timeoutMs: 30 * 60_000,
+      signal: context.cancelSignal,
+      logPath,
+      logHeader: `$ ${command}\n# in ${worktree}\n`,
+      redact: context.redact,
+      runId: context.runId,
+      stepId: `setup-${label}-${index + 1}`,
+    });
+    await context.append("setup_ran", {
+      worktree,
+      command,
+      exitCode: outcome.exitCode,
+      durationMs: Math.round(outcome.durationMs),
+      logPath,
+    });
+    if (outcome.exitCode !== 0) {
+      throw new Error(`setup command \`${command}\` failed (exit ${outcome.exitCode}); see ${logPath}`);
+    }
+  }
+}

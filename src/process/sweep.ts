@@ -1,0 +1,136 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+/**
+ * Finding and killing processes by an environment tag. Every process loopwright starts carries both
+ * variables below, and its descendants inherit them, so a daemon that left the process group (setsid,
+ * double fork) is still found by scanning /proc/<pid>/environ. Linux only: elsewhere nothing is found.
+ */
+
+/** Carries the controller's run id: every process of one controller run has it. */
+export const runIdVariable = "LOOPWRIGHT_RUN_ID";
+
+/** Carries `<run id>:<step id>`: every process of one step (a gate, a turn) has it. */
+export const stepTagVariable = "LOOPWRIGHT_STEP_TAG";
+
+const procRoot = "/proc";
+const roundLimit = 10;
+const goneWaitMs = 1000;
+const pollMs = 20;
+
+/**
+ * Pids of live processes (never this one) whose environment holds `variable` with a value that
+ * `matches` accepts. Processes we may not read are skipped. Returns [] where /proc is missing.
+ */
+export function findTaggedProcesses(variable: string, matches: (value: string) => boolean): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(procRoot);
+  } catch {
+    return [];
+  }
+  const prefix = `${variable}=`;
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let environment: string;
+    try {
+      environment = readFileSync(`${procRoot}/${entry}/environ`, "latin1");
+    } catch {
+      continue;
+    }
+    for (const assignment of environment.split("\0")) {
+      if (assignment.startsWith(prefix)) {
+        if (matches(assignment.slice(prefix.length))) found.push(pid);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Sends `signal` (default SIGKILL) to every tagged process, in rounds until no new one appears (a
+ * process may fork while we scan), then waits up to one second for them to be gone (a zombie counts
+ * as gone). Never signals this process. Resolves with the pids it signalled; never rejects.
+ */
+export async function sweepTaggedProcesses(
+  variable: string,
+  matches: (value: string) => boolean,
+  signal: NodeJS.Signals = "SIGKILL",
+): Promise<number[]> {
+  const signalled = new Set<number>();
+  for (let round = 0; round < roundLimit; round++) {
+    const pids = findTaggedProcesses(variable, matches);
+    const fresh = pids.filter((pid) => !signalled.has(pid));
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+        signalled.add(pid);
+      } catch {
+        // Gone already, or not ours to signal.
+      }
+    }
+    if (fresh.length === 0) break;
+  }
+  const deadline = Date.now() + goneWaitMs;
+  while ([...signalled].some((pid) => !isProcessGone(pid)) && Date.now() < deadline) {
+    await delay(pollMs);
+  }
+  return [...signalled].sort((left, right) => left - right);
+}
+
+/**
+ * True when `pid` no longer runs: it does not exist, or it is a zombie waiting for a parent to reap it.
+ */
+export function isProcessGone(pid: number): boolean {
+  try {
+    const { state } = readStat(String(pid));
+    return state === "Z" || state === "X";
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ESRCH";
+    }
+  }
+}
+
+/**
+ * True when no live (non-zombie) process is left in process group `groupId`. Orphaned zombies count
+ * as gone: the container's init may take its time reaping them. Without /proc, asks kill(-group, 0).
+ */
+export function isProcessGroupGone(groupId: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync(procRoot);
+  } catch {
+    try {
+      process.kill(-groupId, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ESRCH";
+    }
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readStat(entry);
+      if (stat.groupId === groupId && stat.state !== "Z" && stat.state !== "X") return false;
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return true;
+}
+
+/** State and process group from /proc/<pid>/stat; throws when the process is gone. */
+function readStat(pid: string): { state: string; groupId: number } {
+  const stat = readFileSync(`${procRoot}/${pid}/stat`, "latin1");
+  // The fields after the command name, which is in parentheses and may itself contain ") ".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0], groupId: Number(fields[2]) };
+}

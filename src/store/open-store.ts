@@ -1,0 +1,15 @@
+import { mkdir } from "node:fs/promises";
+import { homeLayout } from "../paths.ts";
+import { openSqliteStore } from "./sqlite-store.ts";
+import type { Store } from "./store.ts";
+
+/**
+ * Opens the store under loopwright's home folder (see `loopwrightHome`): creates the folder if
+ * missing (mode 0700: timelines hold prompts and command output) and opens the embedded SQLite store
+ * at `homeLayout(home).database`, migrating its schema. Throws `UsageError` when the database was
+ * written by a newer loopwright.
+ */
+export async function openStore(home: string): Promise<Store> {
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  return openSqliteStore(homeLayout(home).database);
+}

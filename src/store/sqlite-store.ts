@@ -1,0 +1,315 @@
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { LoopNotFoundError, UsageError } from "../errors.ts";
+import { isLockOwnerAlive } from "../process/liveness.ts";
+import type { LockOwner, LockResult, LoopRecord, Store, StoredEvent } from "./store.ts";
+
+/**
+ * The embedded store: one SQLite file shared by every loopwright process on the machine.
+ *
+ * WAL mode, so readers never wait for the writer; a 5 s busy timeout, so two processes that write at
+ * once queue instead of failing; `synchronous=FULL`, so an appended event survives not only the death
+ * of the process (WAL with NORMAL already does) but also a power cut or kernel crash right after
+ * `appendEvent` resolved: the timeline is the only source of truth and events come a few per step,
+ * so one fsync per event is cheap insurance.
+ */
+
+/**
+ * Schema migrations, applied in order on open; entry `i` brings the schema to version `i + 1`.
+ * Append only: never edit a released migration, add a new one.
+ */
+const migrations: string[] = [
+  `
+  CREATE TABLE loops (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    repo_root TEXT NOT NULL,
+    spec_path TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (repo_root, name)
+  );
+  CREATE TABLE events (
+    loop_id TEXT NOT NULL REFERENCES loops (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (loop_id, seq)
+  );
+  CREATE TABLE locks (
+    loop_id TEXT PRIMARY KEY REFERENCES loops (id) ON DELETE CASCADE,
+    run_id TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    process_start TEXT NOT NULL,
+    acquired_at TEXT NOT NULL
+  );
+  `,
+];
+
+/** The schema version this code writes and reads. */
+export const schemaVersion = migrations.length;
+
+interface LoopRow {
+  id: string;
+  name: string;
+  repo_root: string;
+  spec_path: string;
+  spec: string;
+  created_at: string;
+}
+
+interface EventRow {
+  loop_id: string;
+  seq: number;
+  type: string;
+  version: number;
+  at: string;
+  data: string;
+}
+
+interface LockRow {
+  run_id: string;
+  pid: number;
+  host: string;
+  process_start: string;
+}
+
+/**
+ * Opens (creating if needed) the SQLite store at `path` and migrates its schema. The folder must
+ * exist. Throws `UsageError` when the file was written by a newer loopwright.
+ */
+export function openSqliteStore(path: string): Store {
+  return new SqliteStore(path);
+}
+
+class SqliteStore implements Store {
+  readonly #database: DatabaseSync;
+  readonly #statements: ReturnType<typeof prepareStatements>;
+
+  constructor(path: string) {
+    this.#database = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true });
+    try {
+      this.#database.exec("PRAGMA journal_mode = WAL");
+      this.#database.exec("PRAGMA synchronous = FULL");
+      migrate(this.#database, path);
+      this.#statements = prepareStatements(this.#database);
+    } catch (error) {
+      this.#database.close();
+      throw error;
+    }
+  }
+
+  async createLoop(loop: Omit<LoopRecord, "createdAt">): Promise<LoopRecord> {
+    const record: LoopRecord = { ...loop, createdAt: new Date().toISOString() };
+    this.#transaction(() => {
+      const existing = this.#statements.loopByName.get(loop.repoRoot, loop.name) as LoopRow | undefined;
+      if (existing) {
+        throw new UsageError(
+          `a loop named "${loop.name}" already exists in ${loop.repoRoot} (id ${existing.id}); pick another name or delete it first`,
+        );
+      }
+      this.#statements.insertLoop.run(
+        record.id,
+        record.name,
+        record.repoRoot,
+        record.specPath,
+        JSON.stringify(record.spec ?? null),
+        record.createdAt,
+      );
+    });
+    return record;
+  }
+
+  /**
+   * Finds a loop by exact id first, then by name: within `repoRoot` when given; otherwise only when
+   * exactly one loop anywhere has that name (an ambiguous name yields undefined rather than a guess).
+   */
+  async findLoop(reference: string, repoRoot?: string): Promise<LoopRecord | undefined> {
+    const byId = this.#statements.loopById.get(reference) as LoopRow | undefined;
+    if (byId) return toLoopRecord(byId);
+    if (repoRoot !== undefined) {
+      const byName = this.#statements.loopByName.get(repoRoot, reference) as LoopRow | undefined;
+      return byName && toLoopRecord(byName);
+    }
+    const named = this.#statements.loopsByName.all(reference) as unknown as LoopRow[];
+    return named.length === 1 ? toLoopRecord(named[0]) : undefined;
+  }
+
+  async listLoops(repoRoot?: string): Promise<LoopRecord[]> {
+    const rows =
+      repoRoot === undefined
+        ? this.#statements.allLoops.all()
+        : this.#statements.loopsInRepository.all(repoRoot);
+    return (rows as unknown as LoopRow[]).map(toLoopRecord);
+  }
+
+  async deleteLoop(loopId: string): Promise<void> {
+    this.#transaction(() => {
+      this.#statements.deleteLock.run(loopId);
+      this.#statements.deleteEvents.run(loopId);
+      this.#statements.deleteLoop.run(loopId);
+    });
+  }
+
+  /** Throws `LoopNotFoundError` when no loop has this id. */
+  async appendEvent(
+    loopId: string,
+    type: string,
+    data: Record<string, unknown>,
+    version = 1,
+  ): Promise<StoredEvent> {
+    const at = new Date().toISOString();
+    const serialized = JSON.stringify(data);
+    const row = this.#transaction(() => {
+      this.#requireLoop(loopId);
+      return this.#statements.insertEvent.get(loopId, type, version, at, serialized, loopId) as {
+        seq: number;
+      };
+    });
+    return { loopId, seq: row.seq, type, version, at, data: JSON.parse(serialized) };
+  }
+
+  async readEvents(loopId: string, afterSeq = 0): Promise<StoredEvent[]> {
+    const rows = this.#statements.eventsAfter.all(loopId, afterSeq) as unknown as EventRow[];
+    return rows.map((row) => ({
+      loopId: row.loop_id,
+      seq: row.seq,
+      type: row.type,
+      version: row.version,
+      at: row.at,
+      data: JSON.parse(row.data),
+    }));
+  }
+
+  /** Re-acquiring with the holder's own `runId` succeeds. Throws `LoopNotFoundError` for an unknown loop. */
+  async acquireLock(loopId: string, owner: LockOwner): Promise<LockResult> {
+    return this.#transaction((): LockResult => {
+      this.#requireLoop(loopId);
+      const row = this.#statements.lockOf.get(loopId) as LockRow | undefined;
+      if (row && row.run_id !== owner.runId) {
+        const holder = toLockOwner(row);
+        if (isLockOwnerAlive(holder)) return { acquired: false, holder };
+      }
+      this.#statements.upsertLock.run(
+        loopId,
+        owner.runId,
+        owner.pid,
+        owner.host,
+        owner.processStart,
+        new Date().toISOString(),
+      );
+      return { acquired: true };
+    });
+  }
+
+  async releaseLock(loopId: string, runId: string): Promise<void> {
+    this.#statements.releaseLock.run(loopId, runId);
+  }
+
+  async lockHolder(loopId: string): Promise<LockOwner | undefined> {
+    const row = this.#statements.lockOf.get(loopId) as LockRow | undefined;
+    if (!row) return undefined;
+    const holder = toLockOwner(row);
+    return isLockOwnerAlive(holder) ? holder : undefined;
+  }
+
+  /** Closes the database file; closing twice is harmless. */
+  async close(): Promise<void> {
+    if (this.#database.isOpen) this.#database.close();
+  }
+
+  #requireLoop(loopId: string): void {
+    if (!this.#statements.loopById.get(loopId)) throw new LoopNotFoundError(`no loop with id ${loopId}`);
+  }
+
+  /**
+   * Runs `work` in a write transaction taken up front (`BEGIN IMMEDIATE`), so that what it reads
+   * cannot change before it writes, even with other processes writing to the same file.
+   */
+  #transaction<T>(work: () => T): T {
+    this.#database.exec("BEGIN IMMEDIATE");
+    try {
+      const result = work();
+      this.#database.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.#database.isTransaction) this.#database.exec("ROLLBACK");
+      throw error;
+    }
+  }
+}
+
+function prepareStatements(database: DatabaseSync) {
+  const prepare = (sql: string): StatementSync => database.prepare(sql);
+  const loopColumns = "id, name, repo_root, spec_path, spec, created_at";
+  return {
+    insertLoop: prepare(`INSERT INTO loops (${loopColumns}) VALUES (?, ?, ?, ?, ?, ?)`),
+    loopById: prepare(`SELECT ${loopColumns} FROM loops WHERE id = ?`),
+    loopByName: prepare(`SELECT ${loopColumns} FROM loops WHERE repo_root = ? AND name = ?`),
+    loopsByName: prepare(`SELECT ${loopColumns} FROM loops WHERE name = ?`),
+    allLoops: prepare(`SELECT ${loopColumns} FROM loops ORDER BY created_at DESC, rowid DESC`),
+    loopsInRepository: prepare(
+      `SELECT ${loopColumns} FROM loops WHERE repo_root = ? ORDER BY created_at DESC, rowid DESC`,
+    ),
+    deleteLoop: prepare("DELETE FROM loops WHERE id = ?"),
+    insertEvent: prepare(
+      `INSERT INTO events (loop_id, seq, type, version, at, data)
+       SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE loop_id = ?
+       RETURNING seq`,
+    ),
+    eventsAfter: prepare(
+      "SELECT loop_id, seq, type, version, at, data FROM events WHERE loop_id = ? AND seq > ? ORDER BY seq",
+    ),
+    deleteEvents: prepare("DELETE FROM events WHERE loop_id = ?"),
+    lockOf: prepare("SELECT run_id, pid, host, process_start FROM locks WHERE loop_id = ?"),
+    upsertLock: prepare(
+      `INSERT OR REPLACE INTO locks (loop_id, run_id, pid, host, process_start, acquired_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    releaseLock: prepare("DELETE FROM locks WHERE loop_id = ? AND run_id = ?"),
+    deleteLock: prepare("DELETE FROM locks WHERE loop_id = ?"),
+  };
+}
+
+/** Brings the schema up to `schemaVersion` in one write transaction, so concurrent openers agree. */
+function migrate(database: DatabaseSync, path: string): void {
+  database.exec("BEGIN IMMEDIATE");
+  try {
+    database.exec(
+      "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+    );
+    const row = database.prepare("SELECT COALESCE(MAX(version), 0) AS version FROM schema_version").get();
+    const current = Number(row?.version ?? 0);
+    if (current > schemaVersion) {
+      throw new UsageError(
+        `${path} has schema version ${current}, newer than this loopwright knows (${schemaVersion}); upgrade loopwright`,
+      );
+    }
+    const record = database.prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)");
+    for (let version = current + 1; version <= schemaVersion; version++) {
+      database.exec(migrations[version - 1]);
+      record.run(version, new Date().toISOString());
+    }
+    database.exec("COMMIT");
+  } catch (error) {
+    if (database.isTransaction) database.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+function toLoopRecord(row: LoopRow): LoopRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    repoRoot: row.repo_root,
+    specPath: row.spec_path,
+    spec: JSON.parse(row.spec),
+    createdAt: row.created_at,
+  };
+}
+
+function toLockOwner(row: LockRow): LockOwner {
+  return { runId: row.run_id, pid: row.pid, host: row.host, processStart: row.process_start };
+}

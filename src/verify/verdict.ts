@@ -1,0 +1,90 @@
+/**
+ * The verifier's verdict: its JSON shape and the checks that make it admissible. A verdict must rule on
+ * every gate of the spec, give a reason for every rejection, cite evidence for every approval, and
+ * its `overall` must agree with its required rulings. Anything else is invalid, which the controller
+ * treats as an infrastructure error (it is the verifier's failure, not the maker's).
+ */
+import { z } from "zod";
+import type { Verdict } from "../loop/events.ts";
+import type { GateSpec } from "../loop/spec.ts";
+
+const evidenceSchema = z.union([
+  z.object({ file: z.string().min(1), line: z.number().int().positive().optional() }).strict(),
+  z.object({ gate: z.string().min(1), quote: z.string().min(1) }).strict(),
+]);
+
+export const verdictSchema = z
+  .object({
+    overall: z.enum(["pass", "fail"]),
+    gates: z.array(
+      z
+        .object({
+          id: z.string(),
+          passed: z.boolean(),
+          reason: z.string().optional(),
+          evidence: z.array(evidenceSchema).default([]),
+        })
+        .strict(),
+    ),
+    notes: z.string().optional(),
+  })
+  .strict();
+
+/** The JSON Schema engines that support structured output are given. */
+export function verdictJsonSchema(): unknown {
+  return z.toJSONSchema(verdictSchema, { io: "input" });
+}
+
+export type VerdictCheck = { valid: true; verdict: Verdict } | { valid: false; problems: string[] };
+
+/** Parses a verifier's raw stdout: exactly one JSON value, nothing else. */
+export function parseVerdictOutput(output: string, gates: GateSpec[]): VerdictCheck {
+  const text = output.trim();
+  if (!text)
+    return { valid: false, problems: ["the verifier printed nothing; it must print one JSON verdict"] };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const preview = text.length > 120 ? `${text.slice(0, 120)}...` : text;
+    return {
+      valid: false,
+      problems: [`the verifier's output is not one JSON value: ${JSON.stringify(preview)}`],
+    };
+  }
+  return checkVerdict(value, gates);
+}
+
+/** Validates a verdict value against the spec's gates. */
+export function checkVerdict(value: unknown, gates: GateSpec[]): VerdictCheck {
+  const parsed = verdictSchema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      valid: false,
+      problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "verdict"}: ${issue.message}`),
+    };
+  }
+  const verdict: Verdict = parsed.data;
+  const problems: string[] = [];
+  const expected = new Set(gates.map((gate) => gate.id));
+  const seen = new Set<string>();
+  for (const ruling of verdict.gates) {
+    if (!expected.has(ruling.id)) problems.push(`gates: ruling on unknown gate '${ruling.id}'`);
+    if (seen.has(ruling.id)) problems.push(`gates: gate '${ruling.id}' ruled on twice`);
+    seen.add(ruling.id);
+    if (!ruling.passed && !ruling.reason?.trim())
+      problems.push(`gates.${ruling.id}: a rejection needs a reason`);
+    if (ruling.passed && ruling.evidence.length === 0)
+      problems.push(`gates.${ruling.id}: an approval needs evidence`);
+  }
+  for (const id of expected) if (!seen.has(id)) problems.push(`gates: no ruling on gate '${id}'`);
+  const required = new Set(gates.filter((gate) => gate.required).map((gate) => gate.id));
+  const allRequiredPass = verdict.gates
+    .filter((ruling) => required.has(ruling.id))
+    .every((ruling) => ruling.passed);
+  const expectedOverall = allRequiredPass ? "pass" : "fail";
+  if (problems.length === 0 && verdict.overall !== expectedOverall) {
+    problems.push(`overall: is ${verdict.overall} but the required rulings say ${expectedOverall}`);
+  }
+  return problems.length > 0 ? { valid: false, problems } : { valid: true, verdict };
+}
