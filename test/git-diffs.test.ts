@@ -49,7 +49,7 @@ describe("diffText", () => {
     const text = await diffText(root, from, to);
     assert.match(text, /^diff --git a\/app\.ts b\/app\.ts\n/);
     assert.match(text, /\n-const a = 1;\n\+const a = 2;\n$/);
-    assert.doesNotMatch(text, /\x1b\[/);
+    assert.equal(text.includes("\u001b["), false);
   });
 });
 
@@ -89,6 +89,21 @@ describe("normalizeDiff", () => {
     const far = await edit(lines(40, "// filler"));
     assert.notEqual(near, far);
     assert.equal(normalizeDiff(near), normalizeDiff(far));
+  });
+
+  it("counts reordered lines and renames as changes", async () => {
+    assert.notEqual(
+      normalizeDiff(await diffOf("a.js", "first();\nsecond();\n", "second();\nfirst();\n")),
+      "",
+    );
+    const renamed = [
+      "diff --git a/old.ts b/new.ts",
+      "similarity index 100%",
+      "rename from old.ts",
+      "rename to new.ts",
+      "",
+    ].join("\n");
+    assert.equal(normalizeDiff(renamed), "file new.ts\nrename old.ts -> new.ts\n");
   });
 
   it("is empty for an empty diff", () => {

@@ -24,7 +24,7 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
   sections.push(`# Loop ${spec.name}: iteration ${iterationNumber}${budget}`);
   sections.push(`## Goal\n${spec.goal.trimEnd()}`);
   sections.push(`## Definition of done\n${definitionOfDone(state)}`);
-  sections.push(`## Working rules\n${workingRules}\n${scopeRules(state)}`);
+  sections.push(["## Working rules", workingRules, scopeRules(state)].filter(Boolean).join("\n"));
   if (state.unannouncedSteering.length > 0) {
     const lines = state.unannouncedSteering.map(
       (change) => `- ${change.field}: was ${quote(change.old)}, now ${quote(change.new)}`,

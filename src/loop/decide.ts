@@ -124,6 +124,8 @@ function decideBetween(state: LoopState): Action {
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };
+  // Steering first: a raised budget or a new goal is what the guardrails must judge.
+  if (state.pendingSteers.length > 0) return { kind: "apply_steering" };
   if (state.consecutiveInfraErrors >= circuitBreakerThreshold) {
     return {
       kind: "stop",
@@ -146,7 +148,6 @@ function decideBetween(state: LoopState): Action {
     return { kind: "replan", afterIteration: last.number };
   }
   if (state.pauseRequested) return { kind: "pause" };
-  if (state.pendingSteers.length > 0) return { kind: "apply_steering" };
   return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
 }
 

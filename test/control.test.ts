@@ -1,0 +1,218 @@
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { test } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
+import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+/** Waits until `predicate` holds, polling; fails the test after `limitMs`. */
+async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(50);
+  }
+}
+
+/** The raw timeline of the sandbox's loops, read from the SQLite store. */
+function readTimeline(sandbox: Sandbox): { type: string; at: string; data: string }[] {
+  const database = new DatabaseSync(join(sandbox.home, "loopwright.db"), { readOnly: true });
+  try {
+    return database.prepare("SELECT type, at, data FROM events ORDER BY seq").all() as {
+      type: string;
+      at: string;
+      data: string;
+    }[];
+  } finally {
+    database.close();
+  }
+}
+
+async function showJson(sandbox: Sandbox, name: string) {
+  const show = await sandbox.cli(["show", name, "--json"]);
+  assert.equal(show.code, 0, show.stderr);
+  return JSON.parse(show.stdout);
+}
+
+test("cancel kills the running maker turn, commits its work, and stops with user_cancelled (exit 130)", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const marker = join(sandbox.root, "maker-started");
+    const spec = await sandbox.spec(`name: slow
+goal: never finishes
+repo: ./repo
+maker: { engine: command, run: "echo partial > work.txt; touch ${marker}; sleep 60" }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+gates: [{ id: t, kind: tests-pass, run: "true" }]
+`);
+    const run = sandbox.spawnCli(["run", spec]);
+    await waitFor(() => existsSync(marker), "the maker to start");
+    const cancelled = Date.now();
+    const cancel = await sandbox.cli(["cancel", "slow"]);
+    assert.equal(cancel.code, 0, cancel.stderr);
+    const result = await run.done;
+    assert.ok(Date.now() - cancelled < 10_000, "the run ended");
+    assert.equal(result.code, 130, result.stdout + result.stderr);
+    assert.match(result.stdout, /stopped: user_cancelled/);
+    assert.equal(await sandbox.git("show", "loop/slow:work.txt"), "partial");
+    const summary = await showJson(sandbox, "slow");
+    assert.equal(summary.stopReason, "user_cancelled");
+    assert.equal(summary.iterations[0].outcome, "cancelled");
+    const timeline = readTimeline(sandbox);
+    const requested = timeline.find((event) => event.type === "cancel_requested");
+    const makerEnded = timeline.find((event) => event.type === "maker_ended");
+    assert.equal(JSON.parse(makerEnded?.data ?? "{}").status, "cancelled");
+    const reaction = Date.parse(makerEnded?.at ?? "") - Date.parse(requested?.at ?? "");
+    assert.ok(
+      reaction < 2000,
+      `the turn was killed ${reaction} ms after the cancel request (promise: within 2 s)`,
+    );
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("Ctrl-C (SIGINT) of a foreground run cancels it cleanly", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const marker = join(sandbox.root, "maker-started");
+    const spec = await sandbox.spec(`name: interrupted
+goal: never finishes
+repo: ./repo
+maker: { engine: command, run: "touch ${marker}; sleep 60" }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+gates: [{ id: t, kind: tests-pass, run: "true" }]
+`);
+    const run = sandbox.spawnCli(["run", spec]);
+    await waitFor(() => existsSync(marker), "the maker to start");
+    run.kill("SIGINT");
+    const result = await run.done;
+    assert.equal(result.code, 130, result.stdout + result.stderr);
+    assert.equal((await showJson(sandbox, "interrupted")).stopReason, "user_cancelled");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("pause lets the iteration finish, run exits 75, resume continues to the end", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const gate = join(sandbox.root, "gate-may-finish");
+    const spec = await sandbox.spec(`name: pausable
+goal: count reaches 2
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { count.txt: "1\\n" }
+    - write: { count.txt: "2\\n" }
+gates: [{ id: count, kind: tests-pass, run: "while [ ! -e ${gate} ]; do sleep 0.05; done; grep -qx 2 count.txt" }]
+`);
+    const run = sandbox.spawnCli(["run", spec]);
+    await waitFor(
+      async () => (await sandbox.cli(["show", "pausable", "--json"])).stdout.includes('"iteration": 1'),
+      "iteration 1",
+    );
+    const pause = await sandbox.cli(["pause", "pausable"]);
+    assert.equal(pause.code, 0, pause.stderr);
+    await (await import("node:fs/promises")).writeFile(gate, "");
+    const result = await run.done;
+    assert.equal(result.code, 75, result.stdout + result.stderr);
+    let summary = await showJson(sandbox, "pausable");
+    assert.equal(summary.status, "paused");
+    assert.equal(summary.iterations.length, 1, "the paused loop did not start another iteration");
+    const resumed = await sandbox.cli(["resume", "pausable"]);
+    assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
+    summary = await showJson(sandbox, "pausable");
+    assert.equal(summary.stopReason, "verified");
+    assert.equal(summary.iterations.length, 2);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("steering: a budget_exhausted loop continues after steer --budget; the next brief quotes old and new values", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const spec = await sandbox.spec(`name: steered
+goal: |
+  count.txt holds 3.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { count.txt: "1\\n" }
+    - write: { count.txt: "2\\n" }
+    - write: { count.txt: "3\\n" }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 3 count.txt" }]
+budget: { maxIterations: 1 }
+`);
+    const first = await sandbox.cli(["run", spec]);
+    assert.equal(first.code, 3, first.stdout + first.stderr);
+
+    const refused = await sandbox.cli(["steer", "steered", "--remove-gate", "verifier-approves"]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /verifier/);
+
+    const steer = await sandbox.cli([
+      "steer",
+      "steered",
+      "--budget",
+      "maxIterations=3",
+      "--goal",
+      "count.txt holds 3, really.",
+    ]);
+    assert.equal(steer.code, 0, steer.stderr);
+    const resumed = await sandbox.cli(["resume", "steered"]);
+    assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
+    const brief = await sandbox.cli(["brief", "steered", "--iteration", "2"]);
+    assert.match(brief.stdout, /budget\.maxIterations: was 1, now 3/);
+    assert.match(brief.stdout, /goal: was "count.txt holds 3.", now "count.txt holds 3, really."/);
+    assert.match(brief.stdout, /## Goal\ncount.txt holds 3, really./);
+    const third = await sandbox.cli(["brief", "steered", "--iteration", "3"]);
+    assert.doesNotMatch(third.stdout, /Steering since the last iteration/);
+    const summary = await showJson(sandbox, "steered");
+    assert.equal(summary.stopReason, "verified");
+    assert.equal(summary.iterations.length, 3);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("ls lists the repository's loops and rm removes one (its branch only with --branch)", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const spec = await sandbox.spec(`name: tidy
+goal: done.txt exists
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
+gates: [{ id: done, kind: tests-pass, run: "test -f done.txt" }]
+`);
+    assert.equal((await sandbox.cli(["run", spec])).code, 0);
+    const listed = await sandbox.cli(["ls", "--json"]);
+    const rows = JSON.parse(listed.stdout);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].name, "tidy");
+    assert.equal(rows[0].stopReason, "verified");
+    const again = await sandbox.cli(["run", spec]);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /already exists/);
+    assert.equal((await sandbox.cli(["rm", "tidy"])).code, 0);
+    assert.equal(await sandbox.git("branch", "--list", "loop/tidy"), "loop/tidy");
+    assert.deepEqual(JSON.parse((await sandbox.cli(["ls", "--json"])).stdout), []);
+    assert.equal(
+      existsSync(join(sandbox.home, "loops"))
+        ? (await import("node:fs")).readdirSync(join(sandbox.home, "loops")).length
+        : 0,
+      0,
+    );
+  } finally {
+    await sandbox.cleanup();
+  }
+});
