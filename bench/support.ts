@@ -1,0 +1,189 @@
+/**
+ * What the benchmarks share: a sandbox (a real git repository in a temp folder, a private
+ * LOOPWRIGHT_HOME, git isolated from the machine's configuration), the real CLI as a child process,
+ * the timeline read straight from the SQLite store, and the result rows the runner prints.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
+const binary = new URL("../bin/loopwright.js", import.meta.url).pathname;
+
+/** One line of the result table. Times are milliseconds; `ratio` is median / baseline median. */
+export interface BenchRow {
+  name: string;
+  median: number;
+  baselineName: string;
+  baselineMedian: number;
+  ratio: number;
+  /** How the target reads, e.g. `< 100 ms`. */
+  target: string;
+  met: boolean;
+  samples: number[];
+  baselineSamples: number[];
+  /** Extra lines printed under the table: where the time goes, spreads. */
+  details: string[];
+}
+
+/** A stored event as the benchmarks need it: `at` in epoch milliseconds. */
+export interface BenchEvent {
+  seq: number;
+  type: string;
+  at: number;
+  data: Record<string, unknown>;
+}
+
+export interface BenchSandbox {
+  root: string;
+  repo: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  git(...args: string[]): Promise<string>;
+  /** Writes a spec file in the sandbox root (outside the repository) and returns its path. */
+  spec(name: string, text: string): Promise<string>;
+  /** Starts `loopwright <args>` with the sandbox's environment, in the repository. */
+  spawnCli(args: string[]): ChildProcess;
+  /** Runs `loopwright <args>` to completion; rejects on a timeout. */
+  cli(args: string[], timeoutMs?: number): Promise<{ code: number | null; output: string }>;
+  /** Every event of the loop named `name`, in order. */
+  events(name: string): BenchEvent[];
+  cleanup(): Promise<void>;
+}
+
+export async function createBenchSandbox(): Promise<BenchSandbox> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-bench-")));
+  const repo = join(root, "repo");
+  const home = join(root, "home");
+  await mkdir(repo, { recursive: true });
+  const gitConfig = join(root, "gitconfig");
+  await writeFile(gitConfig, "");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOOPWRIGHT_HOME: home,
+    GIT_CONFIG_GLOBAL: gitConfig,
+    GIT_CONFIG_NOSYSTEM: "1",
+    LC_ALL: "C",
+  };
+  for (const name of ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"]) {
+    delete env[name];
+  }
+  const git = async (...args: string[]) =>
+    (
+      await execFileAsync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", ...args], {
+        cwd: repo,
+        env,
+      })
+    ).stdout.trim();
+  await git("init", "-q", "-b", "main");
+  await writeFile(join(repo, "README.md"), "# bench\n");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "initial");
+  const spawnCli = (args: string[]) =>
+    spawn(process.execPath, [binary, ...args], { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] });
+  return {
+    root,
+    repo,
+    home,
+    env,
+    git,
+    spec: async (name, text) => {
+      const path = join(root, `${name}.yaml`);
+      await writeFile(path, text);
+      return path;
+    },
+    spawnCli,
+    cli: (args, timeoutMs = 300_000) =>
+      new Promise((resolve, reject) => {
+        const child = spawnCli(args);
+        let output = "";
+        child.stdout?.on("data", (chunk) => {
+          output += chunk;
+        });
+        child.stderr?.on("data", (chunk) => {
+          output += chunk;
+        });
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          reject(new Error(`loopwright ${args.join(" ")} took over ${timeoutMs} ms:\n${output}`));
+        }, timeoutMs);
+        child.on("close", (code) => {
+          clearTimeout(timer);
+          resolve({ code, output });
+        });
+      }),
+    events: (name) => readEvents(join(home, "loopwright.db"), name),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** Runs a loop to its end and checks it stopped the way the benchmark expects. */
+export async function runLoopToEnd(
+  sandbox: BenchSandbox,
+  specPath: string,
+  expectedExit: number,
+): Promise<void> {
+  const run = await sandbox.cli(["run", specPath]);
+  if (run.code !== expectedExit) {
+    throw new Error(`loopwright run ${specPath} exited ${run.code}, expected ${expectedExit}:\n${run.output}`);
+  }
+}
+
+function readEvents(databasePath: string, loopName: string): BenchEvent[] {
+  const database = new DatabaseSync(databasePath, { readOnly: true });
+  try {
+    const rows = database
+      .prepare(
+        `SELECT events.seq, events.type, events.at, events.data FROM events
+         JOIN loops ON loops.id = events.loop_id WHERE loops.name = ? ORDER BY events.seq`,
+      )
+      .all(loopName) as unknown as { seq: number; type: string; at: string; data: string }[];
+    return rows.map((row) => ({
+      seq: row.seq,
+      type: row.type,
+      at: Date.parse(row.at),
+      data: JSON.parse(row.data),
+    }));
+  } finally {
+    database.close();
+  }
+}
+
+/** Runs a bash script with `bash -c` and returns its stdout; rejects when it fails. */
+export async function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await execFileAsync("bash", ["-c", script], { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+
+/** The current wall-clock time in epoch milliseconds, with sub-millisecond precision. */
+export function epochMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** `12.3 ms` below ten seconds, else `12.3 s`. */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return "–";
+  return ms < 10_000 ? `${ms.toFixed(1)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Medians of named gaps, one `name value` pair each, in the order first seen. */
+export function describeMedians(gaps: Map<string, number[]>): string {
+  return [...gaps].map(([name, values]) => `${name} ${median(values).toFixed(1)}`).join(", ");
+}
+
+/** Appends `value` to the list stored under `key`. */
+export function collect(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
