@@ -56,3 +56,26 @@ test("a scripted loop fails once, then is verified; the user's checkout is untou
     await sandbox.cleanup();
   }
 });
+
+test("gates grade the committed SHA in their own worktree: ignored files the maker leaves cannot sway them", async () => {
+  const sandbox = await createSandbox({ ".gitignore": ".env\n", "check.sh": "test \"$(cat .env 2>/dev/null)\" = ok\n" });
+  try {
+    const spec = await sandbox.spec(`name: isolated
+goal: the check passes
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { .env: "ok", notes.txt: "tried to cheat with an ignored file\\n" }
+gates: [{ id: check, kind: tests-pass, run: "sh check.sh" }]
+budget: { maxIterations: 1 }
+`);
+    const run = await sandbox.cli(["run", spec]);
+    assert.equal(run.code, 3, run.stdout + run.stderr);
+    assert.match(run.stdout, /✗ check exit 1/);
+    const files = await sandbox.git("ls-tree", "-r", "--name-only", "loop/isolated");
+    assert.doesNotMatch(files, /\.env/);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
