@@ -137,7 +137,9 @@ budget: { maxIterations: ${iterationsPerRound} }
     times.wall.push(wall);
     times.gate.push(gate);
     times.overhead.push(wall - gate);
-    const cycle = events.filter((event) => event.seq > starts[index].seq && event.seq <= starts[index + 1].seq);
+    const cycle = events.filter(
+      (event) => event.seq > starts[index].seq && event.seq <= starts[index + 1].seq,
+    );
     let previous = starts[index];
     for (const event of cycle) {
       collect(steps, stepBefore[event.type] ?? event.type, event.at - previous.at);

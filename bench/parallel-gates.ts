@@ -82,9 +82,7 @@ budget: { maxIterations: ${iterationsPerRound} }
     if (started.length !== count || ended.length !== count) {
       throw new Error(`loop ${name} iteration ${iteration}: expected ${count} gate runs`);
     }
-    times.push(
-      Math.max(...ended.map((event) => event.at)) - Math.min(...started.map((event) => event.at)),
-    );
+    times.push(Math.max(...ended.map((event) => event.at)) - Math.min(...started.map((event) => event.at)));
   }
   return times;
 }

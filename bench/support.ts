@@ -128,7 +128,9 @@ export async function runLoopToEnd(
 ): Promise<void> {
   const run = await sandbox.cli(["run", specPath]);
   if (run.code !== expectedExit) {
-    throw new Error(`loopwright run ${specPath} exited ${run.code}, expected ${expectedExit}:\n${run.output}`);
+    throw new Error(
+      `loopwright run ${specPath} exited ${run.code}, expected ${expectedExit}:\n${run.output}`,
+    );
   }
 }
 

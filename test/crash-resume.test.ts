@@ -99,7 +99,9 @@ async function crashThenResume(crashAfter: number): Promise<void> {
     });
     const run = await child.done;
     assert.equal(child.signalCode, "SIGKILL", `run was not killed: ${describe(run)}`);
-    assert.equal(parseEvents(run.stdout).at(-1)?.seq, crashAfter, "the run died right after its event");
+    // Event 1 (loop_created) is written before the live event stream starts, so it is never printed.
+    const lastPrinted = parseEvents(run.stdout).at(-1)?.seq;
+    assert.equal(lastPrinted, crashAfter === 1 ? undefined : crashAfter, "the run died right after its event");
 
     // Resume must use the snapshot: the file is gone, or says something else.
     if (crashAfter % 2 === 1) await rm(spec);
@@ -130,15 +132,8 @@ async function assertVerifiedTwoCommitTimeline(sandbox: Sandbox, events: Event[]
     .filter((event) => event.type === "iteration_ended")
     .map((event) => `${event.data.iteration}:${event.data.outcome}`);
   assert.deepEqual(ended, ["1:failed", "2:verified"]);
-  const trailers = await sandbox.git(
-    "log",
-    "--format=%(trailers:key=Loopwright-Iteration,valueonly)%s",
-    "main..loop/crashy",
-  );
-  assert.deepEqual(trailers.split("\n").filter(Boolean), [
-    "2loopwright: crashy iteration 2",
-    "1loopwright: crashy iteration 1",
-  ]);
+  const subjects = await sandbox.git("log", "--format=%s", "main..loop/crashy");
+  assert.deepEqual(subjects.split("\n"), ["loopwright: crashy iteration 2", "loopwright: crashy iteration 1"]);
   assert.equal(await sandbox.git("show", "loop/crashy:answer.txt"), "42");
 }
 
@@ -151,7 +146,8 @@ test("kill -9 during the maker: the orphaned turn is killed, its work kept under
     const slept = join(sandbox.root, "maker-slept");
     await writeFile(
       join(sandbox.root, "maker.sh"),
-      `if [ ! -e ${slept} ]; then
+      `#!/bin/sh
+if [ ! -e ${slept} ]; then
   echo "half done" > draft.txt
   touch ${slept}
   sleep 30
@@ -159,11 +155,12 @@ fi
 echo 42 > answer.txt
 echo "wrote 42"
 `,
+      { mode: 0o755 },
     );
     const spec = await sandbox.spec(`name: slow-maker
 goal: answer.txt says 42.
 repo: ./repo
-maker: { engine: command, run: "sh ./maker.sh" }
+maker: { engine: command, run: ./maker.sh }
 verifier: { engine: scripted, turns: [{ verdict: auto }] }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
@@ -252,15 +249,17 @@ test("kill -9 during the verifier: resume kills the orphaned turn and asks the v
     });
     await writeFile(
       join(sandbox.root, "verify.sh"),
-      `if [ ! -e ${slept} ]; then touch ${slept}; sleep 30; fi
+      `#!/bin/sh
+if [ ! -e ${slept} ]; then touch ${slept}; sleep 30; fi
 echo '${verdict}'
 `,
+      { mode: 0o755 },
     );
     const spec = await sandbox.spec(`name: slow-verifier
 goal: answer.txt says 42.
 repo: ./repo
 maker: { engine: scripted, turns: [{ write: { answer.txt: "42\\n" } }] }
-verifier: { engine: command, run: "sh ./verify.sh" }
+verifier: { engine: command, run: ./verify.sh }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `);

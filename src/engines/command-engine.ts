@@ -7,6 +7,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createRedactor } from "../gates/redact.ts";
 import { runCommand } from "../process/run-command.ts";
 import type { Engine, TurnRequest, TurnResult } from "./engine.ts";
 
@@ -44,6 +45,8 @@ async function runCommandTurn(command: string, request: TurnRequest): Promise<Tu
     timeoutMs: request.wallClockMs,
     signal: request.signal,
     logPath,
+    // The log, the account and the verdict are stored: secrets of the environment never are.
+    redact: createRedactor({ ...process.env, ...request.env }),
     captureStdout: true,
     runId: request.runId,
     stepId: request.stepId,

@@ -7,6 +7,7 @@
 import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createRedactor } from "../gates/redact.ts";
 import type { ScriptedTurn } from "../loop/spec.ts";
 import { runCommand } from "../process/run-command.ts";
 import type { Engine, TurnRequest, TurnResult } from "./engine.ts";
@@ -45,6 +46,7 @@ async function playTurn(turns: ScriptedTurn[], request: TurnRequest): Promise<Tu
         signal: request.signal,
         logPath: join(request.turnDirectory, `${request.role}.log`),
         appendLog: true,
+        redact: createRedactor({ ...process.env, ...request.env }),
         runId: request.runId,
         stepId: request.stepId,
       });

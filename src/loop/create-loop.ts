@@ -3,11 +3,12 @@
  * base commit, recorded as the first event of its timeline.
  */
 import { randomBytes } from "node:crypto";
-import { UsageError } from "../errors.ts";
+import { LoopBusyError, UsageError } from "../errors.ts";
 import { branchExists } from "../git/repository.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
 import { eventSchemaVersion } from "./events.ts";
 import type { LoadedSpec } from "./spec-file.ts";
+import { crashPoint } from "./timeline.ts";
 
 export async function createLoop(
   store: Store,
@@ -18,6 +19,12 @@ export async function createLoop(
   const { spec } = loaded;
   const existing = await store.findLoop(spec.name, repoRoot);
   if (existing) {
+    const holder = await store.lockHolder(existing.id);
+    if (holder) {
+      throw new LoopBusyError(
+        `loop ${spec.name} is already running (pid ${holder.pid} on ${holder.host}) in ${repoRoot}`,
+      );
+    }
     throw new UsageError(
       `a loop named ${spec.name} already exists in ${repoRoot}; use \`loopwright resume ${spec.name}\`, or \`loopwright rm ${spec.name}\` first`,
     );
@@ -34,11 +41,12 @@ export async function createLoop(
     specPath: loaded.specPath,
     spec,
   });
-  await store.appendEvent(
+  const created = await store.appendEvent(
     loop.id,
     "loop_created",
     { name: spec.name, repoRoot, specPath: loaded.specPath, baseSha, branch: spec.branch },
     eventSchemaVersion,
   );
+  crashPoint(created.seq);
   return loop;
 }

@@ -144,7 +144,9 @@ function decideBetween(state: LoopState): Action {
   if (maxIterations > 0 && countedIterations(state) >= maxIterations) {
     return { kind: "stop", reason: "budget_exhausted", message: `iteration budget spent (${maxIterations})` };
   }
-  if (last?.ended?.repeat && !state.replans.some((replan) => replan.afterIteration === last.number)) {
+  // A repeat from before a change of goal or gates (repeatsSinceSteer reset) needs no replan.
+  const replanDue = last?.ended?.repeat && state.repeatsSinceSteer > 0;
+  if (replanDue && !state.replans.some((replan) => replan.afterIteration === last.number)) {
     return { kind: "replan", afterIteration: last.number };
   }
   if (state.pauseRequested) return { kind: "pause" };

@@ -14,8 +14,9 @@ export function parseDuration(value: string | number): number | undefined {
 
 /** Renders milliseconds the way a person reads them: `850ms`, `12.3s`, `4m05s`, `1h02m`. */
 export function formatDuration(milliseconds: number): string {
-  if (milliseconds < 1000) return `${Math.round(milliseconds)}ms`;
-  if (milliseconds < 60_000) return `${(milliseconds / 1000).toFixed(1)}s`;
+  // Compare rounded values, so that 999.7 ms reads `1.0s` (not `1000ms`) and 59.97 s reads `1m00s`.
+  if (Math.round(milliseconds) < 1000) return `${Math.round(milliseconds)}ms`;
+  if (Math.round(milliseconds / 100) < 600) return `${(milliseconds / 1000).toFixed(1)}s`;
   const totalSeconds = Math.round(milliseconds / 1000);
   const hours = Math.floor(totalSeconds / 3600);
   const minutes = Math.floor((totalSeconds % 3600) / 60);

@@ -33,10 +33,13 @@ export function validateSteerRequest(spec: Spec, request: SteerRequest): SteerRe
     }
     return parsed.data;
   });
-  for (const key of Object.keys(request.budget ?? {})) {
+  for (const [key, value] of Object.entries(request.budget ?? {})) {
     if (!budgetKeys.includes(key as keyof Spec["budget"])) {
       throw new UsageError(`--budget: unknown key '${key}' (known: ${budgetKeys.join(", ")})`);
     }
+    // applySteering skips a value that does not parse, so refuse it here rather than drop it silently.
+    const parsed = budgetSchema.shape[key as keyof Spec["budget"]].safeParse(value);
+    if (!parsed.success) throw new UsageError(`--budget: ${key}: ${parsed.error.issues[0].message}`);
   }
   if (request.goal !== undefined && !request.goal.trim())
     throw new UsageError("--goal: the goal cannot be empty");

@@ -21,6 +21,11 @@ export interface Timeline {
  */
 const crashAfterEvent = Number(process.env.LOOPWRIGHT_TEST_CRASH_AFTER_EVENT ?? 0);
 
+/** Call right after event `seq` is durable: the crash test hook above fires there. */
+export function crashPoint(seq: number): void {
+  if (crashAfterEvent > 0 && seq === crashAfterEvent) process.kill(process.pid, "SIGKILL");
+}
+
 export function openTimeline(
   store: Store,
   loop: LoopRecord,
@@ -56,7 +61,7 @@ export function openTimeline(
           eventSchemaVersion,
         );
         fold(await store.readEvents(loop.id, lastSeq));
-        if (crashAfterEvent > 0 && stored.seq === crashAfterEvent) process.kill(process.pid, "SIGKILL");
+        crashPoint(stored.seq);
       }),
   };
 }

@@ -15,8 +15,8 @@ import type {
   StopReason,
 } from "../../src/loop/events.ts";
 import { type Spec, specSchema } from "../../src/loop/spec.ts";
-import { applySteering } from "../../src/loop/steering.ts";
 import { currentIteration, type IterationState, type LoopState, replay } from "../../src/loop/state.ts";
+import { applySteering } from "../../src/loop/steering.ts";
 
 /** A parsed spec with every default filled in: two deterministic gates (`tests`, `lint`) unless overridden. */
 export function fakeSpec(overrides: Record<string, unknown> = {}): Spec {
@@ -75,7 +75,11 @@ export class FakeLoop {
   }
 
   prepared(): this {
-    return this.append("loop_prepared", { makerWorktree: "/home/maker", gateWorktree: "/home/gates", baseSha });
+    return this.append("loop_prepared", {
+      makerWorktree: "/home/maker",
+      gateWorktree: "/home/gates",
+      baseSha,
+    });
   }
 
   /** Starts the next iteration with the brief the controller would send. */
@@ -279,7 +283,12 @@ export class FakeLoop {
   replanned(approach: string, hypotheses: string[] = []): this {
     const afterIteration = this.state().iterations.at(-1)?.number ?? 0;
     this.append("replan_started", { iteration: afterIteration, turnNumber: 1 });
-    return this.append("replan_ended", { iteration: afterIteration, status: "completed", approach, hypotheses });
+    return this.append("replan_ended", {
+      iteration: afterIteration,
+      status: "completed",
+      approach,
+      hypotheses,
+    });
   }
 
   steered(request: SteerRequest): this {

@@ -21,9 +21,10 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
   const iteration = currentIteration(state);
   const sha = iteration?.commit?.sha;
   if (!iteration || !sha) throw new Error("no committed SHA to grade");
-  const previous = await headSha(context.gateWorktree);
+  // Where the gate worktree was matters only for re-running setup; without setup, spare the git run.
+  const previous = state.spec.setup.length > 0 ? await headSha(context.gateWorktree) : sha;
   await checkoutDetached(context.gateWorktree, sha);
-  if (previous !== sha && state.spec.setup.length > 0) {
+  if (previous !== sha) {
     const touched = await changedFiles(context.gateWorktree, previous, sha);
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
   }

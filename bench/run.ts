@@ -1,0 +1,75 @@
+/**
+ * `npm run bench`: runs every benchmark (or those named: `node bench/run.ts overhead startup`) and prints
+ * one table: each benchmark's median, the median of its baseline measured in the same run, their ratio,
+ * the target and whether it is met. `--json` prints the rows (with every sample) as JSON instead. The
+ * machine is assumed shared and noisy: read the ratios first. Exits 1 when a target is missed.
+ */
+import { availableParallelism, loadavg } from "node:os";
+import { benchControllerOverhead } from "./controller-overhead.ts";
+import { benchParallelGates } from "./parallel-gates.ts";
+import { benchStartup } from "./startup.ts";
+import { type BenchRow, formatMs } from "./support.ts";
+
+const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
+  overhead: benchControllerOverhead,
+  parallel: benchParallelGates,
+  startup: benchStartup,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const json = argv.includes("--json");
+  const names = argv.filter((argument) => !argument.startsWith("--"));
+  const unknown = names.filter((name) => !(name in benchmarks));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `unknown benchmark ${unknown.join(", ")}; known: ${Object.keys(benchmarks).join(", ")}\n`,
+    );
+    return 2;
+  }
+  const selected = names.length > 0 ? names : Object.keys(benchmarks);
+  const rows: BenchRow[] = [];
+  for (const name of selected) {
+    if (!json) process.stderr.write(`running ${name}…\n`);
+    rows.push(...(await benchmarks[name]()));
+  }
+  if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else process.stdout.write(renderTable(rows));
+  return rows.every((row) => row.met) ? 0 : 1;
+}
+
+function renderTable(rows: BenchRow[]): string {
+  const header = ["benchmark", "median", "baseline", "baseline median", "ratio", "target", "met"];
+  const cells = rows.map((row) => [
+    row.name,
+    formatMs(row.median),
+    row.baselineName,
+    formatMs(row.baselineMedian),
+    `${row.ratio.toFixed(2)}×`,
+    row.target,
+    row.target === "–" ? "–" : row.met ? "yes" : "NO",
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...cells.map((line) => line[column].length)),
+  );
+  const line = (values: string[]) =>
+    values
+      .map((value, column) =>
+        column === 0 || column === 2 ? value.padEnd(widths[column]) : value.padStart(widths[column]),
+      )
+      .join("  ")
+      .trimEnd();
+  const [load] = loadavg();
+  const out = [
+    `node ${process.version}, ${availableParallelism()} cpus, load ${load.toFixed(2)} at the end; times are medians`,
+    "",
+    line(header),
+    ...cells.map(line),
+    "",
+  ];
+  for (const row of rows.filter((candidate) => candidate.details.length > 0)) {
+    out.push(`${row.name}:`, ...row.details.map((detail) => `  ${detail}`));
+  }
+  return `${out.join("\n")}\n`;
+}
+
+process.exitCode = await main(process.argv.slice(2));
