@@ -2,7 +2,8 @@
  * `npm run bench`: runs every benchmark (or those named: `node bench/run.ts overhead startup`) and prints
  * one table: each benchmark's median, the median of its baseline measured in the same run, their ratio,
  * the target and whether it is met. `--json` prints the rows (with every sample) as JSON instead. The
- * machine is assumed shared and noisy: read the ratios first. Exits 1 when a target is missed.
+ * machine is assumed shared and noisy: read the ratios first, and the load averages printed with them.
+ * A missed target is reported in the table, not by the exit code (it depends on the machine's load).
  */
 import { availableParallelism, loadavg } from "node:os";
 import { benchControllerOverhead } from "./controller-overhead.ts";
@@ -27,17 +28,18 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const selected = names.length > 0 ? names : Object.keys(benchmarks);
+  const loadBefore = loadavg()[0];
   const rows: BenchRow[] = [];
   for (const name of selected) {
     if (!json) process.stderr.write(`running ${name}…\n`);
     rows.push(...(await benchmarks[name]()));
   }
   if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else process.stdout.write(renderTable(rows));
-  return rows.every((row) => row.met) ? 0 : 1;
+  else process.stdout.write(renderTable(rows, loadBefore));
+  return 0;
 }
 
-function renderTable(rows: BenchRow[]): string {
+function renderTable(rows: BenchRow[], loadBefore: number): string {
   const header = ["benchmark", "median", "baseline", "baseline median", "ratio", "target", "met"];
   const cells = rows.map((row) => [
     row.name,
@@ -58,9 +60,8 @@ function renderTable(rows: BenchRow[]): string {
       )
       .join("  ")
       .trimEnd();
-  const [load] = loadavg();
   const out = [
-    `node ${process.version}, ${availableParallelism()} cpus, load ${load.toFixed(2)} at the end; times are medians`,
+    `node ${process.version}, ${availableParallelism()} cpus, 1-minute load ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after; times are medians`,
     "",
     line(header),
     ...cells.map(line),

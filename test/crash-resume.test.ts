@@ -101,7 +101,11 @@ async function crashThenResume(crashAfter: number): Promise<void> {
     assert.equal(child.signalCode, "SIGKILL", `run was not killed: ${describe(run)}`);
     // Event 1 (loop_created) is written before the live event stream starts, so it is never printed.
     const lastPrinted = parseEvents(run.stdout).at(-1)?.seq;
-    assert.equal(lastPrinted, crashAfter === 1 ? undefined : crashAfter, "the run died right after its event");
+    assert.equal(
+      lastPrinted,
+      crashAfter === 1 ? undefined : crashAfter,
+      "the run died right after its event",
+    );
 
     // Resume must use the snapshot: the file is gone, or says something else.
     if (crashAfter % 2 === 1) await rm(spec);
@@ -133,7 +137,10 @@ async function assertVerifiedTwoCommitTimeline(sandbox: Sandbox, events: Event[]
     .map((event) => `${event.data.iteration}:${event.data.outcome}`);
   assert.deepEqual(ended, ["1:failed", "2:verified"]);
   const subjects = await sandbox.git("log", "--format=%s", "main..loop/crashy");
-  assert.deepEqual(subjects.split("\n"), ["loopwright: crashy iteration 2", "loopwright: crashy iteration 1"]);
+  assert.deepEqual(subjects.split("\n"), [
+    "loopwright: crashy iteration 2",
+    "loopwright: crashy iteration 1",
+  ]);
   assert.equal(await sandbox.git("show", "loop/crashy:answer.txt"), "42");
 }
 
@@ -165,13 +172,15 @@ verifier: { engine: scripted, turns: [{ verdict: auto }] }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `);
-    const { runId } = await killDuringStep(sandbox, spec, slept);
+    const dead = await killDuringStep(sandbox, spec, slept);
 
     const resume = await sandbox.cli(["resume", "slow-maker", "--json"], { timeoutMs: 30_000 });
     assert.equal(resume.code, 0, describe(resume));
     const events = parseEvents(resume.stdout);
-    assertSwept(events, runId);
-    const makerEnds = events.filter((event) => event.type === "maker_ended").map((event) => event.data.status);
+    assertSwept(events, dead);
+    const makerEnds = events
+      .filter((event) => event.type === "maker_ended")
+      .map((event) => event.data.status);
     assert.deepEqual(makerEnds, ["interrupted", "completed"]);
     assert.equal(events.filter((event) => event.type === "loop_stopped").at(-1)?.data.reason, "verified");
 
@@ -209,12 +218,12 @@ gates:
     run: "if [ ! -e ${slept} ]; then touch ${slept}; sleep 30; fi; grep -qx 42 answer.txt"
   - { id: present, kind: build-succeeds, run: "test -f answer.txt" }
 `);
-    const { runId } = await killDuringStep(sandbox, spec, slept);
+    const dead = await killDuringStep(sandbox, spec, slept);
 
     const resume = await sandbox.cli(["resume", "slow-gate", "--json"], { timeoutMs: 30_000 });
     assert.equal(resume.code, 0, describe(resume));
     const events = parseEvents(resume.stdout);
-    assertSwept(events, runId);
+    assertSwept(events, dead);
     const interrupted = events.filter((event) => event.type === "gate_interrupted");
     assert.deepEqual(
       interrupted.map((event) => event.data.gateId),
@@ -263,12 +272,12 @@ verifier: { engine: command, run: ./verify.sh }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `);
-    const { runId } = await killDuringStep(sandbox, spec, slept);
+    const dead = await killDuringStep(sandbox, spec, slept);
 
     const resume = await sandbox.cli(["resume", "slow-verifier", "--json"], { timeoutMs: 30_000 });
     assert.equal(resume.code, 0, describe(resume));
     const events = parseEvents(resume.stdout);
-    assertSwept(events, runId);
+    assertSwept(events, dead);
     const verifierEnds = events
       .filter((event) => event.type === "verifier_ended")
       .map((event) => event.data.status);
@@ -326,7 +335,11 @@ gates:
  * Starts `run`, waits until the slow step signals (by creating `marker`) that it is under way, kills
  * the controller with SIGKILL, and checks that the step's `sleep` outlived it. Returns the dead run's id.
  */
-async function killDuringStep(sandbox: Sandbox, spec: string, marker: string): Promise<{ runId: string }> {
+async function killDuringStep(
+  sandbox: Sandbox,
+  spec: string,
+  marker: string,
+): Promise<{ runId: string; sleeper: number }> {
   const child = sandbox.spawnCli(["run", spec, "--json"]);
   try {
     await waitFor(() => existsSync(marker), "the slow step to start");
@@ -346,15 +359,17 @@ async function killDuringStep(sandbox: Sandbox, spec: string, marker: string): P
   await child.done;
   assert.equal(child.signalCode, "SIGKILL");
   assert.ok(sleeper !== undefined && isAlive(sleeper), "the step's sleep outlives the dead controller");
-  return { runId };
+  return { runId, sleeper };
 }
 
 /** The resume swept the dead run's processes (the sleeping step among them) before going on. */
-function assertSwept(events: Event[], deadRunId: string): void {
+function assertSwept(events: Event[], dead: { runId: string; sleeper: number }): void {
+  const deadRunId = dead.runId;
   const swept = events.filter((event) => event.type === "processes_swept");
   assert.equal(swept.length, 1, "one sweep, by the resume");
   assert.ok((swept[0].data.runIds as string[]).includes(deadRunId));
-  assert.ok((swept[0].data.pids as number[]).length > 0);
+  assert.ok((swept[0].data.pids as number[]).includes(dead.sleeper), "the orphaned sleep was killed");
+  assert.equal(isAlive(dead.sleeper), false);
   const resumed = events.findIndex((event) => event.type === "run_started" && event.data.runId !== deadRunId);
   assert.ok(events.indexOf(swept[0]) < resumed, "the sweep comes before the resumed run starts");
 }

@@ -75,35 +75,23 @@ async function brief(box: Sandbox, loop: string, iteration: number): Promise<str
   return result.stdout;
 }
 
-/** Live processes whose environment carries `LOOPWRIGHT_HOME=<home>`: anything a loop of this sandbox started. */
+/**
+ * Live processes whose environment carries `LOOPWRIGHT_HOME=<home>`: anything a loop of this sandbox
+ * started, daemons that left the process group included (Linux: read from /proc).
+ */
 function survivors(home: string): string[] {
-  const found: string[] = [];
   const marker = `\0LOOPWRIGHT_HOME=${home}\0`;
-  for (const entry of readdirSyncSafe("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
     try {
-      const status = readFileSyncLatin1(`/proc/${entry}/stat`);
-      if (/\) [ZX] /.test(status)) continue;
-      if (`\0${readFileSyncLatin1(`/proc/${entry}/environ`)}`.includes(marker)) {
-        found.push(`${entry}: ${readFileSyncLatin1(`/proc/${entry}/cmdline`).replaceAll("\0", " ")}`);
-      }
+      if (/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "latin1"))) continue; // a zombie is dead
+      if (!`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(marker)) continue;
+      found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ")}`);
     } catch {
       // Gone while we looked, or not ours to read.
     }
   }
   return found;
-}
-
-function readdirSyncSafe(path: string): string[] {
-  try {
-    return readdirSync(path);
-  } catch {
-    return [];
-  }
-}
-
-function readFileSyncLatin1(path: string): string {
-  return readFileSync(path, "latin1");
 }
 
 const answerGate = `  - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt", timeout: 20s }`;

@@ -58,7 +58,10 @@ test("a scripted loop fails once, then is verified; the user's checkout is untou
 });
 
 test("gates grade the committed SHA in their own worktree: ignored files the maker leaves cannot sway them", async () => {
-  const sandbox = await createSandbox({ ".gitignore": ".env\n", "check.sh": "test \"$(cat .env 2>/dev/null)\" = ok\n" });
+  const sandbox = await createSandbox({
+    ".gitignore": ".env\n",
+    "check.sh": 'test "$(cat .env 2>/dev/null)" = ok\n',
+  });
   try {
     const spec = await sandbox.spec(`name: isolated
 goal: the check passes

@@ -13,6 +13,7 @@ import {
   currentLockOwner,
   isLockOwnerAlive,
   isProcessAlive,
+  processStamp,
   processStartTime,
 } from "../src/process/liveness.ts";
 import { openStore } from "../src/store/open-store.ts";
@@ -52,19 +53,26 @@ function loop(id: string, name: string, repoRoot = "/repositories/app") {
   return { id, name, repoRoot, specPath: `${repoRoot}/loop.yaml`, spec: { goal: `goal of ${name}` } };
 }
 
-/** Starts `node -e script` (an ES module) and resolves with its first line of output. */
-async function startChild(script: string): Promise<{ child: ChildProcess; firstLine: string }> {
+interface RunningChild {
+  child: ChildProcess;
+  /** Resolves with the exit code and signal; created at spawn so an early exit is not missed. */
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/** Starts `node -e script` (an ES module) and resolves once it printed its first line of output. */
+async function startChild(script: string): Promise<RunningChild & { firstLine: string }> {
   const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const lines = createInterface({ input: child.stdout! });
-  const [firstLine] = (await Promise.race([
-    once(lines, "line"),
-    once(child, "exit").then(([code, signal]) => {
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const firstLine = await Promise.race([
+    once(lines, "line").then(([line]) => line as string),
+    exited.then(([code, signal]) => {
       throw new Error(`child exited (${code ?? signal}) before printing a line`);
     }),
-  ])) as [string];
-  return { child, firstLine };
+  ]);
+  return { child, exited, firstLine };
 }
 
 async function runChild(script: string): Promise<{ code: number | null; signal: string | null }> {
@@ -73,11 +81,14 @@ async function runChild(script: string): Promise<{ code: number | null; signal: 
   return { code, signal };
 }
 
-async function killAndWait(child: ChildProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill("SIGKILL");
-    await once(child, "exit");
-  }
+function pidOf(child: ChildProcess): number {
+  assert.ok(child.pid !== undefined, "the child process started");
+  return child.pid;
+}
+
+async function killAndWait({ child, exited }: RunningChild): Promise<void> {
+  child.kill("SIGKILL");
+  await exited;
 }
 
 describe("events", () => {
@@ -159,8 +170,8 @@ describe("events", () => {
   test("a second process appending at the same time never duplicates or skips a seq", async () => {
     await withStore(async (store, path) => {
       await store.createLoop(loop("busy", "busy"));
-      const count = 200;
-      const { child } = await startChild(`
+      const count = 100;
+      const { exited } = await startChild(`
         import { openSqliteStore } from ${JSON.stringify(sqliteStoreModule)};
         const store = openSqliteStore(${JSON.stringify(path)});
         console.log("ready");
@@ -175,10 +186,10 @@ describe("events", () => {
         await store.appendEvent("busy", "parent", { index });
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
-      const [code] = await once(child, "exit");
+      const [code] = await exited;
       assert.equal(code, 0);
 
-      const events = await store.readEvents("busy"); console.error("SWITCHES", events.filter((e, i) => i > 0 && e.type !== events[i - 1].type).length, events[0].type, events[0].at, events.at(-1).at);
+      const events = await store.readEvents("busy");
       assert.deepEqual(
         events.map((event) => event.seq),
         Array.from({ length: 2 * count }, (_, index) => index + 1),
@@ -294,7 +305,7 @@ describe("locks", () => {
   test("a lock held by a live process is refused; once that process is killed it is taken over", async () => {
     await withStore(async (store, path) => {
       await store.createLoop(loop("locked", "locked"));
-      const { child, firstLine } = await startChild(`
+      const running = await startChild(`
         import { openSqliteStore } from ${JSON.stringify(sqliteStoreModule)};
         import { currentLockOwner } from ${JSON.stringify(livenessModule)};
         const store = openSqliteStore(${JSON.stringify(path)});
@@ -303,21 +314,21 @@ describe("locks", () => {
         setInterval(() => {}, 60_000);
       `);
       try {
-        assert.deepEqual(JSON.parse(firstLine), { acquired: true });
+        assert.deepEqual(JSON.parse(running.firstLine), { acquired: true });
         const mine = currentLockOwner("parent-run");
 
         const refused = await store.acquireLock("locked", mine);
         assert.equal(refused.acquired, false);
-        assert.equal(!refused.acquired && refused.holder.pid, child.pid);
+        assert.equal(!refused.acquired && refused.holder.pid, running.child.pid);
         assert.equal(!refused.acquired && refused.holder.runId, "child-run");
         assert.equal((await store.lockHolder("locked"))?.runId, "child-run");
 
-        await killAndWait(child);
+        await killAndWait(running);
         assert.equal(await store.lockHolder("locked"), undefined);
         assert.deepEqual(await store.acquireLock("locked", mine), { acquired: true });
         assert.deepEqual(await store.lockHolder("locked"), mine);
       } finally {
-        await killAndWait(child);
+        await killAndWait(running);
       }
     });
   });
@@ -336,7 +347,12 @@ describe("locks", () => {
   test("a holder on another host is treated as alive", async () => {
     await withStore(async (store) => {
       await store.createLoop(loop("remote", "remote"));
-      const remote: LockOwner = { runId: "remote-run", pid: 2 ** 22 + 1, host: `not-${hostname()}`, processStart: "5" };
+      const remote: LockOwner = {
+        runId: "remote-run",
+        pid: 2 ** 22 + 1,
+        host: `not-${hostname()}`,
+        processStart: "5",
+      };
       assert.deepEqual(await store.acquireLock("remote", remote), { acquired: true });
       assert.deepEqual(await store.acquireLock("remote", currentLockOwner("local-run")), {
         acquired: false,
@@ -402,9 +418,14 @@ describe("schema and opening", () => {
     const path = freshDatabasePath();
     await openSqliteStore(path).close();
     const database = new DatabaseSync(path);
-    database.prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)").run(schemaVersion + 1, "x");
+    database
+      .prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)")
+      .run(schemaVersion + 1, "x");
     database.close();
-    assert.throws(() => openSqliteStore(path), (error) => error instanceof UsageError && /newer/.test(error.message));
+    assert.throws(
+      () => openSqliteStore(path),
+      (error) => error instanceof UsageError && /newer/.test(error.message),
+    );
   });
 });
 
@@ -416,37 +437,38 @@ describe("liveness", () => {
     assert.equal(isProcessAlive(process.pid), true);
     assert.equal(isLockOwnerAlive(currentLockOwner("me")), true);
 
-    const { child } = await startChild(`console.log("up"); setInterval(() => {}, 60_000);`);
-    const pid = child.pid!;
-    const owner: LockOwner = { runId: "child", pid, host: hostname(), processStart: processStartTime(pid)! };
+    const running = await startChild(`console.log("up"); setInterval(() => {}, 60_000);`);
+    const pid = pidOf(running.child);
+    const processStart = processStamp(pid);
+    assert.ok(processStart !== "");
+    const owner: LockOwner = { runId: "child", pid, host: hostname(), processStart };
     assert.equal(isLockOwnerAlive(owner), true);
-    await killAndWait(child);
+    await killAndWait(running);
     assert.equal(isProcessAlive(pid), false);
     assert.equal(processStartTime(pid), undefined);
     assert.equal(isLockOwnerAlive(owner), false);
   });
 
-  test(
-    "the start time is read past a command name holding spaces and parentheses",
-    { skip: process.platform !== "linux" && "reads /proc" },
-    async () => {
-      const oddName = join(temporary, "x) y (z");
-      await symlink(process.execPath, oddName);
-      const child = spawn(oddName, ["-e", "setInterval(() => {}, 60_000)"], { stdio: "ignore" });
-      try {
-        await once(child, "spawn");
-        const pid = child.pid!;
-        // Wait until the kernel has the new command name (exec has happened).
-        let stat = "";
-        while (!stat.includes("(x) y (z)")) stat = await readFile(`/proc/${pid}/stat`, "utf8");
-        const childStart = processStartTime(pid);
-        assert.match(childStart ?? "", /^\d+$/);
-        // The child started after this process; a parser that split the name would read another field.
-        assert.ok(Number(childStart) >= Number(processStartTime(process.pid)), `${childStart} in ${stat}`);
-        assert.equal(isProcessAlive(pid), true);
-      } finally {
-        await killAndWait(child);
-      }
-    },
-  );
+  test("the start time is read past a command name holding spaces and parentheses", {
+    skip: process.platform !== "linux" && "reads /proc",
+  }, async () => {
+    const oddName = join(temporary, "x) y (z");
+    await symlink(process.execPath, oddName);
+    const child = spawn(oddName, ["-e", "setInterval(() => {}, 60_000)"], { stdio: "ignore" });
+    const exited = once(child, "exit") as RunningChild["exited"];
+    try {
+      await once(child, "spawn");
+      const pid = pidOf(child);
+      // "spawn" is emitted once exec succeeded, so the kernel already has the new command name.
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+      assert.ok(stat.includes("(x) y (z)"), stat);
+      const childStart = processStartTime(pid);
+      assert.match(childStart ?? "", /^\d+$/);
+      // The child started after this process; a parser that split the name would read another field.
+      assert.ok(Number(childStart) >= Number(processStartTime(process.pid)), `${childStart} in ${stat}`);
+      assert.equal(isProcessAlive(pid), true);
+    } finally {
+      await killAndWait({ child, exited });
+    }
+  });
 });

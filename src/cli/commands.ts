@@ -117,6 +117,14 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/schema-command.ts")).schemaCommand));
 
   program
+    .command("mock-model")
+    .description("serve a scripted model over the Anthropic and OpenAI wire protocols on 127.0.0.1")
+    .requiredOption("--script <file>", "the script of turns (YAML or JSON)")
+    .option("--port <n>", "port to listen on (default: any free port)")
+    .option("--log <file>", "append every request as a JSON line")
+    .action(run(async () => (await import("./commands/mock-model-command.ts")).mockModelCommand));
+
+  program
     .command("demo")
     .description("run a real loop on a sample project with the scripted engine (no API key needed)")
     .option("--json", "print one JSON event per line")

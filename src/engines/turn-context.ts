@@ -14,6 +14,7 @@ export interface TurnContext {
   diffPath?: string;
   changedFiles: string[];
   protectedFiles: string[];
+  /** Every gate of the spec; results are the graded commit's (verifier, replanner) or the last graded iteration's (maker). */
   gates: {
     id: string;
     kind: string;

@@ -4,7 +4,7 @@
  */
 import { workingRules } from "./prompts/working-rules.ts";
 import { isDeterministic, verifierGateId } from "./spec.ts";
-import type { IterationState, LoopState } from "./state.ts";
+import { countedIterations, type IterationState, type LoopState } from "./state.ts";
 
 /** How much of a gate's output tail one brief quotes, per gate. */
 const tailLimit = 3000;
@@ -20,7 +20,14 @@ export interface BriefInputs {
 export function buildBrief(state: LoopState, iterationNumber: number, inputs: BriefInputs = {}): string {
   const spec = state.spec;
   const sections: string[] = [];
-  const budget = spec.budget.maxIterations > 0 ? ` of at most ${spec.budget.maxIterations}` : "";
+  const attempt = countedIterations(state) + 1;
+  const lost = iterationNumber - attempt;
+  const budget =
+    spec.budget.maxIterations <= 0
+      ? ""
+      : lost > 0
+        ? ` (attempt ${attempt} of at most ${spec.budget.maxIterations}; ${lost} lost to infrastructure errors)`
+        : ` of at most ${spec.budget.maxIterations}`;
   sections.push(`# Loop ${spec.name}: iteration ${iterationNumber}${budget}`);
   sections.push(`## Goal\n${spec.goal.trimEnd()}`);
   sections.push(`## Definition of done\n${definitionOfDone(state)}`);

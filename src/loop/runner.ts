@@ -14,6 +14,7 @@ import type { LoopEvent } from "./events.ts";
 import type { RunContext } from "./run-context.ts";
 import { currentIteration, type LoopState } from "./state.ts";
 import { executeAction } from "./steps/execute-action.ts";
+import { removeLoopWorktrees } from "./steps/finish-and-stop.ts";
 import { openTimeline } from "./timeline.ts";
 
 export interface RunLoopOptions {
@@ -134,6 +135,11 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
       iteration: state.iterations.at(-1)?.number ?? 0,
       status: "interrupted",
     });
+  }
+  if (state.status === "stopped" && state.stopReason === "verified") {
+    // Nothing to resume; only tidy up after a controller that died between stopping and cleaning up.
+    await removeLoopWorktrees(context);
+    return;
   }
   if (command === "resume" && (state.status === "paused" || state.status === "stopped")) {
     await context.append("loop_resumed", {});

@@ -48,8 +48,28 @@ export function currentLockOwner(runId: string): LockOwner {
     runId,
     pid: process.pid,
     host: hostname(),
-    processStart: processStartTime(process.pid) ?? "",
+    processStart: processStamp(process.pid),
   };
+}
+
+/**
+ * A process's start time qualified by the boot it belongs to ("" when unknown): start times count from
+ * boot, so after a reboot a new process could reuse both a dead holder's pid and its start time.
+ */
+export function processStamp(pid: number): string {
+  return stampOf(processStartTime(pid));
+}
+
+function stampOf(startTime: string | undefined): string {
+  if (startTime === undefined) return "";
+  const bootId = (() => {
+    try {
+      return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    } catch {
+      return "";
+    }
+  })();
+  return bootId ? `${bootId}/${startTime}` : startTime;
 }
 
 /**
@@ -62,7 +82,7 @@ export function isLockOwnerAlive(owner: LockOwner): boolean {
   if (!isProcessAlive(owner.pid)) return false;
   const startTime = processStartTime(owner.pid);
   if (owner.processStart === "" || startTime === undefined) return true;
-  return startTime === owner.processStart;
+  return stampOf(startTime) === owner.processStart;
 }
 
 /** The state (field 3) and start time (field 22) of /proc/<pid>/stat, or undefined without /proc. */

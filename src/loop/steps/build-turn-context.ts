@@ -10,7 +10,17 @@ export function buildTurnContext(
   loopName: string,
 ): TurnContext {
   const iteration = state.iterations.find((candidate) => candidate.number === iterationNumber);
-  const grade = iteration?.gates.grade ?? {};
+  // The maker starts before its own gates run: it sees the results of the last graded iteration.
+  const graded =
+    role === "maker"
+      ? state.iterations
+          .filter(
+            (candidate) =>
+              candidate.number < iterationNumber && Object.keys(candidate.gates.grade).length > 0,
+          )
+          .at(-1)
+      : iteration;
+  const grade = graded?.gates.grade ?? {};
   return {
     loop: loopName,
     iteration: iterationNumber,

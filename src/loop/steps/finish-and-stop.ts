@@ -37,6 +37,11 @@ export async function finishLoop(context: RunContext): Promise<void> {
 
 export async function stopLoop(context: RunContext, reason: StopReason, message: string): Promise<void> {
   await context.append("loop_stopped", { reason, message });
+  await removeLoopWorktrees(context);
+}
+
+/** Removes the maker's and the gates' worktrees (the branch stays); idempotent. */
+export async function removeLoopWorktrees(context: RunContext): Promise<void> {
   for (const worktree of [context.makerWorktree, context.gateWorktree]) {
     await removeWorktree(context.loop.repoRoot, worktree).catch(() => {});
   }
