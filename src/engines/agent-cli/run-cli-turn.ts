@@ -1,0 +1,78 @@
+/**
+ * The process half shared by the agent-CLI engines (claude-code, codex, copilot): runs the CLI headless
+ * in the turn's worktree, feeds every stdout line to the engine's translator, streams its events, and
+ * enforces the turn's limits: the wall clock (whole process tree), cancellation, and a cost watchdog that
+ * stops the turn as soon as the cost the CLI reports crosses the cap.
+ */
+import { join } from "node:path";
+import { createRedactor } from "../../gates/redact.ts";
+import { runCommand } from "../../process/run-command.ts";
+import type { TurnRequest, TurnResult } from "../engine.ts";
+import type { CliTranslator } from "./cli-translator.ts";
+import { shellQuote } from "./shell-quote.ts";
+
+export interface CliTurnOptions<State> {
+  request: TurnRequest;
+  /** The executable and its arguments (no shell). */
+  argv: string[];
+  /** Environment on top of the user's (which passes through untouched). */
+  env?: Record<string, string>;
+  translator: CliTranslator<State>;
+  /** Written to the CLI's stdin; without it stdin is /dev/null. */
+  stdin?: string;
+}
+
+/** Marks a process as running inside an engine session: loopwright's own hooks step aside there. */
+export const engineSessionVariable = "LOOPWRIGHT_ENGINE_SESSION";
+
+export async function runCliTurn<State>(options: CliTurnOptions<State>): Promise<TurnResult> {
+  const { request, translator } = options;
+  let state = translator.initial();
+  let pending = "";
+  const watchdog = new AbortController();
+  const onAbort = () => watchdog.abort();
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  let overBudget = false;
+  const transcriptPath = join(request.turnDirectory, `${request.role}-transcript.jsonl`);
+  const feed = (line: string) => {
+    if (!line.trim()) return;
+    const folded = translator.line(state, line);
+    state = folded.state;
+    for (const event of folded.events) request.onEvent?.(event);
+    const cost = translator.costSoFar(state);
+    if (request.maxCostUsd > 0 && cost !== undefined && cost > request.maxCostUsd && !overBudget) {
+      overBudget = true;
+      watchdog.abort();
+    }
+  };
+  const env = { ...request.env, ...options.env, [engineSessionVariable]: "1" };
+  const outcome = await runCommand({
+    command: shellQuote(options.argv),
+    cwd: request.cwd,
+    env,
+    stdin: options.stdin,
+    timeoutMs: request.wallClockMs,
+    signal: watchdog.signal,
+    logPath: transcriptPath,
+    redact: createRedactor({ ...process.env, ...env }),
+    runId: request.runId,
+    stepId: request.stepId,
+    onOutput: (chunk, stream) => {
+      if (stream !== "stdout") return;
+      const lines = (pending + chunk).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) feed(line);
+    },
+  });
+  request.signal.removeEventListener("abort", onAbort);
+  feed(pending);
+  const result = translator.finish(state, {
+    exitCode: outcome.exitCode,
+    timedOut: outcome.timedOut,
+    cancelled: outcome.cancelled && !overBudget,
+    overBudget,
+    stderrTail: outcome.tail,
+  });
+  if (outcome.spawnError) return { status: "crashed", text: "", error: outcome.spawnError, transcriptPath };
+  return { ...result, exitCode: outcome.exitCode, transcriptPath };
+}
