@@ -38,7 +38,8 @@ export interface TurnRequest {
   onEvent?: (event: EngineEvent) => void;
 }
 
-export type TurnStatus = "completed" | "timeout" | "cancelled" | "crashed";
+/** `over_budget`: the cost watchdog stopped the turn because it crossed `maxCostUsd`. */
+export type TurnStatus = "completed" | "timeout" | "cancelled" | "crashed" | "over_budget";
 
 export interface TokenUsage {
   inputTokens: number;

@@ -1,17 +1,25 @@
 /**
- * Turns an engine entry of the spec into an `Engine`. Engines that later releases add (claude-code,
- * codex, copilot, builtin) register here and nowhere else. `auto` (the verifier's default) picks an
- * available engine of another family than the maker's.
+ * Turns an engine entry of the spec into an `Engine`, and resolves `auto` (the verifier's default) to an
+ * installed engine whose model comes from another provider than the maker's. Agent-CLI engines register
+ * in agent-cli/definitions.ts; `builtin` lands in a later release.
  */
 import { UsageError } from "../errors.ts";
 import type { EngineSpec } from "../loop/spec.ts";
+import { agentCliDefinitions } from "./agent-cli/definitions.ts";
+import type { AgentCliDefinition, Provider } from "./agent-cli/engine-definition.ts";
+import { findExecutable } from "./agent-cli/find-executable.ts";
 import { createCommandEngine } from "./command-engine.ts";
 import type { Engine } from "./engine.ts";
 import { createScriptedEngine } from "./scripted-engine.ts";
 
 /** Engines named in the spec format whose adapters are not part of this release yet. */
-const upcoming = new Set(["claude-code", "codex", "copilot", "builtin"]);
+const upcoming = new Set(["builtin"]);
 
+export function agentCliDefinition(name: string): AgentCliDefinition | undefined {
+  return agentCliDefinitions.find((definition) => definition.name === name);
+}
+
+/** Builds the engine; a `UsageError` names what is missing (a command, a CLI and its npm package). */
 export function createEngine(spec: EngineSpec, field: string): Engine {
   switch (spec.engine) {
     case "command":
@@ -21,25 +29,65 @@ export function createEngine(spec: EngineSpec, field: string): Engine {
       return createScriptedEngine(spec.turns ?? []);
     case "auto":
       throw new UsageError(`${field}.engine: auto must be resolved against the maker first`);
-    default:
-      if (upcoming.has(spec.engine)) {
-        throw new UsageError(
-          `${field}.engine: engine ${spec.engine} is not available in this version of loopwright yet`,
-        );
-      }
-      throw new UsageError(`${field}.engine: unknown engine '${spec.engine}'`);
   }
+  const definition = agentCliDefinition(spec.engine);
+  if (definition) {
+    if (!findExecutable(definition.binary)) {
+      throw new UsageError(
+        `${field}.engine: ${spec.engine} needs the \`${definition.binary}\` CLI on PATH: npm install -g ${definition.packageName}`,
+      );
+    }
+    return definition.create(spec);
+  }
+  if (upcoming.has(spec.engine)) {
+    throw new UsageError(
+      `${field}.engine: engine ${spec.engine} is not available in this version of loopwright yet`,
+    );
+  }
+  throw new UsageError(`${field}.engine: unknown engine '${spec.engine}'`);
+}
+
+/** The provider of the model an engine entry would use; `unknown` for commands. */
+export function providerOf(spec: EngineSpec): Provider | "scripted" {
+  if (spec.engine === "scripted") return "scripted";
+  return agentCliDefinition(spec.engine)?.provider(spec) ?? "unknown";
+}
+
+export interface VerifierChoice {
+  spec: EngineSpec;
+  /** Set when the only choice shares the maker's provider: the loop records it as a warning. */
+  warning?: string;
 }
 
 /**
- * The verifier's engine spec with `auto` resolved. A scripted maker (a rehearsal) gets a scripted verifier
- * that rules from the recorded gate results; other makers need an engine of another family, and until the
- * agent engines land there is none to pick, so the user must name one.
+ * The verifier's engine with `auto` resolved. A scripted maker (a rehearsal) gets a scripted verifier that
+ * rules from the recorded gate results. Otherwise: the first installed agent CLI whose provider differs
+ * from the maker's; failing that, one of the same provider, with a warning; failing that, an error —
+ * a loop never proceeds without a verifier.
  */
-export function resolveVerifier(maker: EngineSpec, verifier: EngineSpec): EngineSpec {
-  if (verifier.engine !== "auto") return verifier;
-  if (maker.engine === "scripted") return { engine: "scripted", turns: [{ verdict: "auto" }] };
+export function chooseVerifier(maker: EngineSpec, verifier: EngineSpec): VerifierChoice {
+  if (verifier.engine !== "auto") return { spec: verifier };
+  if (maker.engine === "scripted") return { spec: { engine: "scripted", turns: [{ verdict: "auto" }] } };
+  const makerProvider = providerOf(maker);
+  const installed = agentCliDefinitions.filter((definition) => findExecutable(definition.binary));
+  const other = installed.find((definition) => {
+    const provider = definition.provider({ engine: definition.name });
+    return provider !== "unknown" && provider !== makerProvider;
+  });
+  if (other) return { spec: { engine: other.name } };
+  const same = installed[0];
+  if (same) {
+    return {
+      spec: { engine: same.name },
+      warning: `no installed engine uses another provider than the maker's (${makerProvider}); the verifier ${same.name} shares it`,
+    };
+  }
   throw new UsageError(
-    `verifier.engine: auto found no available engine of another family than the maker's (${maker.engine}); set verifier.engine, e.g. { engine: command, run: ./verify.sh }`,
+    `verifier.engine: auto found no installed agent CLI (claude, codex, copilot) to verify with; install one or set verifier.engine, e.g. { engine: command, run: ./verify.sh }`,
   );
+}
+
+/** `chooseVerifier` without the warning, for callers that only need the spec. */
+export function resolveVerifier(maker: EngineSpec, verifier: EngineSpec): EngineSpec {
+  return chooseVerifier(maker, verifier).spec;
 }

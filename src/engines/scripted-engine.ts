@@ -86,7 +86,14 @@ async function playTurn(turns: ScriptedTurn[], request: TurnRequest): Promise<Tu
       error: `scripted turn exited with code ${turn.exit}`,
     };
   }
-  return { status: "completed", text, output: output ?? text, exitCode: 0, costUsd: turn.costUsd };
+  const overBudget = request.maxCostUsd > 0 && (turn.costUsd ?? 0) > request.maxCostUsd;
+  return {
+    status: overBudget ? "over_budget" : "completed",
+    text,
+    output: output ?? text,
+    exitCode: 0,
+    costUsd: turn.costUsd,
+  };
 }
 
 function remaining(request: TurnRequest, started: number): number {

@@ -62,6 +62,15 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
       "cancelled by the user; the maker's work is committed",
     );
   }
+  if (maker.status === "over_budget") {
+    const cap = state.spec.budget.maxCostUsdPerIteration;
+    return endIteration(
+      state,
+      iteration,
+      "over_budget",
+      `the maker's turn crossed the $${cap} cost cap and was stopped`,
+    );
+  }
   if (maker.status === "crashed") {
     return endIteration(
       state,
@@ -92,6 +101,15 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 
   const verifier = iteration.verifier;
   if (!verifier || verifier.status === "interrupted") return { kind: "run_verifier", iteration: number };
+  if (verifier.status === "over_budget") {
+    const cap = state.spec.budget.maxCostUsdPerIteration;
+    return endIteration(
+      state,
+      iteration,
+      "over_budget",
+      `the verifier's turn crossed the $${cap} cost cap and was stopped`,
+    );
+  }
   if (verifier.status !== "ruled" || !verifier.verdict) {
     return endIteration(
       state,
@@ -139,6 +157,9 @@ function decideBetween(state: LoopState): Action {
       reason: "no_progress",
       message: "the same change and failures came back after a replan",
     };
+  }
+  if (last?.ended?.outcome === "over_budget" && state.resumedAfterIteration < last.number) {
+    return { kind: "stop", reason: "budget_exhausted", message: last.ended.summary };
   }
   const maxIterations = state.spec.budget.maxIterations;
   if (maxIterations > 0 && countedIterations(state) >= maxIterations) {

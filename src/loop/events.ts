@@ -16,7 +16,16 @@ export type StopReason =
   | "error"
   | "user_cancelled";
 
-export type MakerStatus = "completed" | "timeout" | "cancelled" | "crashed" | "interrupted";
+export type VerifierStatus =
+  | "ruled"
+  | "invalid"
+  | "crashed"
+  | "timeout"
+  | "cancelled"
+  | "interrupted"
+  | "over_budget";
+
+export type MakerStatus = "completed" | "timeout" | "cancelled" | "crashed" | "interrupted" | "over_budget";
 
 export interface GateResult {
   id: string;
@@ -67,7 +76,8 @@ export interface SteerRequest {
   budget?: Record<string, string | number>;
 }
 
-export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled";
+/** `over_budget`: a turn crossed `maxCostUsdPerIteration`; the loop stops with budget_exhausted. */
+export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled" | "over_budget";
 
 export interface EventPayloads {
   loop_created: { name: string; repoRoot: string; specPath: string; baseSha: string; branch: string };
@@ -115,7 +125,7 @@ export interface EventPayloads {
   verifier_started: { iteration: number; sha: string; turnNumber: number };
   verifier_ended: {
     iteration: number;
-    status: "ruled" | "invalid" | "crashed" | "timeout" | "cancelled" | "interrupted";
+    status: VerifierStatus;
     verdict?: Verdict;
     error?: string;
     output?: string;

@@ -13,6 +13,7 @@ import type {
   SteerRequest,
   StopReason,
   Verdict,
+  VerifierStatus,
 } from "./events.ts";
 import type { Spec } from "./spec.ts";
 
@@ -26,7 +27,7 @@ export interface MakerRecord {
 }
 
 export interface VerifierRecord {
-  status: "ruled" | "invalid" | "crashed" | "timeout" | "cancelled" | "interrupted";
+  status: VerifierStatus;
   verdict?: Verdict;
   error?: string;
   wroteFiles: string[];
@@ -93,6 +94,8 @@ export interface LoopState {
   finished?: { pushed: boolean; sha: string; error?: string };
   costUsd: number;
   runIds: string[];
+  /** The last iteration that had ended when the user last resumed the loop (0: never resumed). */
+  resumedAfterIteration: number;
 }
 
 export function initialState(spec: Spec): LoopState {
@@ -113,6 +116,7 @@ export function initialState(spec: Spec): LoopState {
     replanRunning: false,
     costUsd: 0,
     runIds: [],
+    resumedAfterIteration: 0,
   };
 }
 
@@ -179,6 +183,7 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
         stopReason: undefined,
         stopMessage: undefined,
         finished: undefined,
+        resumedAfterIteration: state.iterations.at(-1)?.number ?? 0,
       };
     case "iteration_started":
       return {

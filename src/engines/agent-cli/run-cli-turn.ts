@@ -74,5 +74,6 @@ export async function runCliTurn<State>(options: CliTurnOptions<State>): Promise
     stderrTail: outcome.tail,
   });
   if (outcome.spawnError) return { status: "crashed", text: "", error: outcome.spawnError, transcriptPath };
-  return { ...result, exitCode: outcome.exitCode, transcriptPath };
+  const status = overBudget ? "over_budget" : result.status;
+  return { ...result, status, exitCode: outcome.exitCode, transcriptPath };
 }

@@ -59,8 +59,7 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
   const durationMs = Math.round(performance.now() - started);
   const base = { iteration: iteration.number, wroteFiles, durationMs, costUsd: result.costUsd };
   if (result.status !== "completed") {
-    const status =
-      result.status === "timeout" ? "timeout" : result.status === "cancelled" ? "cancelled" : "crashed";
+    const status = result.status;
     await context.append("verifier_ended", {
       ...base,
       status,

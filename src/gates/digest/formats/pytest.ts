@@ -1,0 +1,107 @@
+/**
+ * pytest: each `____ name ____` section of FAILURES and ERRORS holds the traceback (`E` lines are the
+ * error and diff, `path:line: Error` lines the frames); the short test summary's `FAILED nodeid - msg`
+ * lines give the full node id (file::Class::test), which becomes the failure's name.
+ */
+import type { FailureDraft } from "../failure-collector.ts";
+import { ansiColors, type FormatContext, type FormatFactory, type FormatParser } from "../format-parser.ts";
+
+const sectionLine = /^=+ (FAILURES|ERRORS|short test summary info|.+) =+$/;
+const headerLine = /^_{3,} (.+?) _{3,}$/;
+const locationLine = /^(\S+?):(\d+): ?(.*)$/;
+const summaryLine = /^(FAILED|ERROR) (.+?)(?: - (.*))?$/;
+const finalLine = /^=*\s*((?:\d+ [\w ]+?,? )+)in [\d.]+s\b/;
+
+export const pytest: FormatFactory = (context) => new PytestParser(context);
+
+class PytestParser implements FormatParser {
+  readonly runner = "pytest";
+  readonly triggers = [
+    "^_{3,} ",
+    "^={4,} ",
+    `^(?:FAILED|ERROR)${ansiColors} `,
+    `(?:passed|failed|skipped|deselected|warnings?|errors?|xfailed|xpassed)${ansiColors} in \\d`,
+  ];
+  engaged = false;
+  private readonly context: FormatContext;
+  private inFailures = false;
+  private draft: FailureDraft | null = null;
+  private blockLines = 0;
+
+  constructor(context: FormatContext) {
+    this.context = context;
+  }
+
+  line(text: string, lineNumber: number): void {
+    if (this.draft) {
+      if (this.detail(text)) return;
+      this.finish();
+    }
+    const collector = this.context.collector;
+    const header = this.inFailures ? headerLine.exec(text) : null;
+    if (header) {
+      this.draft = collector.draft(this.runner, header[1], lineNumber, keyOfHeader(header[1]));
+      this.blockLines = 0;
+      this.engaged = true;
+      return;
+    }
+    const final = finalLine.exec(text);
+    if (final && /\b(?:passed|failed)\b/.test(final[1])) {
+      const failed = /(\d+) failed/.exec(final[1]);
+      const passed = /(\d+) passed/.exec(final[1]);
+      collector.countTests(this.runner, Number(failed?.[1] ?? 0) + Number(passed?.[1] ?? 0));
+      return;
+    }
+    const section = sectionLine.exec(text);
+    if (section) {
+      this.inFailures = section[1] === "FAILURES" || section[1] === "ERRORS";
+      return;
+    }
+    const summary = summaryLine.exec(text);
+    if (summary && isNodeId(summary[2])) {
+      const draft = collector.draft(this.runner, summary[2], lineNumber, keyOfNodeId(summary[2]));
+      if (summary[3]) collector.message(draft, summary[3]);
+      collector.commit(draft, { rename: true });
+    }
+  }
+
+  end(): void {
+    this.finish();
+  }
+
+  /** Reads one line of a failure's section; false when the line is not part of it. */
+  private detail(text: string): boolean {
+    if (headerLine.test(text) || sectionLine.test(text)) return false;
+    const collector = this.context.collector;
+    const draft = this.draft as FailureDraft;
+    if (++this.blockLines > collector.limits.blockLines) {
+      this.finish();
+      return true;
+    }
+    if (text.startsWith("E "))
+      collector.message(draft, text.startsWith("E       ") ? text.slice(8) : text.slice(2));
+    else if (locationLine.test(text)) collector.frame(draft, text);
+    return true;
+  }
+
+  private finish(): void {
+    if (this.draft) this.context.collector.commit(this.draft);
+    this.draft = null;
+    this.engaged = false;
+  }
+}
+
+/** `tests/test_a.py::TestA::test_b[1]` or a collected file; not unittest's `FAILED (failures=2)`. */
+function isNodeId(text: string): boolean {
+  return text.includes("::") || /\.py$/.test(text);
+}
+
+/** The key shared by a section header (`TestA.test_b`) and its node id (`tests/a.py::TestA::test_b`). */
+function keyOfNodeId(nodeId: string): string {
+  const parts = nodeId.split("::");
+  return parts.length > 1 ? parts.slice(1).join(".") : nodeId;
+}
+
+function keyOfHeader(title: string): string {
+  return title.replace(/^ERROR at (?:setup|teardown) of /, "").replace(/^ERROR collecting /, "");
+}

@@ -1,0 +1,94 @@
+/**
+ * RSpec's progress and documentation formatters: numbered failures under `Failures:` with the full
+ * example description, `Failure/Error:`, expected/got and diff, and `# ./spec/x_spec.rb:12:in ...`
+ * frames; the `rspec ./spec/x_spec.rb:11 # description` lines add each example's own location.
+ */
+import type { FailureDraft } from "../failure-collector.ts";
+import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
+
+const headerLine = /^ {2}\d+\) (.+)$/;
+const rerunLine = /^rspec (\S+?)(?::(\d+)|\[[\d:,]+\]) # (.+)$/;
+const frameLine = /^\s+# (.*)$/;
+const countLine = /^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?/;
+const seedLine = /^Randomized with seed (\d+)/;
+
+export const rspec: FormatFactory = (context) => new RspecParser(context);
+
+class RspecParser implements FormatParser {
+  readonly runner = "rspec";
+  readonly triggers = [
+    "^Failures:",
+    "^ {2}\\d+\\) ",
+    "^rspec ",
+    "^\\d+ examples?, ",
+    "^Randomized with seed ",
+  ];
+  engaged = false;
+  private readonly context: FormatContext;
+  private inFailures = false;
+  private draft: FailureDraft | null = null;
+  private blockLines = 0;
+
+  constructor(context: FormatContext) {
+    this.context = context;
+  }
+
+  line(text: string, lineNumber: number): void {
+    if (this.draft) {
+      if (this.detail(text)) return;
+      this.finish();
+    }
+    const collector = this.context.collector;
+    if (text === "Failures:") {
+      this.inFailures = true;
+      return;
+    }
+    const header = this.inFailures ? headerLine.exec(text) : null;
+    if (header) {
+      this.draft = collector.draft(this.runner, header[1], lineNumber);
+      this.blockLines = 0;
+      this.engaged = true;
+      return;
+    }
+    const rerun = rerunLine.exec(text);
+    if (rerun) {
+      const draft = collector.draft(this.runner, rerun[3], lineNumber);
+      if (rerun[2]) collector.anchor(draft, rerun[1], Number(rerun[2]));
+      collector.commit(draft);
+      return;
+    }
+    const count = countLine.exec(text);
+    if (count) {
+      this.inFailures = false;
+      collector.countTests(this.runner, Number(count[1]) - Number(count[3] ?? 0));
+      return;
+    }
+    const seed = seedLine.exec(text);
+    if (seed) collector.seed(this.runner, seed[1]);
+  }
+
+  end(): void {
+    this.finish();
+  }
+
+  /** Reads one line of a failure's report; false when the line is not part of it. */
+  private detail(text: string): boolean {
+    if (text.trim() && indentation(text) < 5) return false;
+    const collector = this.context.collector;
+    const draft = this.draft as FailureDraft;
+    if (++this.blockLines > collector.limits.blockLines) {
+      this.finish();
+      return true;
+    }
+    const frame = frameLine.exec(text);
+    if (frame) collector.frame(draft, frame[1]);
+    else if (draft.stack.length === 0) collector.message(draft, text);
+    return true;
+  }
+
+  private finish(): void {
+    if (this.draft) this.context.collector.commit(this.draft);
+    this.draft = null;
+    this.engaged = false;
+  }
+}
