@@ -216,3 +216,61 @@ gates: [{ id: done, kind: tests-pass, run: "test -f done.txt" }]
     await sandbox.cleanup();
   }
 });
+
+test("the daily cost cap parks the loop until UTC midnight, and it goes on by itself", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const spec = await sandbox.spec(`name: thrifty
+goal: count.txt holds 2
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - { write: { count.txt: "1\\n" }, costUsd: 3 }
+    - { write: { count.txt: "2\\n" }, costUsd: 3 }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 2 count.txt" }]
+budget: { maxIterations: 3, maxCostUsdPerIteration: 5, maxCostUsdPerDay: 2 }
+`);
+    // Stand the controller's clock 2.5 s before the next UTC midnight.
+    const now = Date.now();
+    const midnight = Date.UTC(
+      new Date(now).getUTCFullYear(),
+      new Date(now).getUTCMonth(),
+      new Date(now).getUTCDate() + 1,
+    );
+    const skew = midnight - 2500 - now;
+    const run = await sandbox.cli(["run", spec], { env: { LOOPWRIGHT_TEST_CLOCK_SKEW_MS: String(skew) } });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /parked until .* UTC: \$3\.00 spent today of the \$2 daily cap; waiting/);
+    assert.match(run.stdout, /a new UTC day: going on/);
+    const timeline = readTimeline(sandbox).map((event) => event.type);
+    assert.ok(timeline.indexOf("loop_parked") > timeline.indexOf("iteration_ended"));
+    assert.ok(timeline.indexOf("loop_unparked") > timeline.indexOf("loop_parked"));
+    assert.equal((await showJson(sandbox, "thrifty")).iterations.length, 2);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("a parked loop shows as parked and can be cancelled", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const spec = await sandbox.spec(`name: parked
+goal: count.txt holds 2
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { count.txt: "1\\n" }, costUsd: 3 }] }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 2 count.txt" }]
+budget: { maxCostUsdPerIteration: 5, maxCostUsdPerDay: 2 }
+`);
+    const run = sandbox.spawnCli(["run", spec]);
+    await waitFor(async () => {
+      const listed = await sandbox.cli(["ls", "--json"]);
+      return listed.stdout.includes('"status": "parked"');
+    }, "the loop to park");
+    assert.equal((await sandbox.cli(["cancel", "parked"])).code, 0);
+    const result = await run.done;
+    assert.equal(result.code, 130, result.stdout + result.stderr);
+  } finally {
+    await sandbox.cleanup();
+  }
+});

@@ -223,3 +223,9 @@ describe("cutTail", () => {
     assert.equal(cutTail("short\n"), "short\n");
   });
 });
+
+test("commands never inherit node's test-runner context (a `node --test` gate would skip every test)", async () => {
+  process.env.NODE_TEST_CONTEXT ??= "child-v8";
+  const outcome = await runCommand({ ...base, command: 'test -z "$NODE_TEST_CONTEXT"', cwd: tmpdir() });
+  assert.equal(outcome.exitCode, 0);
+});

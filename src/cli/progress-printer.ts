@@ -75,6 +75,10 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
         : `  replan ${event.data.status}${event.data.error ? `: ${event.data.error}` : ""}`;
     case "loop_finished":
       return `branch ${event.data.branch} at ${event.data.sha.slice(0, 10)}${event.data.pushed ? ` pushed to ${event.data.remote}` : ""}${event.data.error ? ` (push failed: ${event.data.error})` : ""}`;
+    case "loop_parked":
+      return `parked until ${event.data.until.replace("T", " ").slice(0, 16)} UTC: $${event.data.spentTodayUsd.toFixed(2)} spent today of the $${event.data.capUsd} daily cap; waiting (Ctrl-C cancels)`;
+    case "loop_unparked":
+      return "a new UTC day: going on";
     case "loop_paused":
       return "paused: `loopwright resume` continues";
     case "cancel_requested":

@@ -66,7 +66,8 @@ export interface TurnResult {
 export type EngineEvent =
   | { type: "text"; text: string }
   | { type: "tool"; name: string; detail?: string }
-  | { type: "usage"; usage: TokenUsage; costUsd?: number };
+  /** `premiumRequests`: what a GitHub Copilot plan was charged (Copilot reports no dollars). */
+  | { type: "usage"; usage: TokenUsage; costUsd?: number; premiumRequests?: number };
 
 export interface Engine {
   readonly name: string;

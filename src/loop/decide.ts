@@ -30,18 +30,28 @@ export type Action =
   | { kind: "replan"; afterIteration: number }
   | { kind: "finish" }
   | { kind: "pause" }
+  | { kind: "park"; until: string; spentTodayUsd: number }
+  | { kind: "wait"; until: string }
+  | { kind: "unpark" }
   | { kind: "stop"; reason: StopReason; message: string }
   | { kind: "idle"; status: "paused" | "stopped" };
 
 /** Consecutive infrastructure errors that break the circuit. */
 export const circuitBreakerThreshold = 3;
 
-export function decide(state: LoopState): Action {
+/** `now` (ms since the epoch) only matters for the daily cost cap; the rest of the decision ignores time. */
+export function decide(state: LoopState, now: number = Date.now()): Action {
   if (state.status === "stopped" || state.status === "paused") return { kind: "idle", status: state.status };
+  if (state.status === "parked") {
+    if (state.cancelRequested)
+      return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user while parked" };
+    const until = state.parkedUntil ?? new Date(now).toISOString();
+    return now >= Date.parse(until) ? { kind: "unpark" } : { kind: "wait", until };
+  }
   if (!state.prepared) return { kind: "prepare" };
   const iteration = currentIteration(state);
   if (iteration) return decideWithin(state, iteration);
-  return decideBetween(state);
+  return decideBetween(state, now);
 }
 
 /** Inside an iteration: the next unfinished step of brief → maker → commit → screen → gates → verifier → confirm. */
@@ -134,7 +144,7 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 }
 
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
-function decideBetween(state: LoopState): Action {
+function decideBetween(state: LoopState, now: number): Action {
   const last = state.iterations.at(-1);
   if (last?.ended?.outcome === "verified") {
     if (!state.finished) return { kind: "finish" };
@@ -171,6 +181,10 @@ function decideBetween(state: LoopState): Action {
     return { kind: "replan", afterIteration: last.number };
   }
   if (state.pauseRequested) return { kind: "pause" };
+  const dailyCap = state.spec.budget.maxCostUsdPerDay;
+  const spentToday = state.costByDay[new Date(now).toISOString().slice(0, 10)] ?? 0;
+  if (dailyCap > 0 && spentToday >= dailyCap)
+    return { kind: "park", until: nextUtcMidnight(now), spentTodayUsd: spentToday };
   return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
 }
 
@@ -222,4 +236,10 @@ export function fingerprintOf(diffHash: string, failingGates: string[]): string 
     .update(`${diffHash}\n${[...failingGates].sort().join(",")}`)
     .digest("hex")
     .slice(0, 16);
+}
+
+/** The next UTC midnight after `now`, as an ISO time. */
+export function nextUtcMidnight(now: number): string {
+  const date = new Date(now);
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1)).toISOString();
 }

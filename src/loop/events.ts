@@ -98,6 +98,8 @@ export interface EventPayloads {
   cancel_requested: Record<string, never>;
   loop_paused: Record<string, never>;
   loop_resumed: Record<string, never>;
+  loop_parked: { until: string; spentTodayUsd: number; capUsd: number };
+  loop_unparked: Record<string, never>;
   iteration_started: { iteration: number; startSha: string; brief: string; briefPath: string };
   maker_started: { iteration: number; attempt: number; turnNumber: number; preservedRef?: string };
   maker_ended: {

@@ -20,6 +20,8 @@ export interface RunContext {
   /** Aborted when the user cancels; steps pass it to every turn and command they start. */
   cancelSignal: AbortSignal;
   redact: Redact;
+  /** The controller's clock in ms since the epoch (for the daily cost cap). */
+  now(): number;
   makerWorktree: string;
   gateWorktree: string;
 }

@@ -31,6 +31,12 @@ export interface RunLoopOptions {
   cancel?: boolean;
 }
 
+/**
+ * The controller's clock. `LOOPWRIGHT_TEST_CLOCK_SKEW_MS` shifts it, so a test can stand a parked loop a
+ * second before UTC midnight and watch it go on by itself.
+ */
+const clock = () => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0);
+
 /** How often a running controller looks for cancel requests filed by other processes. */
 const controlPollMs = 250;
 
@@ -59,6 +65,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     append: timeline.append,
     cancelSignal: cancel.signal,
     redact: createRedactor(),
+    now: clock,
     makerWorktree: layout.makerWorktree(loop.id),
     gateWorktree: layout.gateWorktree(loop.id),
   };
@@ -81,7 +88,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     if (options.cancel && !timeline.state().cancelRequested) await timeline.append("cancel_requested", {});
     for (;;) {
       await timeline.sync();
-      const action = decide(timeline.state());
+      const action = decide(timeline.state(), clock());
       if (action.kind === "idle") break;
       await executeSafely(context, action);
     }

@@ -69,7 +69,8 @@ export interface ReplanRecord {
   hypotheses?: string[];
 }
 
-export type LoopStatus = "created" | "running" | "paused" | "stopped";
+/** `parked`: the daily cost cap is spent; the loop waits until UTC midnight, then goes on by itself. */
+export type LoopStatus = "created" | "running" | "paused" | "parked" | "stopped";
 
 export interface LoopState {
   spec: Spec;
@@ -93,6 +94,10 @@ export interface LoopState {
   replanRunning: boolean;
   finished?: { pushed: boolean; sha: string; error?: string };
   costUsd: number;
+  /** Dollars spent per UTC day (`YYYY-MM-DD`), from the time each cost was recorded. */
+  costByDay: Record<string, number>;
+  /** While parked: when the loop may go on (ISO time, UTC midnight). */
+  parkedUntil?: string;
   runIds: string[];
   /** The last iteration that had ended when the user last resumed the loop (0: never resumed). */
   resumedAfterIteration: number;
@@ -115,6 +120,7 @@ export function initialState(spec: Spec): LoopState {
     replans: [],
     replanRunning: false,
     costUsd: 0,
+    costByDay: {},
     runIds: [],
     resumedAfterIteration: 0,
   };
@@ -138,6 +144,18 @@ export function countedIterations(state: LoopState): number {
 
 /** Returns the state after one event. Never mutates its input. */
 export function apply(state: LoopState, event: LoopEvent): LoopState {
+  const next = applyEvent(state, event);
+  const cost = "costUsd" in event.data ? event.data.costUsd : undefined;
+  if (typeof cost !== "number" || cost <= 0) return next;
+  const day = event.at.slice(0, 10);
+  return {
+    ...next,
+    costUsd: next.costUsd + cost,
+    costByDay: { ...next.costByDay, [day]: (next.costByDay[day] ?? 0) + cost },
+  };
+}
+
+function applyEvent(state: LoopState, event: LoopEvent): LoopState {
   switch (event.type) {
     case "loop_created":
       return { ...state, baseSha: event.data.baseSha };
@@ -172,6 +190,10 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
       return { ...state, pauseRequested: true };
     case "cancel_requested":
       return { ...state, cancelRequested: true };
+    case "loop_parked":
+      return { ...state, status: "parked", parkedUntil: event.data.until };
+    case "loop_unparked":
+      return { ...state, status: "running", parkedUntil: undefined };
     case "loop_paused":
       return { ...state, status: "paused" };
     case "loop_resumed":
@@ -218,7 +240,6 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
           makerRunning: false,
           maker: record,
         })),
-        costUsd: state.costUsd + (event.data.costUsd ?? 0),
       };
     }
     case "commit_created":
@@ -269,7 +290,6 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
           verifierRunning: false,
           verifier: { status, verdict, error, wroteFiles },
         })),
-        costUsd: state.costUsd + (event.data.costUsd ?? 0),
       };
     }
     case "iteration_ended": {
@@ -300,7 +320,6 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
         ...state,
         replanRunning: false,
         replans: [...state.replans, record],
-        costUsd: state.costUsd + (event.data.costUsd ?? 0),
       };
     }
     case "loop_finished":

@@ -60,6 +60,15 @@ export interface CommandOutcome {
   survivorsKilled: number[];
 }
 
+/**
+ * The environment commands inherit: ours, less node's test-runner context. A gate running `node --test`
+ * under a loopwright that itself runs inside a node test would otherwise skip every test and pass.
+ */
+function inheritedEnvironment(): NodeJS.ProcessEnv {
+  const { NODE_TEST_CONTEXT: _testContext, ...rest } = process.env;
+  return rest;
+}
+
 /** Cap of `CommandOutcome.stdout`, in bytes. */
 export const stdoutCaptureLimit = 1024 * 1024;
 const defaultKillGraceMs = 1000;
@@ -105,7 +114,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   const stepTag = `${options.runId}:${options.stepId}`;
   const child = spawn("sh", ["-c", options.command], {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env, [runIdVariable]: options.runId, [stepTagVariable]: stepTag },
+    env: {
+      ...inheritedEnvironment(),
+      ...options.env,
+      [runIdVariable]: options.runId,
+      [stepTagVariable]: stepTag,
+    },
     detached: true,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });

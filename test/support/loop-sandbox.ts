@@ -100,12 +100,15 @@ export async function createSandbox(
     });
     return { output: () => ({ code: child.exitCode, stdout, stderr }), done };
   };
+  const children = new Set<ChildProcess>();
   const spawnCli: Sandbox["spawnCli"] = (args, options = {}) => {
     const child = spawn(process.execPath, [binary, ...args], {
       cwd: options.cwd ?? repo,
       env: { ...env, ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    children.add(child);
+    child.on("exit", () => children.delete(child));
     return Object.assign(child, collect(child));
   };
   return {
@@ -134,6 +137,10 @@ export async function createSandbox(
       return result;
     },
     spawnCli,
-    cleanup: () => rm(root, { recursive: true, force: true }),
+    cleanup: async () => {
+      // A test that failed half-way must not leave a controller running (it would keep the test file alive).
+      for (const child of children) child.kill("SIGKILL");
+      await rm(root, { recursive: true, force: true });
+    },
   };
 }

@@ -11,7 +11,14 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
       loops.map(async (loop) => {
         const { state } = await readState(session.store, loop);
         const holder = await session.store.lockHolder(loop.id);
-        const status = holder ? "running" : state.status === "running" ? "interrupted" : state.status;
+        // A loop marked running whose controller is gone was interrupted: `resume` continues it.
+        const status = holder
+          ? state.status === "created"
+            ? "running"
+            : state.status
+          : state.status === "running"
+            ? "interrupted"
+            : state.status;
         return {
           id: loop.id,
           name: loop.name,

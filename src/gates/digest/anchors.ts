@@ -24,6 +24,8 @@ export function findAnchors(text: string, root?: string): Anchor[] {
   for (const pattern of [pythonFramePattern, parenthesizedPattern, pathLinePattern]) {
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      // A path starts a word: `p://example.com:8080` inside a URL is not one.
+      if (!match[0].startsWith("file://") && /[\w:]/.test(text.charAt(match.index - 1))) continue;
       const anchor = projectAnchor(match[1], Number(match[2]), root);
       if (anchor) found.push(anchor);
     }
@@ -32,9 +34,11 @@ export function findAnchors(text: string, root?: string): Anchor[] {
   return found;
 }
 
-/** A cheap test that rules out most lines before the patterns run. */
+const anchorHint = /[:(]\d|, line \d/;
+
+/** A cheap test that rules out most lines before the patterns run: a line number follows `:`, `(` or `, line `. */
 function mayHoldAnchor(text: string): boolean {
-  return text.includes(":") || text.includes("(") || text.includes(", line ");
+  return anchorHint.test(text);
 }
 
 /**

@@ -10,9 +10,10 @@
  */
 import type { Digest, DigestLimits, DigestOptions } from "./digest-types.ts";
 import { defaultDigestLimits } from "./digest-types.ts";
-import { FailureCollector } from "./failure-collector.ts";
+import { detached, FailureCollector } from "./failure-collector.ts";
 import type { FormatParser, NearbyLines } from "./format-parser.ts";
 import { formatFactories } from "./formats.ts";
+import { TriggerFinder } from "./trigger-finder.ts";
 
 /** A digest being built from a log fed in order. */
 export interface DigestParser {
@@ -34,8 +35,12 @@ export function digestText(text: string, options: DigestOptions = {}): Digest {
   return parser.end();
 }
 
-/** The most text scanned as one string. */
-const scanWindowBytes = 64 * 1024;
+/**
+ * The most text scanned as one string. Small windows keep memory flat: a window that is still being
+ * scanned when V8 collects its young generation survives the collection, and V8 grows the young
+ * generation (up to tens of megabytes) once enough bytes have survived.
+ */
+const scanWindowBytes = 16 * 1024;
 const nonAscii = /[\x80-\xff]/;
 // CSI sequences (colors, cursor moves), OSC sequences (titles, links), character set selections and
 // two-byte escapes.
@@ -60,13 +65,18 @@ class LineScanner implements DigestParser, NearbyLines {
   private readonly logPath: string | undefined;
   private readonly collector: FailureCollector;
   private readonly parsers: FormatParser[];
-  private readonly triggers: RegExp;
+  private readonly finder: TriggerFinder;
   /** For each trigger (as its Latin-1 text), the parsers it routes to. */
   private readonly routes: Map<string, number[]>;
   /** The line number each parser last received, so that no parser gets a line twice. */
   private readonly given: number[];
-  /** Parsers routed to by the triggers of the line being offered (may repeat). */
-  private readonly routed: number[] = [];
+  /** Parsers routed to by the triggers of the line being offered: the first `routedCount`. */
+  private readonly routed: Int32Array;
+  private routedCount = 0;
+  /** The line number each parser was last routed to, so that the routed list holds no repeats. */
+  private readonly routedAt: number[];
+  /** Parsers that asked for every line, in offering order. */
+  private engagedParsers: number[] = [];
   private lineNumber = 0;
   private engaged = false;
   /** The start of a line split across pieces, bounded by `limits.lineBytes`. */
@@ -90,18 +100,18 @@ class LineScanner implements DigestParser, NearbyLines {
         this.routes.set(key, [...(this.routes.get(key) ?? []), index]);
       }
     });
-    // Longer triggers first: where two match at one place the longer wins, and it routes to the
-    // parsers of every trigger it starts with (see below), so each parser gets what it asked for.
-    const keys = [...this.routes.keys()].sort((left, right) => right.length - left.length);
+    // Where two triggers match at one place the longer wins; it routes to the parsers of every
+    // trigger it contains, so each parser gets what it asked for.
+    const keys = [...this.routes.keys()];
     for (const key of keys) {
-      for (const shorter of keys) {
-        if (shorter.length < key.length && key.startsWith(shorter))
-          this.routes.set(key, [
-            ...new Set([...(this.routes.get(key) ?? []), ...(this.routes.get(shorter) ?? [])]),
-          ]);
-      }
+      const routes = new Set<number>();
+      for (const other of keys)
+        if (key.includes(other)) for (const index of this.routes.get(other) ?? []) routes.add(index);
+      this.routes.set(key, [...routes]);
     }
-    this.triggers = new RegExp(keys.map(latin1Literal).join("|"), "g");
+    this.finder = new TriggerFinder(keys);
+    this.routed = new Int32Array(this.parsers.length);
+    this.routedAt = this.parsers.map(() => 0);
   }
 
   write(piece: string | Uint8Array): void {
@@ -119,16 +129,17 @@ class LineScanner implements DigestParser, NearbyLines {
       this.keep(bytes.subarray(0, newline));
       const line = this.carry;
       this.carry = null;
-      this.scan(`${line.toString("latin1")}\n`);
+      this.scanCopied(`${line.toString("latin1")}\n`);
       start = newline + 1;
     }
-    // Scan in windows of whole lines: small strings stay in V8's young generation, which is cheap to
-    // collect; one huge string per piece would pile up in the large-object space.
+    // Scan in windows of whole lines (see `scanWindowBytes`).
     while (start < bytes.length) {
       const limit = Math.min(start + scanWindowBytes, bytes.length);
       const last = bytes.lastIndexOf(10, limit - 1);
       if (last >= start) {
-        this.scan(bytes.toString("latin1", start, last + 1));
+        const text = bytes.toString("latin1", start, last + 1);
+        this.scan(text);
+        this.keepTail(text, bytes, start);
         start = last + 1;
         continue;
       }
@@ -138,7 +149,7 @@ class LineScanner implements DigestParser, NearbyLines {
         break;
       }
       // A line longer than the window: only its first `lineBytes` are looked at.
-      this.scan(`${bytes.toString("latin1", start, Math.min(next, start + this.limits.lineBytes))}\n`);
+      this.scanCopied(`${bytes.toString("latin1", start, Math.min(next, start + this.limits.lineBytes))}\n`);
       start = next + 1;
     }
   }
@@ -147,7 +158,7 @@ class LineScanner implements DigestParser, NearbyLines {
     if (this.carry) {
       const line = this.carry;
       this.carry = null;
-      this.scan(`${line.toString("latin1")}\n`);
+      this.scanCopied(`${line.toString("latin1")}\n`);
     }
     for (const parser of this.parsers) parser.end();
     return this.collector.result(this.lineNumber, this.logPath);
@@ -172,37 +183,44 @@ class LineScanner implements DigestParser, NearbyLines {
     this.carry = this.carry ? Buffer.concat([this.carry, part]) : part;
   }
 
-  /** Scans whole lines: `text` ends with a newline. */
+  private scanCopied(text: string): void {
+    this.scan(text);
+    this.keepTail(text);
+  }
+
+  /** Scans whole lines: `text` ends with a newline. Call `keepTail` after. */
   private scan(text: string): void {
     this.text = text;
-    const triggers = this.triggers;
+    const finder = this.finder;
     const length = text.length;
+    // The finder's next trigger at or after `position`, searched for once: the search that looks for
+    // another trigger on the same line also finds the next line worth offering.
+    finder.begin(text);
     let position = 0;
-    triggers.lastIndex = 0;
-    // The next trigger at or after `position`, searched for once: the search that looks for another
-    // trigger on the same line also finds the next line worth offering.
-    let match = triggers.exec(text);
     while (position < length) {
       if (!this.engaged) {
-        if (!match) {
+        if (finder.start === -1) {
           this.lineNumber += countNewlines(text, position, length);
           break;
         }
-        const lineStart = lineStartBefore(text, match.index);
+        const lineStart = lineStartBefore(text, finder.start);
         this.lineNumber += countNewlines(text, position, lineStart);
         position = lineStart;
       }
       const lineEnd = text.indexOf("\n", position);
-      const routed = this.routed;
-      routed.length = 0;
-      while (match && match.index < lineEnd) {
-        for (const index of this.routes.get(match[0]) as number[]) routed.push(index);
-        match = triggers.exec(text);
+      const number = this.lineNumber + 1;
+      this.routedCount = 0;
+      while (finder.start !== -1 && finder.start < lineEnd) {
+        for (const index of this.routes.get(finder.trigger) as number[]) {
+          if (this.routedAt[index] === number) continue;
+          this.routedAt[index] = number;
+          this.routed[this.routedCount++] = index;
+        }
+        finder.advance();
       }
       this.offer(position, lineEnd);
       position = lineEnd + 1;
     }
-    this.keepTail(text);
   }
 
   private offer(start: number, end: number): void {
@@ -212,45 +230,44 @@ class LineScanner implements DigestParser, NearbyLines {
     const number = ++this.lineNumber;
     const parsers = this.parsers;
     const given = this.given;
-    for (let index = 0; index < parsers.length; index++) {
-      if (!parsers[index].engaged) continue;
+    // A parser's engagement changes only when it gets a line: note whether any of those did.
+    let changed = false;
+    for (const index of this.engagedParsers) {
       given[index] = number;
       parsers[index].line(text, number);
+      if (!parsers[index].engaged) changed = true;
     }
-    for (const index of this.routed) {
+    for (let routed = 0; routed < this.routedCount; routed++) {
+      const index = this.routed[routed];
       if (given[index] === number) continue;
       given[index] = number;
       parsers[index].line(text, number);
+      if (parsers[index].engaged) changed = true;
     }
-    let engaged = false;
-    for (let index = 0; index < parsers.length && !engaged; index++) engaged = parsers[index].engaged;
-    this.engaged = engaged;
+    if (changed) {
+      const engaged: number[] = [];
+      for (let index = 0; index < parsers.length; index++) if (parsers[index].engaged) engaged.push(index);
+      this.engagedParsers = engaged;
+      this.engaged = engaged.length > 0;
+    }
   }
 
-  private keepTail(text: string): void {
-    const lines: string[] = [];
-    let end = text.length - 1;
-    while (lines.length < 3 && end >= 0) {
-      const start = lineStartBefore(text, end);
-      lines.unshift(text.slice(start, end));
-      end = start - 1;
-    }
+  /**
+   * Keeps the last three lines of the scanned text for `before`, as a copy (a slice would keep the
+   * whole window alive). `bytes` holds the same text from `start`, when the caller has it: copying
+   * from bytes is cheaper than from a string.
+   */
+  private keepTail(text: string, bytes?: Buffer, start = 0): void {
+    let from = text.length - 1;
+    for (let lines = 0; lines < 3 && from > 0; lines++) from = lineStartBefore(text, from) - 1;
+    const tailStart = Math.max(from + 1, 0);
+    const copy = bytes
+      ? bytes.toString("latin1", start + tailStart, start + text.length - 1)
+      : detached(text.slice(tailStart, text.length - 1));
+    const lines = copy.split("\n");
     this.tail = [...this.tail, ...lines].slice(-3);
     this.lineStart = text.length;
   }
-}
-
-/** A regular-expression source matching `text` (one character per byte) exactly. */
-function latin1Literal(text: string): string {
-  let source = "";
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    const character = text[index];
-    if (code >= 0x80 || code < 0x20) source += `\\x${code.toString(16).padStart(2, "0")}`;
-    else if (/[\\^$.*+?()[\]{}|/-]/.test(character)) source += `\\${character}`;
-    else source += character;
-  }
-  return source;
 }
 
 /** Where the line holding `index` starts. */

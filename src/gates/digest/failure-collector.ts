@@ -32,6 +32,8 @@ export class FailureCollector {
   readonly root: string | undefined;
   private readonly failures: FailureBlock[] = [];
   private readonly byKey = new Map<string, FailureBlock>();
+  /** Hashes of the keys of failures counted past `maxFailures`. */
+  private readonly overflowKeys = new Set<number>();
   /** Failures that keep their full message and stack. */
   private readonly detailed = new Set<FailureBlock>();
   /** Failures of the generic fallback, kept apart: they count only when no runner was recognized. */
@@ -51,8 +53,8 @@ export class FailureCollector {
   draft(runner: RunnerName, name: string, logLine: number, key: string = name): FailureDraft {
     return {
       runner,
-      name: clip(name.trim(), this.limits.nameCharacters),
-      key,
+      name: detached(clip(name.trim(), this.limits.nameCharacters)),
+      key: detached(key),
       logLine,
       anchors: [],
       messageLines: [],
@@ -63,15 +65,15 @@ export class FailureCollector {
 
   /** Gives the draft its name (and key, by default the name) once the parser knows it. */
   rename(draft: FailureDraft, name: string, key: string = name): void {
-    draft.name = clip(name.trim(), this.limits.nameCharacters);
-    draft.key = key;
+    draft.name = detached(clip(name.trim(), this.limits.nameCharacters));
+    draft.key = detached(key);
   }
 
   /** Adds one line of message (error text, diff), within the per-failure bounds. */
   message(draft: FailureDraft, line: string): void {
     if (draft.messageLines.length >= this.limits.messageLines) return;
     if (draft.messageCharacters >= this.limits.messageCharacters) return;
-    const kept = clip(line, this.limits.messageCharacters - draft.messageCharacters);
+    const kept = detached(clip(line, this.limits.messageCharacters - draft.messageCharacters));
     draft.messageLines.push(kept);
     draft.messageCharacters += kept.length + 1;
   }
@@ -83,7 +85,7 @@ export class FailureCollector {
   frame(draft: FailureDraft, line: string): void {
     const anchors = findAnchors(line, this.root);
     if (anchors.length === 0) return;
-    if (draft.stack.length < this.limits.stackFrames) draft.stack.push(clip(line.trim(), 300));
+    if (draft.stack.length < this.limits.stackFrames) draft.stack.push(detached(clip(line.trim(), 300)));
     for (const anchor of anchors) addAnchor(draft.anchors, anchor, this.limits.anchors);
   }
 
@@ -114,11 +116,23 @@ export class FailureCollector {
       this.merge(earlier, draft, options);
       return;
     }
+    if (this.failures.length >= this.limits.maxFailures) {
+      // Past the limit only a hash of the key is kept, so that a failure reported twice counts once.
+      const hash = hashOf(mapKey);
+      if (this.overflowKeys.has(hash)) return;
+      if (this.overflowKeys.size < overflowKeysKept) this.overflowKeys.add(hash);
+      this.total++;
+      return;
+    }
     this.total++;
-    if (this.failures.length >= this.limits.maxFailures) return;
     const block = this.block(draft, this.failures);
     this.failures.push(block);
     this.byKey.set(mapKey, block);
+  }
+
+  /** True once a failure of a recognized runner (not the generic fallback) was committed. */
+  hasRunnerFailures(): boolean {
+    return this.total > 0;
   }
 
   /** Records that `runner`'s output was recognized, even if nothing failed. */
@@ -190,10 +204,32 @@ export class FailureCollector {
   }
 }
 
+/** How many keys of failures past `maxFailures` are remembered (as 32-bit hashes) to count repeats once. */
+const overflowKeysKept = 1_000_000;
+
+/** FNV-1a over UTF-16 code units. */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
 function addAnchor(anchors: Anchor[], anchor: Anchor, limit: number): void {
   if (anchors.length >= limit) return;
   if (anchors.some((known) => known.file === anchor.file && known.line === anchor.line)) return;
-  anchors.push(anchor);
+  anchors.push({ file: detached(anchor.file), line: anchor.line });
+}
+
+/**
+ * A copy of `text` that shares no memory with it. Lines are slices of the 64 KiB piece of log they
+ * came from, and V8 keeps the whole piece alive for as long as a slice lives: a digest that kept a
+ * name from each piece would hold the log in memory.
+ */
+export function detached(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
 }
 
 /** The lines without blank lines around them, without trailing spaces, dedented by their common indentation. */

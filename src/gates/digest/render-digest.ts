@@ -21,7 +21,7 @@ export function renderDigest(digest: Digest, limitBytes: number = defaultDigestB
   if (digest.totalFailures === 0) return output.text();
 
   // Room kept for the lines that say what was left out.
-  const closingRoom = 400;
+  const closingRoom = 200;
   const detailRoom = hasDetails(digest.failures) ? Math.min(16 * 1024, Math.floor(limitBytes / 4)) : 0;
   output.add("\n### Failures\n");
   let listed = 0;
@@ -33,7 +33,7 @@ export function renderDigest(digest: Digest, limitBytes: number = defaultDigestB
   const unlisted = digest.totalFailures - listed;
   if (unlisted > 0)
     output.add(
-      `(${unlisted} more ${plural(unlisted, "failure")} not listed here: read them in the full log${digest.logPath ? ` ${digest.logPath}` : ""}.)\n`,
+      `(${unlisted} more ${plural(unlisted, "failure")} not listed here: they are in the full log.)\n`,
     );
 
   let detailed = 0;
@@ -49,7 +49,7 @@ export function renderDigest(digest: Digest, limitBytes: number = defaultDigestB
       continue;
     }
     const room = output.room() - closingRoom;
-    if (room > 400) {
+    if (room > 300) {
       output.add(`${cutToBytes(block, room - 40).trimEnd()}\n    … (cut)\n`);
       detailed++;
     }
@@ -82,7 +82,7 @@ function entry(failure: FailureBlock, logName: string): string {
 }
 
 function details(failure: FailureBlock, logName: string): string {
-  const lines = [`#### ${failure.number}. ${oneLine(failure.name)} (${logName}:${failure.logLine})`];
+  const lines = [`\n#### ${failure.number}. ${oneLine(failure.name)} (${logName}:${failure.logLine})`];
   if (failure.seed) lines.push(`Seed: ${failure.seed}`);
   if (failure.message) lines.push(...failure.message.split("\n").map((line) => `    ${line}`));
   if (failure.stack.length > 0) lines.push("Stack:", ...failure.stack.map((frame) => `  ${frame}`));

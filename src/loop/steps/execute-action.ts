@@ -1,4 +1,5 @@
 /** Dispatches one decided action to the step that performs it. */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { applySteering } from "../steering.ts";
@@ -42,9 +43,27 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return finishLoop(context);
     case "pause":
       return context.append("loop_paused", {});
+    case "park": {
+      const capUsd = context.state().spec.budget.maxCostUsdPerDay;
+      return context.append("loop_parked", {
+        until: action.until,
+        spentTodayUsd: action.spentTodayUsd,
+        capUsd,
+      });
+    }
+    case "unpark":
+      return context.append("loop_unparked", {});
+    case "wait":
+      return waitUntil(Date.parse(action.until) - context.now(), context.cancelSignal);
     case "stop":
       return stopLoop(context, action.reason, action.message);
     case "idle":
       return;
   }
+}
+
+/** Sleeps toward a deadline, at most a second at a time (the runner then decides again); a cancel wakes it. */
+async function waitUntil(milliseconds: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  await sleep(Math.max(0, Math.min(milliseconds, 1000)), undefined, { signal }).catch(() => {});
 }

@@ -4,13 +4,7 @@
  * Each error is one failure named `category: message`; warnings count only when there is no error.
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import {
-  type FormatContext,
-  type FormatFactory,
-  type FormatParser,
-  indentation,
-  literal,
-} from "../format-parser.ts";
+import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
 
 const headerLine = /^(\S+?)(?::(\d+):(\d+))? ([a-zA-Z][\w/]*)(?: +[A-Z]+)* +━+\s*$/;
 const markerLine = /^\s+([×✖!⚠iℹ]) (.*)$/;
@@ -19,7 +13,7 @@ export const biome: FormatFactory = (context) => new BiomeParser(context);
 
 class BiomeParser implements FormatParser {
   readonly runner = "biome";
-  readonly triggers = [literal("━━━")];
+  readonly triggers = ["━━━"];
   engaged = false;
   private readonly context: FormatContext;
   private draft: FailureDraft | null = null;

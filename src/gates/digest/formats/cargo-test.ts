@@ -4,7 +4,7 @@
  * give the counts, one per test binary.
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import { ansiColors, type FormatContext, type FormatFactory, type FormatParser } from "../format-parser.ts";
+import type { FormatContext, FormatFactory, FormatParser } from "../format-parser.ts";
 
 const failedLine = /^test (.+) \.\.\. FAILED\s*$/;
 const headerLine = /^---- (.+) stdout ----\s*$/;
@@ -17,7 +17,7 @@ export const cargoTest: FormatFactory = (context) => new CargoTestParser(context
 
 class CargoTestParser implements FormatParser {
   readonly runner = "cargo-test";
-  readonly triggers = [` \\.\\.\\. ${ansiColors}FAILED`, "^---- .* stdout ----", "^test result: "];
+  readonly triggers = ["FAIL", "---- ", "passed"];
   engaged = false;
   private readonly context: FormatContext;
   private draft: FailureDraft | null = null;
@@ -35,6 +35,8 @@ class CargoTestParser implements FormatParser {
       this.finish();
     }
     const collector = this.context.collector;
+    // Every line this parser acts on starts with `test ` or `---- `; go's `--- PASS` lines reach it too.
+    if (!text.startsWith("test ") && !text.startsWith("---- ")) return;
     const failed = failedLine.exec(text);
     if (failed) {
       collector.commit(collector.draft(this.runner, failed[1], lineNumber));
@@ -81,6 +83,8 @@ class CargoTestParser implements FormatParser {
       if (frame) this.lastFunction = frame[1];
       return true;
     }
+    // The panic message ends at the first blank line after it.
+    if (!text.trim()) return draft.messageLines.length === 0;
     if (!text.startsWith("note: ")) collector.message(draft, text);
     return true;
   }

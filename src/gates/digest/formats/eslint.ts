@@ -4,7 +4,7 @@
  * no error (a run with --max-warnings 0 fails on them).
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import { ansiColors, type FormatContext, type FormatFactory, type FormatParser } from "../format-parser.ts";
+import type { FormatContext, FormatFactory, FormatParser } from "../format-parser.ts";
 
 const problemLine = /^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}([@\w/-]+))?\s*$/;
 
@@ -12,7 +12,7 @@ export const eslint: FormatFactory = (context) => new EslintParser(context);
 
 class EslintParser implements FormatParser {
   readonly runner = "eslint";
-  readonly triggers = [`^ +${ansiColors}\\d+:\\d+${ansiColors} +${ansiColors}(?:error|warning)`];
+  readonly triggers = ["error  ", "warning  ", "error\x1b", "warning\x1b"];
   readonly engaged = false;
   private readonly context: FormatContext;
   private file = "";

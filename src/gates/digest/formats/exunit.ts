@@ -15,11 +15,7 @@ export const exunit: FormatFactory = (context) => new ExunitParser(context);
 
 class ExunitParser implements FormatParser {
   readonly runner = "exunit";
-  readonly triggers = [
-    "^ {2}\\d+\\) ",
-    "^Randomized with seed ",
-    "^\\d+ (?:doctests?|propert(?:y|ies)|tests?), ",
-  ];
+  readonly triggers = [") test ", ") doctest ", ") property ", ": failure on ", "Randomized", "failure"];
   engaged = false;
   private readonly context: FormatContext;
   private draft: FailureDraft | null = null;

@@ -13,7 +13,7 @@ export const generic: FormatFactory = (context) => new GenericParser(context);
 
 class GenericParser implements FormatParser {
   readonly runner = "generic";
-  readonly triggers = ["FAIL", "Error", "not ok", "failed", "\\berror(?::|\\[)", "panic"];
+  readonly triggers = ["FAIL", "Error", "not ok", "failed", "error:", "error[", "panic"];
   engaged = false;
   private readonly context: FormatContext;
   private draft: FailureDraft | null = null;
@@ -26,6 +26,12 @@ class GenericParser implements FormatParser {
 
   line(text: string, lineNumber: number): void {
     const collector = this.context.collector;
+    // Once a runner's failure is known the fallback's are never used: stop working for them.
+    if (collector.hasRunnerFailures()) {
+      this.draft = null;
+      this.engaged = false;
+      return;
+    }
     const hit = /FAIL|Error|not ok|failed|\berror(?::|\[)|panic/.test(text) && !harmless.test(text);
     if (this.draft) {
       if (

@@ -3,7 +3,7 @@
  * -v, preceded) by the test's output (`file_test.go:12: message`), and panics with their goroutine
  * traces. A test that failed only because a subtest failed is not a failure of its own.
  */
-import type { FailureDraft } from "../failure-collector.ts";
+import { detached, type FailureDraft } from "../failure-collector.ts";
 import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
 
 const resultLine = /^(\s*)--- (FAIL|PASS|SKIP): (\S+)/;
@@ -22,15 +22,13 @@ export const goTest: FormatFactory = (context) => new GoTestParser(context);
 
 class GoTestParser implements FormatParser {
   readonly runner = "go-test";
-  readonly triggers = [
-    "--- (?:FAIL|PASS): ",
-    "^=== (?:RUN|CONT|NAME) ",
-    "_test\\.go:\\d+: ",
-    "^(?:FAIL|ok) *\\t",
-  ];
+  // Not `--- PASS`: with -v that is a second line per test; `=== RUN` minus `--- SKIP` counts them.
+  readonly triggers = ["--- FAIL", "--- SKIP", "=== RUN", "=== CONT", "=== NAME", "_test.go:"];
   engaged = false;
   private readonly context: FormatContext;
   private verbose = false;
+  private runs = 0;
+  private skips = 0;
   private running = "";
   private outputs = new Map<string, Output>();
   /** Output of a -v run being captured, and the indentation its continuation lines exceed. */
@@ -67,20 +65,24 @@ class GoTestParser implements FormatParser {
       this.result(result[1].length, result[2], result[3], lineNumber);
       return;
     }
-    const run = runLine.exec(text);
-    if (run) {
-      this.verbose = true;
-      this.running = run[1];
-      this.commitPending();
-      return;
+    // `=== RUN   Name` is one line per test with -v: read it without a regular expression.
+    if (text.startsWith("=== ")) {
+      const running = runningTest(text);
+      if (running) {
+        this.verbose = true;
+        if (text.startsWith("=== RUN")) this.runs++;
+        this.running = running;
+        this.commitPending();
+        return;
+      }
     }
     const output = this.running ? outputLine.exec(text) : null;
     if (output) {
       let kept = this.outputs.get(this.running);
       if (!kept) {
-        if (this.outputs.size >= 1000) this.outputs.delete(this.outputs.keys().next().value as string);
+        if (this.outputs.size >= 200) this.outputs.delete(this.outputs.keys().next().value as string);
         kept = { lines: [] };
-        this.outputs.set(this.running, kept);
+        this.outputs.set(detached(this.running), kept);
       }
       this.keepOutput(kept, text);
       this.capture = kept;
@@ -93,11 +95,12 @@ class GoTestParser implements FormatParser {
 
   end(): void {
     this.commitPending();
+    if (this.verbose) this.context.collector.countTests(this.runner, Math.max(this.runs - this.skips, 0));
   }
 
   private result(indent: number, outcome: string, name: string, lineNumber: number): void {
     const collector = this.context.collector;
-    if (this.verbose && outcome !== "SKIP") collector.countTests(this.runner, 1);
+    if (outcome === "SKIP") this.skips++;
     const output = this.outputs.get(name);
     this.outputs.delete(name);
     if (outcome !== "FAIL") return;
@@ -148,7 +151,7 @@ class GoTestParser implements FormatParser {
   }
 
   private keepOutput(output: Output, line: string): void {
-    if (output.lines.length < this.context.collector.limits.messageLines) output.lines.push(line);
+    if (output.lines.length < this.context.collector.limits.messageLines) output.lines.push(detached(line));
   }
 
   private stopCapture(): void {
@@ -162,4 +165,15 @@ class GoTestParser implements FormatParser {
     this.collecting = false;
     this.engaged = this.capture !== null;
   }
+}
+
+/** The test named by `=== RUN|CONT|NAME   Name`, or "" for another `=== ` line. */
+function runningTest(text: string): string {
+  if (!(text.startsWith("=== RUN ") || text.startsWith("=== CONT ") || text.startsWith("=== NAME ")))
+    return "";
+  let start = text.indexOf(" ", 4);
+  while (text.charCodeAt(start) === 32) start++;
+  let end = start;
+  while (end < text.length && text.charCodeAt(end) > 32) end++;
+  return text.slice(start, end);
 }

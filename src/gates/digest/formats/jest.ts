@@ -3,13 +3,7 @@
  * of their test file, then the error, diff, code frame and `at` frames indented four spaces or more.
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import {
-  type FormatContext,
-  type FormatFactory,
-  type FormatParser,
-  indentation,
-  literal,
-} from "../format-parser.ts";
+import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
 
 const fileLine = /^\s*FAIL\s+(\S.*?)(?:\s+\(\d[\d.]*\s*m?s\))?\s*$/;
 const headerLine = /^ {2}● (.+)$/;
@@ -21,7 +15,7 @@ export const jest: FormatFactory = (context) => new JestParser(context);
 
 class JestParser implements FormatParser {
   readonly runner = "jest";
-  readonly triggers = [literal("● "), "FAIL", "Tests:"];
+  readonly triggers = ["●", "FAIL", "Tests"];
   engaged = false;
   private readonly context: FormatContext;
   private file = "";

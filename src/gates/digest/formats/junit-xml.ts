@@ -3,38 +3,46 @@
  * `<failure>` or `<error>` inside a `<testcase>`. The name is the nested `<testsuite>` path when suites
  * nest, else the test case's class name, then the test case's name; `file` and `line` attributes and
  * the frames in the failure's text are the anchors. Tags may share a line or span several lines' text.
+ *
+ * Passing test cases are not read one by one (a report holds one line per test): the count of tests
+ * comes from node's closing `<!-- pass N -->` / `<!-- fail N -->` comments where present, else from
+ * the `tests`, `skipped` and `disabled` attributes of the innermost suites.
  */
-import type { FailureDraft } from "../failure-collector.ts";
+import { detached, type FailureDraft } from "../failure-collector.ts";
 import type { FormatContext, FormatFactory, FormatParser } from "../format-parser.ts";
 
-const tagPattern = /<(\/?)(testsuites?|testcase|failure|error|skipped)\b((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
+const tagPattern = /<(\/?)(testsuites?|testcase|failure|error)\b((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
 const attributePattern = /([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+const nodeCountComment = /<!-- (pass|fail) (\d+) -->/;
 const frameLine = /^\s*at /;
+const testCaseTag = /<testcase\b((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
 
 interface TestCase {
   name: string;
   classname: string;
   file: string;
   line: string;
-  skipped: boolean;
+}
+
+interface Suite {
+  name: string;
+  /** Tests that ran in it: `tests` less `skipped` and `disabled`. */
+  executed: number;
+  hasChildSuites: boolean;
 }
 
 export const junitXml: FormatFactory = (context) => new JunitXmlParser(context);
 
 class JunitXmlParser implements FormatParser {
   readonly runner = "junit-xml";
-  readonly triggers = [
-    "<testsuite[\\s>]",
-    "</testsuite>",
-    "<testcase[\\s>]",
-    "</testcase>",
-    "<failure\\b",
-    "<error\\b",
-  ];
+  readonly triggers = ["<testsuite", "</testsuite", "<failure", "<error", "<!-- pass", "<!-- fail"];
   engaged = false;
   private readonly context: FormatContext;
-  private suites: string[] = [];
+  private suites: Suite[] = [];
+  private suiteExecuted: number | null = null;
+  private commentExecuted: number | null = null;
   private testCase: TestCase | null = null;
+  private testCaseLine = 0;
   private draft: FailureDraft | null = null;
   private hasMessage = false;
   private blockLines = 0;
@@ -44,6 +52,11 @@ class JunitXmlParser implements FormatParser {
   }
 
   line(text: string, lineNumber: number): void {
+    const comment = nodeCountComment.exec(text);
+    if (comment) {
+      this.commentExecuted = (this.commentExecuted ?? 0) + Number(comment[2]);
+      return;
+    }
     let textStart = 0;
     tagPattern.lastIndex = 0;
     for (let tag = tagPattern.exec(text); tag; tag = tagPattern.exec(text)) {
@@ -56,36 +69,56 @@ class JunitXmlParser implements FormatParser {
 
   end(): void {
     this.finish();
+    const executed = this.commentExecuted ?? this.suiteExecuted;
+    if (executed !== null) this.context.collector.countTests(this.runner, executed);
   }
 
   private tag(closing: boolean, element: string, attributeText: string, lineNumber: number): void {
     const selfClosing = attributeText.trimEnd().endsWith("/");
-    const collector = this.context.collector;
-    if (element === "testsuite") {
-      if (closing) this.suites.pop();
-      else if (!selfClosing) this.suites.push(attributes(attributeText).name ?? "");
-      collector.noteRunner(this.runner);
-    } else if (element === "testcase") {
-      if (closing || selfClosing) {
-        const testCase = closing ? this.testCase : caseOf(attributeText);
-        if (testCase && !testCase.skipped) collector.countTests(this.runner, 1);
-        this.testCase = null;
-        this.finish();
-      } else this.testCase = caseOf(attributeText);
-    } else if (element === "skipped") {
-      if (this.testCase) this.testCase.skipped = true;
+    if (element === "testsuite") this.suite(closing, selfClosing, attributeText);
+    else if (element === "testcase") {
+      this.testCase = closing || selfClosing ? null : caseOf(attributeText);
+      this.testCaseLine = lineNumber;
+      if (closing) this.finish();
     } else if (element === "failure" || element === "error") {
       if (closing) this.finish();
       else this.start(attributeText, selfClosing, lineNumber);
     }
   }
 
+  private suite(closing: boolean, selfClosing: boolean, attributeText: string): void {
+    this.context.collector.noteRunner(this.runner);
+    if (closing) {
+      const suite = this.suites.pop();
+      if (suite && !suite.hasChildSuites) this.suiteExecuted = (this.suiteExecuted ?? 0) + suite.executed;
+      return;
+    }
+    const values = attributes(attributeText);
+    const executed =
+      Number(values.tests ?? 0) - Number(values.skipped ?? 0) - Number(values.disabled ?? 0) || 0;
+    const parent = this.suites.at(-1);
+    if (parent) parent.hasChildSuites = true;
+    if (selfClosing) this.suiteExecuted = (this.suiteExecuted ?? 0) + Math.max(executed, 0);
+    else
+      this.suites.push({
+        name: detached(values.name ?? ""),
+        executed: Math.max(executed, 0),
+        hasChildSuites: false,
+      });
+  }
+
   private start(attributeText: string, selfClosing: boolean, lineNumber: number): void {
     this.finish();
     const collector = this.context.collector;
-    const testCase = this.testCase ?? { name: "", classname: "", file: "", line: "", skipped: false };
-    const path =
-      this.suites.length >= 2 ? this.suites : testCase.classname ? [testCase.classname] : this.suites;
+    // The test case's opening tag is on this line or, in most reports, just above it.
+    const testCase = (this.testCaseLine === lineNumber ? this.testCase : this.testCaseAbove()) ?? {
+      name: "",
+      classname: "",
+      file: "",
+      line: "",
+    };
+    const suiteNames = this.suites.map((suite) => suite.name);
+    const path = suiteNames.length >= 2 ? suiteNames : testCase.classname ? [testCase.classname] : suiteNames;
     const name = [...path.filter(Boolean), testCase.name || "(unnamed test case)"].join(" > ");
     const draft = collector.draft(this.runner, name, lineNumber);
     if (testCase.file && testCase.line) collector.anchor(draft, testCase.file, Number(testCase.line));
@@ -96,6 +129,19 @@ class JunitXmlParser implements FormatParser {
     this.blockLines = 0;
     if (selfClosing) this.finish();
     else this.engaged = true;
+  }
+
+  private testCaseAbove(): TestCase | null {
+    for (let distance = 1; distance <= 3; distance++) {
+      const line = this.context.nearby.before(distance);
+      let found: TestCase | null = null;
+      testCaseTag.lastIndex = 0;
+      for (let tag = testCaseTag.exec(line); tag; tag = testCaseTag.exec(line)) {
+        found = tag[1].trimEnd().endsWith("/") ? null : caseOf(tag[1]);
+      }
+      if (found) return found;
+    }
+    return null;
   }
 
   /** Text inside a `<failure>` or `<error>` element (part of one line). */
@@ -125,7 +171,6 @@ function caseOf(attributeText: string): TestCase {
     classname: values.classname ?? "",
     file: values.file ?? "",
     line: values.line ?? "",
-    skipped: false,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * Mocha's spec reporter: after `N failing`, numbered failures whose title runs over several indented
- * lines (one per suite) and ends with a colon, then the error, diff and `at` frames.
+ * Mocha's spec reporter: after `N failing`, N numbered failures whose title runs over several indented
+ * lines (one per suite) and ends with a colon, then the error, diff and `at` frames. The parser reads
+ * every line of that section, which ends after the N-th failure's frames.
  */
 import type { FailureDraft } from "../failure-collector.ts";
 import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
@@ -14,10 +15,11 @@ export const mocha: FormatFactory = (context) => new MochaParser(context);
 
 class MochaParser implements FormatParser {
   readonly runner = "mocha";
-  readonly triggers = ["^ {2}\\d+\\) ", "passing", "^ +\\d+ failing"];
+  readonly triggers = ["passing", "failing"];
   engaged = false;
   private readonly context: FormatContext;
-  private inFailures = false;
+  /** Failures announced by `N failing` and not read yet. */
+  private remaining = 0;
   private draft: FailureDraft | null = null;
   private titleParts: string[] = [];
   private titleDone = false;
@@ -34,27 +36,28 @@ class MochaParser implements FormatParser {
       this.finish();
     }
     const collector = this.context.collector;
+    const header = this.remaining > 0 ? headerLine.exec(text) : null;
+    if (header) {
+      this.remaining--;
+      this.draft = collector.draft(this.runner, "", lineNumber);
+      this.titleParts = [];
+      this.titleDone = false;
+      this.addTitle(header[1]);
+      this.sawFrame = false;
+      this.blockLines = 0;
+      return;
+    }
     const passing = passingLine.exec(text);
     if (passing) {
       collector.countTests(this.runner, Number(passing[1]));
-      this.inFailures = false;
       return;
     }
     const failing = failingLine.exec(text);
     if (failing) {
       collector.countTests(this.runner, Number(failing[1]));
-      this.inFailures = true;
-      return;
+      this.remaining = Number(failing[1]);
+      this.engaged = this.remaining > 0;
     }
-    const header = this.inFailures ? headerLine.exec(text) : null;
-    if (!header) return;
-    this.draft = collector.draft(this.runner, "", lineNumber);
-    this.titleParts = [];
-    this.titleDone = false;
-    this.addTitle(header[1]);
-    this.sawFrame = false;
-    this.blockLines = 0;
-    this.engaged = true;
   }
 
   end(): void {
@@ -99,6 +102,6 @@ class MochaParser implements FormatParser {
       this.context.collector.commit(draft);
     }
     this.draft = null;
-    this.engaged = false;
+    this.engaged = this.remaining > 0;
   }
 }

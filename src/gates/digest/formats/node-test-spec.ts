@@ -4,13 +4,8 @@
  * error and the stack. When the run stopped before that section, the failures of the tree are kept.
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import {
-  type FormatContext,
-  type FormatFactory,
-  type FormatParser,
-  indentation,
-  literal,
-} from "../format-parser.ts";
+import { detached } from "../failure-collector.ts";
+import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
 
 const treeLine = /^(\s*)([▶✖]) (.*?)(?: \(\d[\d.]*m?s\))?(?: # .*)?$/;
 const locationLine = /^test at (.+)$/;
@@ -29,7 +24,7 @@ export const nodeTestSpec: FormatFactory = (context) => new NodeTestSpecParser(c
 
 class NodeTestSpecParser implements FormatParser {
   readonly runner = "node-test";
-  readonly triggers = [literal("▶ "), literal("✖ "), "^test at ", `^${literal("ℹ ")}(?:pass|fail) \\d`];
+  readonly triggers = ["▶", "✖", "ℹ"];
   engaged = false;
   private readonly context: FormatContext;
   private suites: { indent: number; name: string }[] = [];
@@ -53,13 +48,23 @@ class NodeTestSpecParser implements FormatParser {
     }
     if (eslintSummary.test(text)) return;
     if (text === "✖ failing tests:") {
+      // The summary section: read every line until something else starts.
       this.inSummary = true;
+      this.engaged = true;
       return;
     }
-    const location = locationLine.exec(text);
-    if (location) {
-      this.location = location[1];
-      return;
+    if (this.inSummary && this.engaged) {
+      const location = locationLine.exec(text);
+      if (location) {
+        this.location = location[1];
+        return;
+      }
+      if (text === "") return;
+      if (!text.startsWith("✖ ")) {
+        this.inSummary = false;
+        this.engaged = false;
+        return;
+      }
     }
     const count = countLine.exec(text);
     if (count) {
@@ -92,14 +97,14 @@ class NodeTestSpecParser implements FormatParser {
     this.suites = this.suites.filter((suite) => suite.indent < indent);
     if (marker === "▶") {
       this.sawSuiteOrCount = true;
-      this.suites.push({ indent, name });
+      this.suites.push({ indent, name: detached(name) });
       return;
     }
     // `✖ name` at a suite's own indentation closes that suite; it failed through its tests.
     if (closing?.name === name) return;
     if (this.treeFailures.length >= this.context.collector.limits.maxFailures) return;
     const full = [...this.suites.map((suite) => suite.name), name].join(" > ");
-    this.treeFailures.push({ leaf: name, name: full, lineNumber, reported: false });
+    this.treeFailures.push({ leaf: detached(name), name: detached(full), lineNumber, reported: false });
   }
 
   private start(leaf: string, lineNumber: number): void {
@@ -133,6 +138,6 @@ class NodeTestSpecParser implements FormatParser {
   private finish(): void {
     if (this.draft) this.context.collector.commit(this.draft);
     this.draft = null;
-    this.engaged = false;
+    this.engaged = this.inSummary;
   }
 }

@@ -1,32 +1,35 @@
 /**
- * node:test's TAP reporter (also plain TAP): `not ok` lines with their YAML diagnostics. Nested
- * names come from the `# Subtest:` lines above; suites that failed only because a subtest failed
- * (`failureType: 'subtestsFailed'`) are not failures of their own.
+ * node:test's TAP reporter (also plain TAP): `not ok` lines with their YAML diagnostics.
+ *
+ * TAP prints a test's subtests before the test's own `not ok`, indented one level deeper; a suite that
+ * failed only because a subtest did says `failureType: 'subtestsFailed'` and is not a failure of its
+ * own. So a nested failure waits until its parent's `not ok` gives the next part of its full name,
+ * and is counted once its top-level test has ended.
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import {
-  type FormatContext,
-  type FormatFactory,
-  type FormatParser,
-  indentation,
-  literal,
-} from "../format-parser.ts";
+import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
 
-const subtestLine = /^(\s*)# Subtest: (.*)$/;
 const notOkLine = /^(\s*)not ok \d+(?: - )?(.*)$/;
 const directive = /(?:^|[^\\])# (?:TODO|SKIP)\b/i;
 const countLine = /^# (pass|fail) (\d+)\s*$/;
 const yamlField = /^(\s*)([\w-]+):(?: (.*))?$/;
 
+/** A failure waiting for its ancestors' names. */
+interface Waiting {
+  indent: number;
+  draft: FailureDraft;
+}
+
 export const nodeTestTap: FormatFactory = (context) => new NodeTestTapParser(context);
 
 class NodeTestTapParser implements FormatParser {
   readonly runner = "node-test";
-  readonly triggers = [literal("not ok "), literal("# Subtest: "), "^# (?:pass|fail) \\d"];
+  readonly triggers = ["not ok", "# pass", "# fail"];
   engaged = false;
   private readonly context: FormatContext;
-  private subtests: { indent: number; name: string }[] = [];
+  private waiting: Waiting[] = [];
   private draft: FailureDraft | null = null;
+  private leaf = "";
   private headerIndent = 0;
   private parentFailure = false;
   /** The YAML field whose indented block is being read. */
@@ -43,22 +46,12 @@ class NodeTestTapParser implements FormatParser {
       if (this.diagnostic(text)) return;
       this.finish();
     }
-    const subtest = subtestLine.exec(text);
-    if (subtest) {
-      const indent = subtest[1].length;
-      this.subtests = this.subtests.filter((entry) => entry.indent < indent);
-      this.subtests.push({ indent, name: unescapeName(subtest[2]) });
-      return;
-    }
     const notOk = notOkLine.exec(text);
     if (notOk) {
       if (directive.test(notOk[2])) return;
-      const indent = notOk[1].length;
-      const leaf = unescapeName(notOk[2].trim());
-      const parents = this.subtests.filter((entry) => entry.indent < indent).map((entry) => entry.name);
-      const name = [...parents, leaf].join(" > ");
-      this.draft = this.context.collector.draft(this.runner, name, lineNumber);
-      this.headerIndent = indent;
+      this.leaf = unescapeName(notOk[2].trim());
+      this.draft = this.context.collector.draft(this.runner, this.leaf, lineNumber);
+      this.headerIndent = notOk[1].length;
       this.parentFailure = false;
       this.field = "";
       this.blockLines = 0;
@@ -71,6 +64,8 @@ class NodeTestTapParser implements FormatParser {
 
   end(): void {
     this.finish();
+    for (const waiting of this.waiting) this.context.collector.commit(waiting.draft);
+    this.waiting = [];
   }
 
   /** Reads one line of the YAML block under a `not ok`; false when the line is not part of it. */
@@ -108,10 +103,24 @@ class NodeTestTapParser implements FormatParser {
     return true;
   }
 
+  /** The `not ok` block ended: name its waiting subtests, and count them once the top level is reached. */
   private finish(): void {
-    if (this.draft && !this.parentFailure) this.context.collector.commit(this.draft);
+    const draft = this.draft;
     this.draft = null;
     this.engaged = false;
+    if (!draft) return;
+    const collector = this.context.collector;
+    const indent = this.headerIndent;
+    for (const waiting of this.waiting) {
+      if (waiting.indent <= indent) continue;
+      collector.rename(waiting.draft, `${this.leaf} > ${waiting.draft.name}`);
+      waiting.indent = indent;
+    }
+    if (!this.parentFailure) this.waiting.push({ indent, draft });
+    if (indent === 0 || this.waiting.length > collector.limits.maxFailures) {
+      for (const waiting of this.waiting) collector.commit(waiting.draft);
+      this.waiting = [];
+    }
   }
 }
 

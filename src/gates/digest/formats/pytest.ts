@@ -4,24 +4,21 @@
  * lines give the full node id (file::Class::test), which becomes the failure's name.
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import { ansiColors, type FormatContext, type FormatFactory, type FormatParser } from "../format-parser.ts";
+import type { FormatContext, FormatFactory, FormatParser } from "../format-parser.ts";
 
 const sectionLine = /^=+ (FAILURES|ERRORS|short test summary info|.+) =+$/;
 const headerLine = /^_{3,} (.+?) _{3,}$/;
 const locationLine = /^(\S+?):(\d+): ?(.*)$/;
 const summaryLine = /^(FAILED|ERROR) (.+?)(?: - (.*))?$/;
+const underscore = 95;
+const equals = 61;
 const finalLine = /^=*\s*((?:\d+ [\w ]+?,? )+)in [\d.]+s\b/;
 
 export const pytest: FormatFactory = (context) => new PytestParser(context);
 
 class PytestParser implements FormatParser {
   readonly runner = "pytest";
-  readonly triggers = [
-    "^_{3,} ",
-    "^={4,} ",
-    `^(?:FAILED|ERROR)${ansiColors} `,
-    `(?:passed|failed|skipped|deselected|warnings?|errors?|xfailed|xpassed)${ansiColors} in \\d`,
-  ];
+  readonly triggers = ["__ ", "=== ", "FAIL", "ERROR", "passed", "failed"];
   engaged = false;
   private readonly context: FormatContext;
   private inFailures = false;
@@ -38,14 +35,15 @@ class PytestParser implements FormatParser {
       this.finish();
     }
     const collector = this.context.collector;
-    const header = this.inFailures ? headerLine.exec(text) : null;
-    if (header) {
-      this.draft = collector.draft(this.runner, header[1], lineNumber, keyOfHeader(header[1]));
-      this.blockLines = 0;
-      this.engaged = true;
+    // Cheap tests on the first characters first: go's `=== RUN` lines reach this parser too.
+    const first = text.charCodeAt(0);
+    if (first === underscore) {
+      this.header(text, lineNumber);
       return;
     }
+    if (first === equals && !text.startsWith("====")) return;
     const final = finalLine.exec(text);
+
     if (final && /\b(?:passed|failed)\b/.test(final[1])) {
       const failed = /(\d+) failed/.exec(final[1]);
       const passed = /(\d+) passed/.exec(final[1]);
@@ -57,7 +55,7 @@ class PytestParser implements FormatParser {
       this.inFailures = section[1] === "FAILURES" || section[1] === "ERRORS";
       return;
     }
-    const summary = summaryLine.exec(text);
+    const summary = first === 70 || first === 69 ? summaryLine.exec(text) : null;
     if (summary && isNodeId(summary[2])) {
       const draft = collector.draft(this.runner, summary[2], lineNumber, keyOfNodeId(summary[2]));
       if (summary[3]) collector.message(draft, summary[3]);
@@ -67,6 +65,14 @@ class PytestParser implements FormatParser {
 
   end(): void {
     this.finish();
+  }
+
+  private header(text: string, lineNumber: number): void {
+    const header = this.inFailures ? headerLine.exec(text) : null;
+    if (!header) return;
+    this.draft = this.context.collector.draft(this.runner, header[1], lineNumber, keyOfHeader(header[1]));
+    this.blockLines = 0;
+    this.engaged = true;
   }
 
   /** Reads one line of a failure's section; false when the line is not part of it. */

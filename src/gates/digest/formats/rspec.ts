@@ -1,7 +1,8 @@
 /**
  * RSpec's progress and documentation formatters: numbered failures under `Failures:` with the full
  * example description, `Failure/Error:`, expected/got and diff, and `# ./spec/x_spec.rb:12:in ...`
- * frames; the `rspec ./spec/x_spec.rb:11 # description` lines add each example's own location.
+ * frames; the `rspec ./spec/x_spec.rb:11 # description` lines add each example's own location. The
+ * parser reads every line of those two sections.
  */
 import type { FailureDraft } from "../failure-collector.ts";
 import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
@@ -16,16 +17,11 @@ export const rspec: FormatFactory = (context) => new RspecParser(context);
 
 class RspecParser implements FormatParser {
   readonly runner = "rspec";
-  readonly triggers = [
-    "^Failures:",
-    "^ {2}\\d+\\) ",
-    "^rspec ",
-    "^\\d+ examples?, ",
-    "^Randomized with seed ",
-  ];
+  readonly triggers = ["Failures:", "Failed examples:", "Randomized", "failure"];
   engaged = false;
   private readonly context: FormatContext;
-  private inFailures = false;
+  /** The section being read: `failures`, `examples` (the rerun lines), or none. */
+  private section: "" | "failures" | "examples" = "";
   private draft: FailureDraft | null = null;
   private blockLines = 0;
 
@@ -39,11 +35,12 @@ class RspecParser implements FormatParser {
       this.finish();
     }
     const collector = this.context.collector;
-    if (text === "Failures:") {
-      this.inFailures = true;
+    if (text === "Failures:" || text === "Failed examples:") {
+      this.section = text === "Failures:" ? "failures" : "examples";
+      this.engaged = true;
       return;
     }
-    const header = this.inFailures ? headerLine.exec(text) : null;
+    const header = this.section === "failures" ? headerLine.exec(text) : null;
     if (header) {
       this.draft = collector.draft(this.runner, header[1], lineNumber);
       this.blockLines = 0;
@@ -57,9 +54,13 @@ class RspecParser implements FormatParser {
       collector.commit(draft);
       return;
     }
+    // Anything else that is not indented or blank ends the section (`Finished in`, the counts).
+    if (this.section && text.trim() && indentation(text) === 0) {
+      this.section = "";
+      this.engaged = false;
+    }
     const count = countLine.exec(text);
     if (count) {
-      this.inFailures = false;
       collector.countTests(this.runner, Number(count[1]) - Number(count[3] ?? 0));
       return;
     }
@@ -89,6 +90,6 @@ class RspecParser implements FormatParser {
   private finish(): void {
     if (this.draft) this.context.collector.commit(this.draft);
     this.draft = null;
-    this.engaged = false;
+    this.engaged = this.section !== "";
   }
 }

@@ -15,7 +15,7 @@ export const tsc: FormatFactory = (context) => new TscParser(context);
 
 class TscParser implements FormatParser {
   readonly runner = "tsc";
-  readonly triggers = ["TS\\d+: "];
+  readonly triggers = ["TS1", "TS2", "TS3", "TS4", "TS5", "TS6", "TS7", "TS8", "TS9"];
   engaged = false;
   private readonly context: FormatContext;
   private draft: FailureDraft | null = null;

@@ -15,7 +15,7 @@ export const unittest: FormatFactory = (context) => new UnittestParser(context);
 
 class UnittestParser implements FormatParser {
   readonly runner = "unittest";
-  readonly triggers = ["^(?:FAIL|ERROR): ", "^Ran \\d+ tests? in ", "^(?:OK|FAILED)(?: \\(|\\s*$)"];
+  readonly triggers = ["FAIL", "ERROR", "Ran ", "OK ("];
   engaged = false;
   private readonly context: FormatContext;
   private draft: FailureDraft | null = null;

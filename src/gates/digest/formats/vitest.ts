@@ -3,7 +3,7 @@
  * ` FAIL  file > suite > test`, then the error and diff, then `❯ file:line:col` frames with code frames.
  */
 import type { FailureDraft } from "../failure-collector.ts";
-import { type FormatContext, type FormatFactory, type FormatParser, literal } from "../format-parser.ts";
+import type { FormatContext, FormatFactory, FormatParser } from "../format-parser.ts";
 
 // ` FAIL  file > suite > test`, or ` FAIL  file [ file ]` for a file that failed to load; not jest's ` FAIL  file`.
 const headerLine = /^ FAIL {1,2}(?:\|[^|]+\| )?(.+? > .+?|.+? \[ .+ \])\s*$/;
@@ -17,7 +17,7 @@ export const vitest: FormatFactory = (context) => new VitestParser(context);
 
 class VitestParser implements FormatParser {
   readonly runner = "vitest";
-  readonly triggers = [literal(" FAIL "), literal("Tests ")];
+  readonly triggers = ["FAIL", "Tests"];
   engaged = false;
   private readonly context: FormatContext;
   private draft: FailureDraft | null = null;
