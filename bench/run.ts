@@ -7,6 +7,7 @@
  */
 import { availableParallelism, loadavg } from "node:os";
 import { benchControllerOverhead } from "./controller-overhead.ts";
+import { benchDigest } from "./digest.ts";
 import { benchParallelGates } from "./parallel-gates.ts";
 import { benchStartup } from "./startup.ts";
 import { type BenchRow, formatMs } from "./support.ts";
@@ -15,6 +16,7 @@ const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
   overhead: benchControllerOverhead,
   parallel: benchParallelGates,
   startup: benchStartup,
+  digest: benchDigest,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -117,6 +117,12 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/schema-command.ts")).schemaCommand));
 
   program
+    .command("doctor")
+    .description("which agent CLIs are installed, their versions, credentials, providers and cost reporting")
+    .option("--json", "machine-readable output")
+    .action(run(async () => (await import("./commands/doctor-command.ts")).doctorCommand));
+
+  program
     .command("mock-model")
     .description("serve a scripted model over the Anthropic and OpenAI wire protocols on 127.0.0.1")
     .requiredOption("--script <file>", "the script of turns (YAML or JSON)")

@@ -34,6 +34,11 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `killed ${event.data.pids.length} leftover process(es) of a dead controller`;
     case "setup_ran":
       return `setup \`${event.data.command}\` ${event.data.exitCode === 0 ? "✓" : `✗ exit ${event.data.exitCode}`} (${formatDuration(event.data.durationMs)})`;
+    case "engines_resolved":
+      return [
+        `maker ${event.data.maker}; verifier ${event.data.verifier}`,
+        ...event.data.warnings.map((warning) => `warning: ${warning}`),
+      ].join("\n           ");
     case "loop_prepared":
       return `worktrees ready: ${event.data.makerWorktree}`;
     case "steering_applied":

@@ -5,6 +5,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
+import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
 import { git } from "../git/git.ts";
@@ -63,11 +64,11 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
 export function describePlan(spec: Spec, repoRoot: string, baseSha: string): string {
   const budget = spec.budget;
   const limit = (value: number, unit: string) => (value === 0 ? "no limit" : `${value}${unit}`);
-  const verifier = resolveVerifierSafely(spec);
+  const engines = engineNotes(spec);
   const lines = [
     `loop ${spec.name} in ${repoRoot}`,
     `  branch ${spec.branch} from ${spec.base} (${baseSha.slice(0, 12)})`,
-    `  maker: ${describeEngine(spec.maker)}; verifier: ${verifier}`,
+    `  maker: ${engines.maker}; verifier: ${engines.verifier}`,
     ...spec.setup.map((command) => `  setup: ${command}`),
     ...spec.gates.map(
       (gate) =>
@@ -81,20 +82,9 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
       (spec.scope.deny.length ? `; deny ${spec.scope.deny.join(", ")}` : "") +
       (spec.scope.protect.length ? `; protect ${spec.scope.protect.join(", ")}` : ""),
     `  finish: ${spec.finish.action}`,
+    ...engines.warnings.map((warning) => `  warning: ${warning}`),
   ];
   return lines.join("\n");
-}
-
-function describeEngine(engine: Spec["maker"]): string {
-  return engine.engine === "command" ? `command \`${engine.run}\`` : engine.engine;
-}
-
-function resolveVerifierSafely(spec: Spec): string {
-  try {
-    return describeEngine(resolveVerifier(spec.maker, spec.verifier));
-  } catch {
-    return "unresolved";
-  }
 }
 
 const shellWords = new Set([

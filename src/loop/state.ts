@@ -336,6 +336,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopReason: event.data.reason,
         stopMessage: event.data.message,
       };
+    case "engines_resolved":
     case "run_ended":
     case "processes_swept":
     case "setup_ran":

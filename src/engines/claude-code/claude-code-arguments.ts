@@ -58,7 +58,7 @@ export function claudeCodeArguments(
     argv.push("--permission-mode", "acceptEdits", "--allowedTools", "Bash");
   }
   if (request.outputSchema !== undefined) argv.push("--json-schema", JSON.stringify(request.outputSchema));
-  if (false && request.maxCostUsd > 0) argv.push("--max-budget-usd", String(request.maxCostUsd));
+  if (request.maxCostUsd > 0) argv.push("--max-budget-usd", String(request.maxCostUsd));
   if (spec.model) argv.push("--model", spec.model);
   argv.push(...(spec.args ?? []));
   return argv;

@@ -57,7 +57,7 @@ export function claudeCodeTranslator(options: ClaudeCodeTranslatorOptions): CliT
   return {
     initial: () => ({ messages: {}, current: {}, lastText: "" }),
     line: (state, line) => foldLine(state, line, options.prices),
-    costSoFar: () => undefined,
+    costSoFar: (state) => state.result?.costUsd ?? liveCost(state, options.prices),
     finish: (state, exit) => finishTurn(state, exit, options),
   };
 }

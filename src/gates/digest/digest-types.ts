@@ -36,9 +36,9 @@ export interface FailureBlock {
   name: string;
   /** Project files and lines the failure points at (stack frames of the test and the code under test). */
   anchors: Anchor[];
-  /** The error message and diff, bounded; empty past `DigestLimits.detailedFailures`. */
+  /** The error message and diff, bounded; only its first line past `DigestLimits.detailedFailures`. */
   message: string;
-  /** The first stack frames, bounded; empty past `DigestLimits.detailedFailures`. */
+  /** The first stack frames that name project files, bounded; none past `DigestLimits.detailedFailures`. */
   stack: string[];
   /** The random seed the runner printed for this run, when it printed one. */
   seed?: string;

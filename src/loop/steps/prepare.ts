@@ -3,6 +3,7 @@
  * gates' detached at the commit being graded; the spec's setup commands run in each when created.
  */
 import { join } from "node:path";
+import { engineNotes } from "../../engines/engine-notes.ts";
 import { branchExists } from "../../git/repository.ts";
 import { ensureWorktree } from "../../git/worktrees.ts";
 import { runCommand } from "../../process/run-command.ts";
@@ -20,6 +21,7 @@ export async function prepare(context: RunContext): Promise<void> {
   await ensureWorktree(repoRoot, context.makerWorktree, makerTarget);
   await ensureWorktree(repoRoot, context.gateWorktree, { detached: baseSha });
   for (const worktree of [context.makerWorktree, context.gateWorktree]) await runSetup(context, worktree);
+  await context.append("engines_resolved", engineNotes(state.spec));
   await context.append("loop_prepared", {
     makerWorktree: context.makerWorktree,
     gateWorktree: context.gateWorktree,

@@ -1,0 +1,29 @@
+/** `doctor`: which engines are installed, their versions, credentials, providers and cost reporting. */
+import { checkEngines } from "../../engines/engine-doctor.ts";
+
+const costWords: Record<string, string> = {
+  live: "cost watched live",
+  "end-of-turn": "cost known at the end of each turn",
+  none: "reports no cost: budgets not enforced",
+};
+
+export async function doctorCommand(options: { json?: boolean }): Promise<number> {
+  const checks = await checkEngines();
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+    return 0;
+  }
+  process.stdout.write(`node ${process.version}\n`);
+  for (const check of checks) {
+    if (!check.installed) {
+      process.stdout.write(`✗ ${check.engine}: not installed (npm install -g ${check.packageName})\n`);
+      continue;
+    }
+    const credentials = check.credentials.length > 0 ? check.credentials.join(", ") : "none found";
+    process.stdout.write(
+      `✓ ${check.engine} ${check.version} at ${check.path}\n    provider ${check.provider}; credentials: ${credentials}; ${costWords[check.costReporting] ?? check.costReporting}\n`,
+    );
+  }
+  process.stdout.write("✓ command, scripted: built in\n");
+  return 0;
+}

@@ -1,0 +1,44 @@
+/**
+ * What a user must know about the engines a spec picks, said once by `validate`, `doctor` and the
+ * timeline: which verifier `auto` chose (and whether it shares the maker's provider), and where a cost
+ * cap cannot be enforced because the engine reports no usage.
+ */
+import type { EngineSpec, Spec } from "../loop/spec.ts";
+import { agentCliDefinition, chooseVerifier, providerOf } from "./registry.ts";
+
+export interface EngineNotes {
+  maker: string;
+  verifier: string;
+  warnings: string[];
+}
+
+/** Throws the registry's `UsageError` when no verifier can be chosen. */
+export function engineNotes(spec: Spec): EngineNotes {
+  const choice = chooseVerifier(spec.maker, spec.verifier);
+  const warnings = choice.warning ? [choice.warning] : [];
+  for (const [role, engine] of [
+    ["maker", spec.maker],
+    ["verifier", choice.spec],
+  ] as const) {
+    const definition = agentCliDefinition(engine.engine);
+    if (definition?.costReporting === "none") {
+      warnings.push(
+        `${role} ${engine.engine} reports no token usage or cost: maxCostUsdPerIteration and maxCostUsdPerDay are not enforced for its turns`,
+      );
+    } else if (definition?.costReporting === "end-of-turn" && role === "maker") {
+      warnings.push(
+        `maker ${engine.engine} reports usage only when a turn ends: the cost cap can stop the loop after that turn, not during it`,
+      );
+    }
+  }
+  return { maker: describeEngine(spec.maker), verifier: describeEngine(choice.spec), warnings };
+}
+
+export function describeEngine(engine: EngineSpec): string {
+  if (engine.engine === "command") return `command \`${engine.run}\``;
+  const provider = providerOf(engine);
+  const model = engine.model ? ` ${engine.model}` : "";
+  return provider === "unknown" || provider === "scripted"
+    ? `${engine.engine}${model}`
+    : `${engine.engine}${model} (${provider})`;
+}
