@@ -112,7 +112,7 @@ maker:
   turns:
     - write: { count.txt: "1\\n" }
     - write: { count.txt: "2\\n" }
-gates: [{ id: count, kind: tests-pass, run: "while [ ! -e ${gate} ]; do sleep 0.05; done; grep -qx 2 count.txt" }]
+gates: [{ id: count, kind: tests-pass, run: "if [ -f count.txt ]; then while [ ! -e ${gate} ]; do sleep 0.05; done; fi; grep -qx 2 count.txt" }]
 `);
     const run = sandbox.spawnCli(["run", spec]);
     await waitFor(

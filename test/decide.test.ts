@@ -323,6 +323,16 @@ describe("guardrails", () => {
       assert.deepEqual(loop.decide(), { kind: "apply_steering" });
       loop.steeringApplied();
       assert.deepEqual(loop.state().fingerprintsSinceSteer, []);
+      if (request.addGates) {
+        // A gate added by steering is first run on the base commit, for its baseline.
+        assert.deepEqual(loop.decide(), {
+          kind: "run_gates",
+          iteration: 0,
+          phase: "baseline",
+          gateIds: ["types"],
+        });
+        loop.baselined();
+      }
       loop.attempt({ diff: "A", failing: ["tests"] });
       assert.equal(loop.state().iterations[2].ended?.repeat, false);
       assert.equal(started(loop), 4);

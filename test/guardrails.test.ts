@@ -149,6 +149,7 @@ gates:
   assert.deepEqual(
     results.map((result) => [result.phase, result.passed]),
     [
+      ["baseline", true],
       ["grade", true],
       ["confirm", true],
     ],
@@ -227,7 +228,7 @@ esac
     /no ruling on gate 'answer'/,
     undefined,
     /gates\.answer: an approval needs evidence/,
-    /overall: is fail but the required rulings say pass/,
+    /overall: is fail but the required gate and tamper rulings say pass/,
     /not one JSON value/,
   ];
   problems.forEach((problem, index) => {
@@ -274,9 +275,13 @@ echo 41 > answer.txt
   assert.ok(first.commit);
   assert.equal(await sandbox.git("show", `${first.commit}:partial.txt`), "partial work 1");
   const graded = eventsOf(run, "gate_ended").filter((ended) => ended.iteration === 1);
+  // Graded, then rechecked once (a red gate is re-run before an iteration is spent on it): same commit.
   assert.deepEqual(
-    graded.map((ended) => ended.result.sha),
-    [first.commit],
+    graded.map((ended) => [ended.result.phase, ended.result.sha]),
+    [
+      ["grade", first.commit],
+      ["recheck", first.commit],
+    ],
   );
   const next = await brief(sandbox, "endless-maker", 2);
   assert.match(next, /The maker ran out of time: its work so far was committed and graded\./);
@@ -385,7 +390,7 @@ budget: { maxIterations: 2 }
         "rejecting-verifier.sh": `#!/bin/sh
 cp "$LOOPWRIGHT_CONTEXT_FILE" "$PROBE_DIR/context-$LOOPWRIGHT_ITERATION.json"
 cat > "$PROBE_DIR/prompt-$LOOPWRIGHT_ITERATION.md"
-echo '{"overall":"fail","gates":[{"id":"main","passed":false,"reason":"the limits change is unexplained"}]}'
+node -e 'const c = require(process.env.LOOPWRIGHT_CONTEXT_FILE); console.log(JSON.stringify({ overall: "fail", gates: [{ id: "main", passed: false, reason: "the limits change is unexplained" }], tamper: c.tamperFlags.map((f) => ({ id: f.id, legitimate: false, reason: "unexplained" })) }))'
 `,
       },
     },
@@ -407,9 +412,13 @@ echo '{"overall":"fail","gates":[{"id":"main","passed":false,"reason":"the limit
   assert.equal(second.summary, "the verifier did not approve");
   const context = JSON.parse(await readFile(join(probe, "context-2.json"), "utf8"));
   assert.deepEqual(context.protectedFiles, ["src/config/limits.json"]);
+  assert.deepEqual(
+    context.tamperFlags.map((flag: { id: string; file: string }) => [flag.id, flag.file]),
+    [["T1", "src/config/limits.json"]],
+  );
   assert.match(
     await readFile(join(probe, "prompt-2.md"), "utf8"),
-    /## Protected files touched\n.*\n- src\/config\/limits\.json\n/,
+    /## Tamper flags\n.*\n- T1 tamper-file at src\/config\/limits\.json: protected file changed/,
   );
 });
 

@@ -103,12 +103,12 @@ test("an overall that disagrees with the required rulings is invalid", () => {
   const passWithRejection = verdict([approve("tests"), reject("rollback"), approve("perf")], "pass");
   assert.match(
     problems(parseVerdictOutput(passWithRejection, gates)),
-    /overall: is pass but the required rulings say fail/,
+    /overall: is pass but the required gate and tamper rulings say fail/,
   );
   const failWithAllApproved = verdict([approve("tests"), approve("rollback"), approve("perf")], "fail");
   assert.match(
     problems(parseVerdictOutput(failWithAllApproved, gates)),
-    /overall: is fail but the required rulings say pass/,
+    /overall: is fail but the required gate and tamper rulings say pass/,
   );
 });
 
@@ -137,4 +137,46 @@ test("garbage, empty output, prose around the JSON, or two JSON values are inval
   assert.match(problems(parseVerdictOutput("[]", gates)), /verdict/);
   const long = problems(parseVerdictOutput("x".repeat(5000), gates));
   assert.ok(long.length < 300, "the problem quotes a short preview, not the whole output");
+});
+
+test("every tamper flag needs a ruling with a reason, and an illegitimate one makes the verdict fail", () => {
+  const flags = [{ id: "T1" }, { id: "T2" }];
+  const rulings = [approve("tests"), approve("rollback"), approve("perf")];
+  const unruled = JSON.stringify({
+    overall: "pass",
+    gates: rulings,
+    tamper: [{ id: "T1", legitimate: true, reason: "a rename" }],
+  });
+  assert.match(problems(parseVerdictOutput(unruled, gates, { flags })), /tamper: no ruling on flag 'T2'/);
+  const unknown = JSON.stringify({
+    overall: "pass",
+    gates: rulings,
+    tamper: [
+      { id: "T1", legitimate: true, reason: "a rename" },
+      { id: "T2", legitimate: true, reason: "fine" },
+      { id: "T9", legitimate: true, reason: "?" },
+    ],
+  });
+  assert.match(problems(parseVerdictOutput(unknown, gates, { flags })), /ruling on unknown flag 'T9'/);
+  const passDespiteTamper = JSON.stringify({
+    overall: "pass",
+    gates: rulings,
+    tamper: [
+      { id: "T1", legitimate: true, reason: "a rename" },
+      { id: "T2", legitimate: false, reason: "the test was deleted" },
+    ],
+  });
+  assert.match(
+    problems(parseVerdictOutput(passDespiteTamper, gates, { flags })),
+    /overall: is pass but .* say fail/,
+  );
+  const honest = passDespiteTamper.replace('"overall":"pass"', '"overall":"fail"');
+  assert.equal(parseVerdictOutput(honest, gates, { flags }).valid, true);
+});
+
+test("a verifier cannot approve a gate whose own run failed", () => {
+  const check = parseVerdictOutput(verdict([approve("tests"), approve("rollback"), approve("perf")]), gates, {
+    redGates: ["perf"],
+  });
+  assert.match(problems(check), /gates\.perf: approved, but the gate's own run failed on this commit/);
 });

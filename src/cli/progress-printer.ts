@@ -63,7 +63,14 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       const result = event.data.result;
       const mark = result.passed ? "✓" : "✗";
       const why = result.passed ? "" : result.timedOut ? " timed out" : ` exit ${result.exitCode}`;
-      const phase = result.phase === "confirm" ? " (re-run)" : "";
+      const phase =
+        result.phase === "baseline"
+          ? " (base commit)"
+          : result.phase === "recheck"
+            ? " (recheck)"
+            : result.phase.startsWith("confirm")
+              ? " (re-run)"
+              : "";
       return `  ${mark} ${result.id}${phase}${why} ${formatDuration(result.durationMs)}`;
     }
     case "verifier_started":

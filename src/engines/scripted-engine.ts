@@ -113,8 +113,8 @@ function inside(root: string, path: string): string {
 
 /**
  * `auto` rules on each gate from its recorded result (deterministic gates by exit code, citing the last
- * line of their output; agent-checks approved, citing the first changed file); `reject` fails every
- * gate; an object is printed as given.
+ * line of their output; agent-checks approved, citing the first changed file) and rules every tamper
+ * flag illegitimate; `reject` fails every gate; an object is printed as given.
  */
 function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context: TurnContext): unknown {
   if (typeof verdict === "object") return verdict;
@@ -127,7 +127,8 @@ function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context:
         ? { id: gate.id, passed: true, reason: "scripted approval", evidence: [{ file }] }
         : { id: gate.id, passed: false, reason: "nothing changed", evidence: [] };
     }
-    const quote = (gate.tail ?? "").trim().split("\n").filter(Boolean).at(-1);
+    const lines = (gate.tail ?? "").trim().split("\n").filter(Boolean);
+    const quote = lines.findLast((line) => /\b(pass|passed|ok)\b|✓|✔/i.test(line)) ?? lines.at(-1);
     if (gate.passed)
       return { id: gate.id, passed: true, evidence: quote ? [{ gate: gate.id, quote }] : [{ file: "." }] };
     return { id: gate.id, passed: false, reason: `exit code ${gate.exitCode}`, evidence: [] };
@@ -136,5 +137,12 @@ function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context:
   const overall = rulings.filter((ruling) => required.has(ruling.id)).every((ruling) => ruling.passed)
     ? "pass"
     : "fail";
-  return { overall: verdict === "reject" ? "fail" : overall, gates: rulings, notes: "scripted verdict" };
+  // A rehearsal cannot judge whether weakening a check was legitimate: every flag is ruled against.
+  const tamper = (context.tamperFlags ?? []).map((flag) => ({
+    id: flag.id,
+    legitimate: false,
+    reason: "a scripted verifier cannot judge a change to a check; a person or an agent verifier must",
+  }));
+  const approves = overall === "pass" && tamper.length === 0 && verdict !== "reject";
+  return { overall: approves ? "pass" : "fail", gates: rulings, tamper, notes: "scripted verdict" };
 }

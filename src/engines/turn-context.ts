@@ -14,6 +14,8 @@ export interface TurnContext {
   diffPath?: string;
   changedFiles: string[];
   protectedFiles: string[];
+  /** Tamper flags of the graded change, which a verifier must rule on by id. */
+  tamperFlags: { id: string; kind: string; file?: string; line?: number; detail: string }[];
   /** Every gate of the spec; results are the graded commit's (verifier, replanner) or the last graded iteration's (maker). */
   gates: {
     id: string;

@@ -2,9 +2,12 @@
  * The maker's brief: a cold-start prompt rebuilt from the timeline for every iteration, so a fresh
  * agent with no memory knows the goal, the checks, what was tried and what failed. Pure.
  */
+
+import type { GateResult } from "./events.ts";
+import { passesPolicy } from "./gate-status.ts";
 import { workingRules } from "./prompts/working-rules.ts";
 import { isDeterministic, verifierGateId } from "./spec.ts";
-import { countedIterations, type IterationState, type LoopState } from "./state.ts";
+import { allGateResults, countedIterations, type IterationState, type LoopState } from "./state.ts";
 
 /** How much of a gate's output tail one brief quotes, per gate. */
 const tailLimit = 3000;
@@ -15,6 +18,28 @@ const lessonsLimit = 8000;
 export interface BriefInputs {
   /** The repository's LESSONS.md, when it has one. */
   lessons?: string;
+  /** Rendered failure digests of the previous iteration's red gates, keyed `phase:gate id`. */
+  digests?: Record<string, string>;
+}
+
+/** The whole brief's share for failure digests: names and anchors first, as many as fit. */
+const digestLimit = 64 * 1024;
+
+const phaseNotes: Record<string, string> = {
+  grade: "",
+  recheck: " again on a re-run",
+  confirm: " on the confirmation re-run",
+};
+
+/** The red results of an iteration worth showing the maker: each gate's last red run, under its policy. */
+export function redResults(state: LoopState, iteration: IterationState): GateResult[] {
+  const red = new Map<string, GateResult>();
+  for (const result of allGateResults(iteration)) {
+    const gate = state.spec.gates.find((candidate) => candidate.id === result.id);
+    if (gate && !passesPolicy(gate, result, state.baseline[gate.id]) && !red.has(result.id))
+      red.set(result.id, result);
+  }
+  return [...red.values()];
 }
 
 export function buildBrief(state: LoopState, iterationNumber: number, inputs: BriefInputs = {}): string {
@@ -38,8 +63,10 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
     );
     sections.push(`## Steering since the last iteration\nThe user changed the loop:\n${lines.join("\n")}`);
   }
+  const baseline = baselineSection(state);
+  if (baseline) sections.push(baseline);
   const previous = state.iterations.at(-1);
-  if (previous?.ended) sections.push(previousIteration(previous));
+  if (previous?.ended) sections.push(previousIteration(state, previous, inputs));
   const approaches = approachesTried(state);
   if (approaches) sections.push(approaches);
   const replan = state.replans.at(-1);
@@ -55,6 +82,21 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
       `## Lessons from this repository (LESSONS.md)\n${cap(inputs.lessons.trim(), lessonsLimit)}`,
     );
   return `${sections.join("\n\n")}\n`;
+}
+
+/** Which gates already failed on the base commit: those failures predate the loop. */
+function baselineSection(state: LoopState): string | undefined {
+  const red = Object.values(state.baseline).filter((result) => !result.passed);
+  if (red.length === 0) return undefined;
+  const lines = red.map((result) => {
+    const names = result.failures ?? [];
+    const listed =
+      names.length > 0
+        ? `: ${names.slice(0, 20).join("; ")}${names.length > 20 ? `; and ${names.length - 20} more` : ""}`
+        : "";
+    return `- ${result.id} failed there (exit ${result.exitCode}, ${names.length} failing test(s))${listed}`;
+  });
+  return `## Before the loop (the base commit)\nThese failures predate the loop:\n${lines.join("\n")}`;
 }
 
 function definitionOfDone(state: LoopState): string {
@@ -80,7 +122,7 @@ function scopeRules(state: LoopState): string {
   return lines.join("\n");
 }
 
-function previousIteration(iteration: IterationState): string {
+function previousIteration(state: LoopState, iteration: IterationState, inputs: BriefInputs): string {
   const ended = iteration.ended;
   const lines = [
     `## What happened in iteration ${iteration.number}`,
@@ -92,18 +134,37 @@ function previousIteration(iteration: IterationState): string {
   for (const violation of iteration.screen?.scopeViolations ?? []) {
     lines.push(`- Out of scope: ${violation.file} (${violation.rule}). Revert this change.`);
   }
-  for (const phase of ["grade", "confirm"] as const) {
-    for (const result of Object.values(iteration.gates[phase])) {
-      if (result.passed) continue;
-      const why = result.timedOut ? "timed out" : `exit code ${result.exitCode}`;
-      const when = phase === "confirm" ? " on the confirmation re-run" : "";
-      lines.push(
-        `\n### Gate ${result.id} failed${when}: ${why}\nCommand: \`${result.command}\`\nFull log: ${result.logPath}\n` +
-          "```\n" +
-          cap(result.tail, tailLimit, "start") +
-          "\n```",
-      );
-    }
+  const digestBudget = Math.floor(digestLimit / Math.max(1, redResults(state, iteration).length));
+  for (const result of redResults(state, iteration)) {
+    const gate = state.spec.gates.find((candidate) => candidate.id === result.id);
+    const why = result.timedOut ? "timed out" : `exit code ${result.exitCode}`;
+    const when = phaseNotes[result.phase] ?? ` on re-run ${result.phase}`;
+    const baseline = gate ? state.baseline[gate.id] : undefined;
+    const before = new Set(baseline?.failures ?? []);
+    const failing = result.failures ?? [];
+    const preexisting = failing.filter((name) => before.has(name));
+    const fresh = failing.filter((name) => !before.has(name));
+    const origin =
+      failing.length === 0
+        ? ""
+        : `\n${fresh.length} failing test(s) new since the base commit${preexisting.length > 0 ? `, ${preexisting.length} already failing there (pre-existing: ${preexisting.slice(0, 10).join(", ")}${preexisting.length > 10 ? ", ..." : ""})` : ""}.`;
+    const flakyNote =
+      result.phase === "recheck" || result.phase.startsWith("confirm")
+        ? "\nThis gate passed and failed on the same commit: it is flaky. Make it deterministic, or find the race."
+        : "";
+    const digest = inputs.digests?.[`${result.phase}:${result.id}`];
+    const body = digest ? cap(digest, digestBudget) : cap(result.tail, tailLimit, "start");
+    lines.push(
+      `\n### Gate ${result.id} failed${when}: ${why}\nCommand: \`${result.command}\`\nFull log: ${result.logPath}${origin}${flakyNote}\n` +
+        "```\n" +
+        body +
+        "\n```",
+    );
+  }
+  for (const flag of iteration.tamperFlags) {
+    lines.push(
+      `- Tamper flag ${flag.id} (${flag.kind})${flag.file ? ` at ${flag.file}${flag.line ? `:${flag.line}` : ""}` : ""}: ${flag.detail}`,
+    );
   }
   const verdict = iteration.verifier?.verdict;
   if (verdict && verdict.overall !== "pass") {

@@ -5,9 +5,18 @@
  * budget_exhausted.
  */
 import { createHash } from "node:crypto";
-import type { GatePhase, IterationOutcome, StopReason } from "./events.ts";
-import { isDeterministic, verifierGateId } from "./spec.ts";
-import { countedIterations, currentIteration, type IterationState, type LoopState } from "./state.ts";
+import { compareTestCounts } from "../verify/tamper/test-counts.ts";
+import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from "./events.ts";
+import { assessGate, type GateAssessment, isAcceptable, passesPolicy } from "./gate-status.ts";
+import { type GateSpec, isDeterministic, verifierGateId } from "./spec.ts";
+import {
+  allGateResults,
+  countedIterations,
+  currentIteration,
+  type IterationState,
+  type LoopState,
+  phaseResults,
+} from "./state.ts";
 
 export type Action =
   | { kind: "prepare" }
@@ -18,6 +27,7 @@ export type Action =
   | { kind: "screen"; iteration: number }
   | { kind: "run_gates"; iteration: number; phase: GatePhase; gateIds: string[] }
   | { kind: "run_verifier"; iteration: number }
+  | { kind: "record_flags"; iteration: number; flags: RecordedTamperFlag[] }
   | {
       kind: "end_iteration";
       iteration: number;
@@ -92,22 +102,27 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
   if (!iteration.screen) return { kind: "screen", iteration: number };
 
   const gates = state.spec.gates.filter(isDeterministic);
-  const missing = gates.filter((gate) => !iteration.gates.grade[gate.id]).map((gate) => gate.id);
-  if (missing.length > 0) return { kind: "run_gates", iteration: number, phase: "grade", gateIds: missing };
+  const ungraded = gates.filter((gate) => !phaseResults(iteration, "grade")[gate.id]).map((gate) => gate.id);
+  if (ungraded.length > 0) return { kind: "run_gates", iteration: number, phase: "grade", gateIds: ungraded };
+  const countFlags = testCountFlags(state, iteration).filter(
+    (flag) => !iteration.tamperFlags.some((recorded) => recorded.id === flag.id),
+  );
+  if (countFlags.length > 0) return { kind: "record_flags", iteration: number, flags: countFlags };
+  // Only required gates are rechecked and confirmed: informative ones are reported as graded.
+  const required = gates.filter((gate) => gate.required);
+  const graded = required.map((gate) => ({
+    gate,
+    assessment: assessGate(gate, iteration, state.baseline[gate.id], { confirm: false }),
+  }));
+  const recheck = graded.filter((entry) => entry.assessment.due === "recheck").map((entry) => entry.gate.id);
+  if (recheck.length > 0) return { kind: "run_gates", iteration: number, phase: "recheck", gateIds: recheck };
 
   if (iteration.screen.scopeViolations.length > 0) {
     const files = iteration.screen.scopeViolations.map((violation) => violation.file).join(", ");
     return endIteration(state, iteration, "failed", `change outside the loop's scope: ${files}`);
   }
-  const redRequired = gates.filter((gate) => gate.required && !iteration.gates.grade[gate.id].passed);
-  if (redRequired.length > 0) {
-    return endIteration(
-      state,
-      iteration,
-      "failed",
-      `gates failed: ${redRequired.map((gate) => gate.id).join(", ")}`,
-    );
-  }
+  const blocked = graded.filter((entry) => !isAcceptable(entry.gate, entry.assessment));
+  if (blocked.length > 0) return endIteration(state, iteration, "failed", describeBlocked(blocked));
 
   const verifier = iteration.verifier;
   if (!verifier || verifier.status === "interrupted") return { kind: "run_verifier", iteration: number };
@@ -132,15 +147,23 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
     return endIteration(state, iteration, "failed", "the verifier did not approve");
   }
 
-  const unconfirmed = gates.filter((gate) => !iteration.gates.confirm[gate.id]).map((gate) => gate.id);
-  if (unconfirmed.length > 0)
-    return { kind: "run_gates", iteration: number, phase: "confirm", gateIds: unconfirmed };
-  const flipped = gates.filter((gate) => gate.required && !iteration.gates.confirm[gate.id].passed);
-  if (flipped.length > 0) {
-    const names = flipped.map((gate) => gate.id).join(", ");
-    return endIteration(state, iteration, "failed", `flaky: ${names} passed, then failed on the same commit`);
+  const confirmed = required.map((gate) => ({
+    gate,
+    assessment: assessGate(gate, iteration, state.baseline[gate.id], { confirm: true }),
+  }));
+  const nextRound = confirmed.map((entry) => entry.assessment.due).find((due) => due !== undefined);
+  if (nextRound) {
+    const due = confirmed.filter((entry) => entry.assessment.due === nextRound).map((entry) => entry.gate.id);
+    return { kind: "run_gates", iteration: number, phase: nextRound, gateIds: due };
   }
-  return endIteration(state, iteration, "verified", "every gate passed twice and the verifier approved");
+  const flipped = confirmed.filter((entry) => !isAcceptable(entry.gate, entry.assessment));
+  if (flipped.length > 0) return endIteration(state, iteration, "failed", describeBlocked(flipped));
+  return endIteration(
+    state,
+    iteration,
+    "verified",
+    "every gate passed, again on a re-run, and the verifier approved",
+  );
 }
 
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
@@ -154,6 +177,16 @@ function decideBetween(state: LoopState, now: number): Action {
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };
   // Steering first: a raised budget or a new goal is what the guardrails must judge.
   if (state.pendingSteers.length > 0) return { kind: "apply_steering" };
+  // The base commit's results, before the first iteration (and for a gate added later by steering).
+  const unbaselined = state.spec.gates.filter((gate) => isDeterministic(gate) && !state.baseline[gate.id]);
+  if (unbaselined.length > 0) {
+    return {
+      kind: "run_gates",
+      iteration: 0,
+      phase: "baseline",
+      gateIds: unbaselined.map((gate) => gate.id),
+    };
+  }
   if (state.consecutiveInfraErrors >= circuitBreakerThreshold) {
     return {
       kind: "stop",
@@ -188,6 +221,26 @@ function decideBetween(state: LoopState, now: number): Action {
   return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
 }
 
+/** A gate that ran fewer tests than on the base commit is a tamper flag (`C-<gate id>`). */
+function testCountFlags(state: LoopState, iteration: IterationState): RecordedTamperFlag[] {
+  return state.spec.gates.flatMap((gate) => {
+    const graded = phaseResults(iteration, "grade")[gate.id];
+    const flag = compareTestCounts(state.baseline[gate.id]?.testsExecuted, graded?.testsExecuted);
+    return flag ? [{ id: `C-${gate.id}`, kind: flag.kind, detail: `gate ${gate.id}: ${flag.detail}` }] : [];
+  });
+}
+
+function describeBlocked(blocked: { gate: GateSpec; assessment: GateAssessment }[]): string {
+  const flaky = blocked.filter((entry) => entry.assessment.status === "flaky").map((entry) => entry.gate.id);
+  const failed = blocked.filter((entry) => entry.assessment.status !== "flaky").map((entry) => entry.gate.id);
+  return [
+    failed.length > 0 ? `gates failed: ${failed.join(", ")}` : "",
+    flaky.length > 0 ? `flaky: ${flaky.join(", ")} passed and failed on the same commit` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
+}
+
 function endIteration(
   state: LoopState,
   iteration: IterationState,
@@ -211,11 +264,12 @@ function endIteration(
   };
 }
 
-/** The ids of every gate that is red in the iteration (grade or confirm phase), plus scope and verifier. */
+/** The ids of every gate that is red in any run of the iteration (under its baseline policy), plus scope and verifier. */
 export function failingGateIds(state: LoopState, iteration: IterationState): string[] {
   const failing = new Set<string>();
-  for (const phase of ["grade", "confirm"] as const) {
-    for (const result of Object.values(iteration.gates[phase])) if (!result.passed) failing.add(result.id);
+  for (const result of allGateResults(iteration)) {
+    const gate = state.spec.gates.find((candidate) => candidate.id === result.id);
+    if (gate && !passesPolicy(gate, result, state.baseline[gate.id])) failing.add(result.id);
   }
   if (iteration.screen && iteration.screen.scopeViolations.length > 0) failing.add("scope");
   const verdict = iteration.verifier?.verdict;

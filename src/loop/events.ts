@@ -41,10 +41,41 @@ export interface GateResult {
   tail: string;
   survivorsKilled: number;
   error?: string;
+  /** Failing tests by name, from the log's digest (capped); empty when the runner names none. */
+  failures?: string[];
+  /** How many tests ran, when the runner prints it. */
+  testsExecuted?: number;
+  /** The rendered failure digest (bounded), next to the log. */
+  digestPath?: string;
 }
 
-/** `grade`: the iteration's gate run; `confirm`: the re-run on the same SHA before `verified`. */
-export type GatePhase = "grade" | "confirm";
+/**
+ * `baseline`: the gates on the base commit, before the first iteration (iteration 0); `grade`: the
+ * iteration's run; `recheck`: a red gate run once more on the same commit (a failure that does not
+ * reproduce is a flake); `confirm`, `confirm-2`, ...: the re-runs of green gates before `verified`.
+ */
+export type GatePhase = "baseline" | "grade" | "recheck" | "confirm" | `confirm-${number}`;
+
+/** The phase name of the Nth confirmation round. */
+export function confirmPhase(round: number): GatePhase {
+  return round === 1 ? "confirm" : `confirm-${round}`;
+}
+
+/** A tamper flag as the loop records it: numbered (`T1`, ...) so the verifier can rule on each. */
+export interface RecordedTamperFlag {
+  id: string;
+  kind: string;
+  file?: string;
+  line?: number;
+  detail: string;
+}
+
+/** The verifier's ruling on one tamper flag. */
+export interface TamperRuling {
+  id: string;
+  legitimate: boolean;
+  reason: string;
+}
 
 /** One gate's ruling in a verdict (the verifier's JSON, validated). */
 export interface GateRuling {
@@ -58,6 +89,8 @@ export type Evidence = { file: string; line?: number } | { gate: string; quote: 
 export interface Verdict {
   overall: "pass" | "fail";
   gates: GateRuling[];
+  /** One ruling per tamper flag of the iteration; a flag ruled illegitimate makes the verdict fail. */
+  tamper?: TamperRuling[];
   notes?: string;
 }
 
@@ -125,6 +158,8 @@ export interface EventPayloads {
   gate_started: { iteration: number; gateId: string; phase: GatePhase; sha: string };
   gate_ended: { iteration: number; result: GateResult };
   gate_interrupted: { iteration: number; gateId: string; phase: GatePhase };
+  tamper_flagged: { iteration: number; flag: RecordedTamperFlag };
+  verdict_rejected: { iteration: number; problems: string[]; output: string };
   verifier_started: { iteration: number; sha: string; turnNumber: number };
   verifier_ended: {
     iteration: number;

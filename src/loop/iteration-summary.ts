@@ -2,9 +2,9 @@
  * A per-iteration summary of a loop, the shape `show`, `report` and `--json` print: commit, gates,
  * verdict, fingerprint, brief size, cost, duration. Pure over the replayed state and its events.
  */
-import type { LoopEvent } from "./events.ts";
+import type { LoopEvent, RecordedTamperFlag } from "./events.ts";
 import { verifierGateId } from "./spec.ts";
-import type { LoopState } from "./state.ts";
+import { allGateResults, type LoopState } from "./state.ts";
 
 export interface IterationSummary {
   iteration: number;
@@ -19,6 +19,7 @@ export interface IterationSummary {
     timedOut: boolean;
     durationMs: number;
   }[];
+  tamperFlags: RecordedTamperFlag[];
   verdict?: string;
   fingerprint?: string;
   repeat: boolean;
@@ -66,16 +67,15 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
         outcome: iteration.ended?.outcome ?? "running",
         summary: iteration.ended?.summary ?? "",
         commit: iteration.commit?.sha,
-        gates: (["grade", "confirm"] as const).flatMap((phase) =>
-          Object.values(iteration.gates[phase]).map((result) => ({
-            id: result.id,
-            phase,
-            passed: result.passed,
-            exitCode: result.exitCode,
-            timedOut: result.timedOut,
-            durationMs: result.durationMs,
-          })),
-        ),
+        gates: allGateResults(iteration).map((result) => ({
+          id: result.id,
+          phase: result.phase,
+          passed: result.passed,
+          exitCode: result.exitCode,
+          timedOut: result.timedOut,
+          durationMs: result.durationMs,
+        })),
+        tamperFlags: iteration.tamperFlags,
         verdict: verdict ? `${verifierGateId}: ${verdict}` : undefined,
         fingerprint: iteration.ended?.fingerprint,
         repeat: iteration.ended?.repeat ?? false,

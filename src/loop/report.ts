@@ -3,10 +3,11 @@
  * evidence, the iterations, and the cost. Pure.
  */
 import { formatDuration } from "./duration.ts";
-import type { Evidence, LoopEvent } from "./events.ts";
+import type { Evidence, GateResult, LoopEvent } from "./events.ts";
+import { assessGate } from "./gate-status.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
-import { isDeterministic } from "./spec.ts";
-import type { LoopState } from "./state.ts";
+import { type GateSpec, isDeterministic } from "./spec.ts";
+import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {
   const summary = summarizeLoop(state, events);
@@ -24,35 +25,47 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
     );
     if (state.finished.error) lines.push(`Push failed: ${state.finished.error}`);
   }
-  const last = [...state.iterations]
-    .reverse()
-    .find((iteration) => Object.keys(iteration.gates.grade).length > 0);
+  const last = [...state.iterations].reverse().find((iteration) => allGateResults(iteration).length > 0);
   lines.push(
     "",
     "## Gates (last graded iteration)",
     "",
-    "| gate | kind | result | command |",
-    "|---|---|---|---|",
+    "| gate | kind | result | on the base commit | command |",
+    "|---|---|---|---|---|",
   );
   for (const gate of state.spec.gates) {
     if (!isDeterministic(gate)) {
       const ruling = last?.verifier?.verdict?.gates.find((candidate) => candidate.id === gate.id);
       lines.push(
-        `| ${gate.id} | agent-check | ${ruling ? (ruling.passed ? "✓ approved" : "✗ rejected") : "not ruled"} | ${gate.assert} |`,
+        `| ${gate.id} | agent-check | ${ruling ? (ruling.passed ? "✓ approved" : "✗ rejected") : "not ruled"} | – | ${gate.assert} |`,
       );
       continue;
     }
-    const result = last?.gates.confirm[gate.id] ?? last?.gates.grade[gate.id];
-    const status = !result
+    const baseline = state.baseline[gate.id];
+    const before = !baseline
       ? "not run"
-      : result.passed
-        ? "✓ pass"
-        : result.timedOut
-          ? "✗ timed out"
-          : `✗ exit ${result.exitCode}`;
+      : baseline.passed
+        ? "passed"
+        : `failed (${baseline.failures?.length || "exit " + baseline.exitCode}${baseline.failures?.length ? " tests" : ""})`;
     lines.push(
-      `| ${gate.id} | ${gate.kind}${gate.required ? "" : " (informative)"} | ${status} | \`${gate.run}\` |`,
+      `| ${gate.id} | ${gate.kind}${gate.required ? "" : " (informative)"} | ${last ? describeGate(gate, last, baseline) : "not run"} | ${before} | \`${gate.run}\` |`,
     );
+  }
+  const flags = last?.tamperFlags ?? [];
+  if (flags.length > 0) {
+    const rulings = last?.verifier?.verdict?.tamper ?? [];
+    lines.push("", "## Tamper flags", "");
+    for (const flag of flags) {
+      const ruling = rulings.find((candidate) => candidate.id === flag.id);
+      const verdictText = ruling
+        ? ruling.legitimate
+          ? `ruled legitimate: ${ruling.reason}`
+          : `ruled NOT legitimate: ${ruling.reason}`
+        : "not ruled";
+      lines.push(
+        `- ${flag.id} ${flag.kind}${flag.file ? ` \`${flag.file}${flag.line ? `:${flag.line}` : ""}\`` : ""}: ${flag.detail} — ${verdictText}`,
+      );
+    }
   }
   const verdict = [...state.iterations].reverse().find((iteration) => iteration.verifier?.verdict)
     ?.verifier?.verdict;
@@ -90,4 +103,27 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
 function describeEvidence(evidence: Evidence): string {
   if ("file" in evidence) return `\`${evidence.file}${evidence.line ? `:${evidence.line}` : ""}\``;
   return `gate ${evidence.gate}: “${evidence.quote}”`;
+}
+
+function describeGate(gate: GateSpec, iteration: IterationState, baseline: GateResult | undefined): string {
+  const assessment = assessGate(gate, iteration, baseline, { confirm: true });
+  const graded = phaseResults(iteration, "grade")[gate.id];
+  const origin =
+    assessment.preexistingFailures.length > 0
+      ? ` (${assessment.newFailures.length} new, ${assessment.preexistingFailures.length} pre-existing failures)`
+      : "";
+  switch (assessment.status) {
+    case "pass":
+      return graded?.passed ? "✓ pass" : `✓ pass under ${gate.baseline}${origin}`;
+    case "flaky":
+      return `⚠ flaky: passed and failed on the same commit${gate.flaky === "report" ? " (reported, not blocking)" : ""}`;
+    case "pending":
+      return graded
+        ? graded.passed
+          ? "✓ pass (not re-run)"
+          : `✗ exit ${graded.exitCode}${origin}`
+        : "not run";
+    default:
+      return graded?.timedOut ? "✗ timed out" : `✗ exit ${graded?.exitCode}${origin}`;
+  }
 }

@@ -125,6 +125,9 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
       error: "the controller died during the maker's turn",
     });
   }
+  for (const gateId of state.baselineRunning) {
+    await context.append("gate_interrupted", { iteration: 0, gateId, phase: "baseline" });
+  }
   for (const running of iteration?.gatesRunning ?? []) {
     await context.append("gate_interrupted", { iteration: iteration?.number ?? 0, ...running });
   }

@@ -77,6 +77,14 @@ export const gateSchema = z
     timeout: duration.default(600_000),
     required: z.boolean().default(true),
     parallel: z.boolean().default(true),
+    /** strict: exit 0; no-new-failures: its failing tests are among the base commit's; must-improve: fewer of them. */
+    baseline: z.enum(["strict", "no-new-failures", "must-improve"]).default("strict"),
+    /** block: a gate that passes and fails on one commit cannot make the loop verified; report: it is named, not blocking. */
+    flaky: z.enum(["block", "report"]).default("block"),
+    /** How many times a green gate is re-run on the same commit before `verified`. */
+    rerun: z.number().int().min(0).max(10).default(1),
+    /** Claude Code hook mode: `every-stop` (when absent) runs it at every stop, `on-close` when the work closes. */
+    hook: z.enum(["every-stop", "on-close"]).optional(),
   })
   .strict()
   .superRefine((gate, context) => {

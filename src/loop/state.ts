@@ -9,6 +9,7 @@ import type {
   IterationOutcome,
   LoopEvent,
   MakerStatus,
+  RecordedTamperFlag,
   SteeringChange,
   SteerRequest,
   StopReason,
@@ -48,9 +49,11 @@ export interface IterationState {
     diffHash: string;
     diffPath: string;
   };
-  /** Finished gate results per phase, keyed by gate id. */
-  gates: Record<GatePhase, Record<string, GateResult>>;
+  /** Finished gate results per phase (grade, recheck, confirm, confirm-2, ...), keyed by gate id. */
+  gates: Partial<Record<GatePhase, Record<string, GateResult>>>;
   gatesRunning: { gateId: string; phase: GatePhase }[];
+  /** Tamper flags raised on this iteration's change, numbered T1, T2, ... */
+  tamperFlags: RecordedTamperFlag[];
   verifierRunning: boolean;
   verifier?: VerifierRecord;
   ended?: {
@@ -79,6 +82,9 @@ export interface LoopState {
   stopMessage?: string;
   baseSha?: string;
   prepared: boolean;
+  /** The gates' results on the base commit, recorded before the first iteration. */
+  baseline: Record<string, GateResult>;
+  baselineRunning: string[];
   iterations: IterationState[];
   pendingSteers: SteerRequest[];
   /** Steering applied since the last iteration started; the next brief quotes it. */
@@ -108,6 +114,8 @@ export function initialState(spec: Spec): LoopState {
     spec,
     status: "created",
     prepared: false,
+    baseline: {},
+    baselineRunning: [],
     iterations: [],
     pendingSteers: [],
     unannouncedSteering: [],
@@ -219,7 +227,8 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
             brief: event.data.brief,
             makerAttempts: 0,
             makerRunning: false,
-            gates: { grade: {}, confirm: {} },
+            gates: {},
+            tamperFlags: [],
             gatesRunning: [],
             verifierRunning: false,
           },
@@ -252,12 +261,22 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
       return updateIteration(state, event.data.iteration, (iteration) => ({ ...iteration, screen }));
     }
     case "gate_started":
+      if (event.data.phase === "baseline") {
+        return { ...state, baselineRunning: [...state.baselineRunning, event.data.gateId] };
+      }
       return updateIteration(state, event.data.iteration, (iteration) => ({
         ...iteration,
         gatesRunning: [...iteration.gatesRunning, { gateId: event.data.gateId, phase: event.data.phase }],
       }));
     case "gate_ended": {
       const result = event.data.result;
+      if (result.phase === "baseline") {
+        return {
+          ...state,
+          baseline: { ...state.baseline, [result.id]: result },
+          baselineRunning: state.baselineRunning.filter((id) => id !== result.id),
+        };
+      }
       return updateIteration(state, event.data.iteration, (iteration) => ({
         ...iteration,
         gatesRunning: iteration.gatesRunning.filter(
@@ -265,16 +284,27 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         ),
         gates: {
           ...iteration.gates,
-          [result.phase]: { ...iteration.gates[result.phase], [result.id]: result },
+          [result.phase]: { ...(iteration.gates[result.phase] ?? {}), [result.id]: result },
         },
       }));
     }
     case "gate_interrupted":
+      if (event.data.phase === "baseline") {
+        return { ...state, baselineRunning: state.baselineRunning.filter((id) => id !== event.data.gateId) };
+      }
       return updateIteration(state, event.data.iteration, (iteration) => ({
         ...iteration,
         gatesRunning: iteration.gatesRunning.filter(
           (running) => !(running.gateId === event.data.gateId && running.phase === event.data.phase),
         ),
+      }));
+    case "tamper_flagged":
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        tamperFlags: [
+          ...iteration.tamperFlags.filter((flag) => flag.id !== event.data.flag.id),
+          event.data.flag,
+        ],
       }));
     case "verifier_started":
       return updateIteration(state, event.data.iteration, (iteration) => ({
@@ -336,6 +366,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopReason: event.data.reason,
         stopMessage: event.data.message,
       };
+    case "verdict_rejected":
     case "engines_resolved":
     case "run_ended":
     case "processes_swept":
@@ -355,4 +386,14 @@ function updateIteration(
       iteration.number === number ? change(iteration) : iteration,
     ),
   };
+}
+
+/** The finished results of one phase of an iteration, keyed by gate id (empty when none ran). */
+export function phaseResults(iteration: IterationState, phase: GatePhase): Record<string, GateResult> {
+  return iteration.gates[phase] ?? {};
+}
+
+/** Every finished gate result of an iteration, phase by phase in the order they ran. */
+export function allGateResults(iteration: IterationState): GateResult[] {
+  return Object.values(iteration.gates).flatMap((results) => Object.values(results ?? {}));
 }

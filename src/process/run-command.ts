@@ -10,6 +10,8 @@ import { isProcessGroupGone, runIdVariable, stepTagVariable, sweepTaggedProcesse
 export interface RunCommandOptions {
   /** Run with `sh -c`. */
   command: string;
+  /** Run this executable with these arguments directly, without a shell; `command` then only names it. */
+  argv?: readonly string[];
   cwd: string;
   /** Merged over process.env; the two tag variables are set on top. */
   env?: Record<string, string>;
@@ -112,7 +114,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   }
 
   const stepTag = `${options.runId}:${options.stepId}`;
-  const child = spawn("sh", ["-c", options.command], {
+  const [executable, ...parameters] = options.argv ?? ["sh", "-c", options.command];
+  const child = spawn(executable, parameters, {
     cwd: options.cwd,
     env: {
       ...inheritedEnvironment(),

@@ -1,8 +1,9 @@
 /**
  * The verifier's verdict: its JSON shape and the checks that make it admissible. A verdict must rule on
- * every gate of the spec, give a reason for every rejection, cite evidence for every approval, and
- * its `overall` must agree with its required rulings. Anything else is invalid, which the controller
- * treats as an infrastructure error (it is the verifier's failure, not the maker's).
+ * every gate of the spec and on every tamper flag of the iteration, give a reason for every rejection,
+ * cite evidence for every approval, never approve a gate whose own run failed, and its `overall` must
+ * agree with its required rulings and tamper rulings. Anything else is invalid: the verifier gets one
+ * corrective retry, then it is an infrastructure error (the verifier's failure, not the maker's).
  */
 import { z } from "zod";
 import type { Verdict } from "../loop/events.ts";
@@ -26,6 +27,9 @@ export const verdictSchema = z
         })
         .strict(),
     ),
+    tamper: z
+      .array(z.object({ id: z.string(), legitimate: z.boolean(), reason: z.string() }).strict())
+      .default([]),
     notes: z.string().optional(),
   })
   .strict();
@@ -37,8 +41,20 @@ export function verdictJsonSchema(): unknown {
 
 export type VerdictCheck = { valid: true; verdict: Verdict } | { valid: false; problems: string[] };
 
+/** What a verdict is checked against besides the spec's gates. */
+export interface VerdictExpectations {
+  /** Tamper flags the verdict must rule on, each by id. */
+  flags?: { id: string }[];
+  /** Gates whose own deterministic run failed on this commit: a verdict may not approve them. */
+  redGates?: string[];
+}
+
 /** Parses a verifier's raw stdout: exactly one JSON value, nothing else. */
-export function parseVerdictOutput(output: string, gates: GateSpec[]): VerdictCheck {
+export function parseVerdictOutput(
+  output: string,
+  gates: GateSpec[],
+  expectations: VerdictExpectations = {},
+): VerdictCheck {
   const text = output.trim();
   if (!text)
     return { valid: false, problems: ["the verifier printed nothing; it must print one JSON verdict"] };
@@ -52,11 +68,15 @@ export function parseVerdictOutput(output: string, gates: GateSpec[]): VerdictCh
       problems: [`the verifier's output is not one JSON value: ${JSON.stringify(preview)}`],
     };
   }
-  return checkVerdict(value, gates);
+  return checkVerdict(value, gates, expectations);
 }
 
-/** Validates a verdict value against the spec's gates. */
-export function checkVerdict(value: unknown, gates: GateSpec[]): VerdictCheck {
+/** Validates a verdict value against the spec's gates, the iteration's tamper flags and its red gates. */
+export function checkVerdict(
+  value: unknown,
+  gates: GateSpec[],
+  expectations: VerdictExpectations = {},
+): VerdictCheck {
   const parsed = verdictSchema.safeParse(value);
   if (!parsed.success) {
     return {
@@ -65,6 +85,21 @@ export function checkVerdict(value: unknown, gates: GateSpec[]): VerdictCheck {
     };
   }
   const verdict: Verdict = parsed.data;
+  const problems = [...gateProblems(verdict, gates, expectations), ...tamperProblems(verdict, expectations)];
+  const required = new Set(gates.filter((gate) => gate.required).map((gate) => gate.id));
+  const approves =
+    verdict.gates.filter((ruling) => required.has(ruling.id)).every((ruling) => ruling.passed) &&
+    (verdict.tamper ?? []).every((ruling) => ruling.legitimate);
+  const expectedOverall = approves ? "pass" : "fail";
+  if (problems.length === 0 && verdict.overall !== expectedOverall) {
+    problems.push(
+      `overall: is ${verdict.overall} but the required gate and tamper rulings say ${expectedOverall}`,
+    );
+  }
+  return problems.length > 0 ? { valid: false, problems } : { valid: true, verdict };
+}
+
+function gateProblems(verdict: Verdict, gates: GateSpec[], expectations: VerdictExpectations): string[] {
   const problems: string[] = [];
   const expected = new Set(gates.map((gate) => gate.id));
   const seen = new Set<string>();
@@ -78,13 +113,24 @@ export function checkVerdict(value: unknown, gates: GateSpec[]): VerdictCheck {
       problems.push(`gates.${ruling.id}: an approval needs evidence`);
   }
   for (const id of expected) if (!seen.has(id)) problems.push(`gates: no ruling on gate '${id}'`);
-  const required = new Set(gates.filter((gate) => gate.required).map((gate) => gate.id));
-  const allRequiredPass = verdict.gates
-    .filter((ruling) => required.has(ruling.id))
-    .every((ruling) => ruling.passed);
-  const expectedOverall = allRequiredPass ? "pass" : "fail";
-  if (problems.length === 0 && verdict.overall !== expectedOverall) {
-    problems.push(`overall: is ${verdict.overall} but the required rulings say ${expectedOverall}`);
+  for (const id of expectations.redGates ?? []) {
+    if (verdict.gates.some((ruling) => ruling.id === id && ruling.passed)) {
+      problems.push(`gates.${id}: approved, but the gate's own run failed on this commit`);
+    }
   }
-  return problems.length > 0 ? { valid: false, problems } : { valid: true, verdict };
+  return problems;
+}
+
+function tamperProblems(verdict: Verdict, expectations: VerdictExpectations): string[] {
+  const problems: string[] = [];
+  const flags = new Set((expectations.flags ?? []).map((flag) => flag.id));
+  const ruled = new Set<string>();
+  for (const ruling of verdict.tamper ?? []) {
+    if (!flags.has(ruling.id)) problems.push(`tamper: ruling on unknown flag '${ruling.id}'`);
+    if (ruled.has(ruling.id)) problems.push(`tamper: flag '${ruling.id}' ruled on twice`);
+    ruled.add(ruling.id);
+    if (!ruling.reason.trim()) problems.push(`tamper.${ruling.id}: a ruling needs a reason`);
+  }
+  for (const id of flags) if (!ruled.has(id)) problems.push(`tamper: no ruling on flag '${id}'`);
+  return problems;
 }

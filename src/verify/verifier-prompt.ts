@@ -1,10 +1,11 @@
 /**
- * The verifier's prompt: a blank, read-only reviewer who sees the goal as the user wrote it, the
- * evidence (gate results and logs, the diff from base, protected files touched), and must rule on
- * every gate in one JSON verdict. It never sees the maker's transcript or the maker's own claims.
+ * The verifier's prompt: a blank, read-only reviewer who sees the goal as the user last set it, the
+ * evidence (gate results with failure digests and what predates the loop, the diff from base, tamper
+ * flags), and must rule on every gate and every flag in one JSON verdict. It never sees the maker's
+ * transcript or the maker's own claims.
  */
 import { cap } from "../loop/brief.ts";
-import type { GateResult } from "../loop/events.ts";
+import type { GateResult, RecordedTamperFlag } from "../loop/events.ts";
 import { isDeterministic, type Spec } from "../loop/spec.ts";
 
 export interface VerifierInputs {
@@ -12,10 +13,14 @@ export interface VerifierInputs {
   sha: string;
   baseSha: string;
   gateResults: GateResult[];
+  /** The gates' results on the base commit. */
+  baseline: Record<string, GateResult>;
+  /** Rendered failure digests by their path (GateResult.digestPath). */
+  digests: Record<string, string>;
+  tamperFlags: RecordedTamperFlag[];
   diffPath: string;
   diff: string;
   changedFiles: string[];
-  protectedFiles: string[];
 }
 
 const diffLimit = 60_000;
@@ -27,17 +32,31 @@ export function buildVerifierPrompt(inputs: VerifierInputs): string {
     const result = inputs.gateResults.find((candidate) => candidate.id === gate.id);
     const status = result ? (result.passed ? "passed" : `FAILED (exit ${result.exitCode})`) : "not run";
     const required = gate.required ? "" : " (informative, not required)";
+    const policy =
+      gate.baseline === "strict" ? "" : ` Policy: ${gate.baseline} (compared with the base commit).`;
+    const baseline = inputs.baseline[gate.id];
+    const before = baseline
+      ? baseline.passed
+        ? "passed"
+        : `failed (${baseline.failures?.length ?? 0} failing tests)`
+      : "not run";
+    const digest = result?.digestPath ? inputs.digests[result.digestPath] : undefined;
+    const output = digest ? cap(digest, 6000) : cap(result?.tail ?? "", 2500, "start");
     return (
-      `### ${gate.id} (${gate.kind})${required}: ${status}\nCommand: \`${gate.run}\`` +
-      (result
-        ? `\nFull log: ${result.logPath}\nOutput tail:\n\`\`\`\n${cap(result.tail, 2500, "start")}\n\`\`\``
-        : "")
+      `### ${gate.id} (${gate.kind})${required}: ${status}\nCommand: \`${gate.run}\`. On the base commit it ${before}.${policy}` +
+      (result ? `\nFull log: ${result.logPath}\nOutput:\n\`\`\`\n${output}\n\`\`\`` : "")
     );
   });
-  const protectedNote =
-    inputs.protectedFiles.length > 0
-      ? `\n## Protected files touched\nThe change touches files the user protected. Rule on whether each change is legitimate (and not a weakening of a check):\n${inputs.protectedFiles.map((file) => `- ${file}`).join("\n")}\n`
+  const flags =
+    inputs.tamperFlags.length > 0
+      ? `\n## Tamper flags\nThe change touches checks, or looks like it weakens them. Rule on EACH flag: is the change legitimate for the goal, or does it weaken what proves the goal (a deleted or skipped test, a loosened threshold, an excluded test)?\n${inputs.tamperFlags
+          .map(
+            (flag) =>
+              `- ${flag.id} ${flag.kind}${flag.file ? ` at ${flag.file}${flag.line ? `:${flag.line}` : ""}` : ""}: ${flag.detail}`,
+          )
+          .join("\n")}\n`
       : "";
+  const flagIds = inputs.tamperFlags.map((flag) => flag.id).join(", ");
   return `You are the independent verifier of a coding loop. You did not write this change. Decide, with
 evidence, whether the commit ${inputs.sha} meets the goal below exactly as the user wrote it: not a
 narrower restatement. You are read-only: inspect files and run read-only commands if you can; do not edit.
@@ -47,7 +66,7 @@ ${spec.goal.trimEnd()}
 
 ## Gates
 ${gateLines.join("\n\n")}
-${protectedNote}
+${flags}
 ## The change from base ${inputs.baseSha}
 Files changed: ${inputs.changedFiles.join(", ") || "(none)"}
 Full diff: ${inputs.diffPath}
@@ -60,9 +79,11 @@ Print exactly one JSON value and nothing else:
 {"overall": "pass" | "fail",
  "gates": [{"id": "<gate id>", "passed": true | false, "reason": "<required when passed is false>",
             "evidence": [{"file": "<path>", "line": <n>} | {"gate": "<gate id>", "quote": "<exact text from its output>"}]}],
+ "tamper": [{"id": "<flag id>", "legitimate": true | false, "reason": "<why>"}],
  "notes": "<optional>"}
-Rule on every gate listed above (${spec.gates.map((gate) => gate.id).join(", ") || "none"}). Every approval
-must cite evidence: a file and line in the commit, or a line quoted from a gate's output. "overall" is "pass"
-only when every required gate passed.
+Rule on every gate listed above (${spec.gates.map((gate) => gate.id).join(", ") || "none"})${flagIds ? ` and on every tamper flag (${flagIds})` : ""}.
+Every approval must cite evidence that is checked mechanically: a file and line that exist in the commit,
+or a line quoted exactly from a gate's output. A gate whose run failed cannot be approved. "overall" is
+"pass" only when every required gate passed and every tamper flag is legitimate.
 `;
 }

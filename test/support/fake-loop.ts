@@ -74,12 +74,32 @@ export class FakeLoop {
     return iteration;
   }
 
-  prepared(): this {
-    return this.append("loop_prepared", {
+  /**
+   * The worktrees are ready and the base commit's gates have run: all green, unless `baseline` names the
+   * tests that already fail there, per gate.
+   */
+  prepared(options: { baseline?: Record<string, string[]> } = {}): this {
+    this.append("loop_prepared", {
       makerWorktree: "/home/maker",
       gateWorktree: "/home/gates",
       baseSha,
     });
+    return this.baselined(options);
+  }
+
+  /** The base commit's run of every deterministic gate that has none yet (e.g. one added by steering). */
+  baselined(options: { baseline?: Record<string, string[]> } = {}): this {
+    for (const gate of this.state().spec.gates) {
+      if (gate.kind === "agent-check" || this.state().baseline[gate.id]) continue;
+      const failures = options.baseline?.[gate.id] ?? [];
+      this.gateEnded(gate.id, "baseline", {
+        passed: failures.length === 0,
+        exitCode: failures.length === 0 ? 0 : 1,
+        tail: failures.join("\n"),
+        failures,
+      });
+    }
+    return this;
   }
 
   /** Starts the next iteration with the brief the controller would send. */
@@ -151,21 +171,35 @@ export class FakeLoop {
 
   gateFailed(
     id: string,
-    options: { phase?: GatePhase; exitCode?: number | null; tail?: string; timedOut?: boolean } = {},
+    options: {
+      phase?: GatePhase;
+      exitCode?: number | null;
+      tail?: string;
+      timedOut?: boolean;
+      failures?: string[];
+      /** A red graded gate is run again (`recheck`); by default it fails again there. */
+      recheck?: "fail" | "pass" | "none";
+    } = {},
   ): this {
-    return this.gateEnded(id, options.phase ?? "grade", {
+    const phase = options.phase ?? "grade";
+    const outcome = {
       passed: false,
       exitCode: options.exitCode === undefined ? 1 : options.exitCode,
       tail: options.tail ?? `not ok - ${id}`,
       timedOut: options.timedOut ?? false,
-    });
+      failures: options.failures,
+    };
+    this.gateEnded(id, phase, outcome);
+    const recheck = options.recheck ?? "fail";
+    if (phase !== "grade" || recheck === "none") return this;
+    return recheck === "fail" ? this.gateEnded(id, "recheck", outcome) : this.gatePassed(id, "recheck");
   }
 
   /** Every deterministic gate of the current spec passes in `phase`, except those already recorded. */
   gatesPassed(phase: GatePhase = "grade"): this {
     const iteration = this.current();
     for (const gate of this.state().spec.gates) {
-      if (gate.kind !== "agent-check" && !iteration.gates[phase][gate.id]) this.gatePassed(gate.id, phase);
+      if (gate.kind !== "agent-check" && !iteration.gates[phase]?.[gate.id]) this.gatePassed(gate.id, phase);
     }
     return this;
   }
@@ -173,15 +207,21 @@ export class FakeLoop {
   private gateEnded(
     id: string,
     phase: GatePhase,
-    outcome: { passed: boolean; exitCode: number | null; tail: string; timedOut?: boolean },
+    outcome: {
+      passed: boolean;
+      exitCode: number | null;
+      tail: string;
+      timedOut?: boolean;
+      failures?: string[];
+    },
   ): this {
-    const iteration = this.current();
+    const number = phase === "baseline" ? 0 : this.current().number;
     const gate = this.state().spec.gates.find((candidate) => candidate.id === id);
     if (!gate) throw new Error(`FakeLoop: no gate ${id} in the spec`);
-    const sha = iteration.commit?.sha ?? "";
-    this.append("gate_started", { iteration: iteration.number, gateId: id, phase, sha });
+    const sha = phase === "baseline" ? baseSha : (this.current().commit?.sha ?? "");
+    this.append("gate_started", { iteration: number, gateId: id, phase, sha });
     return this.append("gate_ended", {
-      iteration: iteration.number,
+      iteration: number,
       result: {
         id,
         kind: gate.kind,
@@ -192,9 +232,10 @@ export class FakeLoop {
         passed: outcome.passed,
         timedOut: outcome.timedOut ?? false,
         durationMs: 10,
-        logPath: `/home/iterations/${iteration.number}/${id}-${phase}.log`,
+        logPath: `/home/iterations/${number}/${id}-${phase}.log`,
         tail: outcome.tail,
         survivorsKilled: 0,
+        failures: outcome.failures ?? [],
       },
     });
   }

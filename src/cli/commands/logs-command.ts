@@ -1,6 +1,7 @@
 /** `logs <loop>` prints gate logs; `brief <loop>` prints the exact brief a maker was sent. */
 import { readFile } from "node:fs/promises";
 import { UsageError } from "../../errors.ts";
+import { allGateResults } from "../../loop/state.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession, parseIterationOption } from "../session.ts";
 
@@ -13,7 +14,7 @@ export async function logsCommand(
     const loop = await findLoopOrThrow(session.store, reference);
     const { state } = await readState(session.store, loop);
     const wanted = parseIterationOption(options.iteration);
-    const graded = state.iterations.filter((iteration) => Object.keys(iteration.gates.grade).length > 0);
+    const graded = state.iterations.filter((iteration) => allGateResults(iteration).length > 0);
     const iteration =
       wanted === undefined
         ? graded.at(-1)
@@ -22,7 +23,7 @@ export async function logsCommand(
       throw new UsageError(
         wanted ? `loop ${loop.name} has no iteration ${wanted}` : `loop ${loop.name} has no gate logs yet`,
       );
-    const results = (["grade", "confirm"] as const).flatMap((phase) => Object.values(iteration.gates[phase]));
+    const results = allGateResults(iteration);
     const selected = options.gate ? results.filter((result) => result.id === options.gate) : results;
     if (selected.length === 0) {
       throw new UsageError(`iteration ${iteration.number} has no log for gate '${options.gate}'`);

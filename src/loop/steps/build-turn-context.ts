@@ -1,7 +1,7 @@
 /** The JSON context of a turn (see engines/turn-context.ts), from the state of the iteration it belongs to. */
 import type { Role } from "../../engines/engine.ts";
 import type { TurnContext } from "../../engines/turn-context.ts";
-import type { LoopState } from "../state.ts";
+import { type LoopState, phaseResults } from "../state.ts";
 
 export function buildTurnContext(
   state: LoopState,
@@ -16,11 +16,11 @@ export function buildTurnContext(
       ? state.iterations
           .filter(
             (candidate) =>
-              candidate.number < iterationNumber && Object.keys(candidate.gates.grade).length > 0,
+              candidate.number < iterationNumber && Object.keys(phaseResults(candidate, "grade")).length > 0,
           )
           .at(-1)
       : iteration;
-  const grade = graded?.gates.grade ?? {};
+  const grade = graded ? phaseResults(graded, "grade") : {};
   return {
     loop: loopName,
     iteration: iterationNumber,
@@ -31,6 +31,7 @@ export function buildTurnContext(
     diffPath: iteration?.screen?.diffPath,
     changedFiles: iteration?.screen?.changedFiles ?? [],
     protectedFiles: iteration?.screen?.protectedFiles ?? [],
+    tamperFlags: role === "maker" ? [] : (iteration?.tamperFlags ?? []),
     gates: state.spec.gates.map((gate) => {
       const result = grade[gate.id];
       return {

@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { commitAll, readTrailers } from "../../git/commits.ts";
 import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
 import { screenScope } from "../../verify/scope.ts";
+import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
+import { screenDiff } from "../../verify/tamper/screen-diff.ts";
+import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 
@@ -48,6 +51,10 @@ export async function screenChange(context: RunContext): Promise<void> {
   const diffPath = join(context.layout.iterationDirectory(context.loop.id, iteration.number), "diff.patch");
   await writeFile(diffPath, diff);
   const diffHash = createHash("sha256").update(normalizeDiff(diff)).digest("hex");
+  // Flags first, numbered deterministically: a re-run of this step after a crash records the same ids.
+  for (const flag of tamperFlagsOf(files, diff, state.spec.scope.protect)) {
+    await context.append("tamper_flagged", { iteration: iteration.number, flag });
+  }
   await context.append("change_screened", {
     iteration: iteration.number,
     sha,
@@ -57,4 +64,20 @@ export async function screenChange(context: RunContext): Promise<void> {
     diffHash,
     diffPath,
   });
+}
+
+/** The tamper set files touched, and what the diff itself gives away, numbered T1, T2, ... */
+export function tamperFlagsOf(files: string[], diff: string, protect: string[]): RecordedTamperFlag[] {
+  const touched = classifyTamperFiles(files, protect).map((entry) => ({
+    kind: "tamper-file",
+    file: entry.file,
+    detail: `${entry.category} file changed: ${entry.reason}`,
+  }));
+  const heuristics = screenDiff(diff, { protect }).map((flag) => ({
+    kind: flag.kind,
+    file: flag.file,
+    line: flag.line,
+    detail: flag.detail,
+  }));
+  return [...touched, ...heuristics].map((flag, index) => ({ id: `T${index + 1}`, ...flag }));
 }

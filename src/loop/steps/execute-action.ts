@@ -31,6 +31,10 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return screenChange(context);
     case "run_gates":
       return runGatePhase(context, action.phase, action.gateIds);
+    case "record_flags":
+      for (const flag of action.flags)
+        await context.append("tamper_flagged", { iteration: action.iteration, flag });
+      return;
     case "run_verifier":
       return runVerifierTurn(context);
     case "end_iteration": {

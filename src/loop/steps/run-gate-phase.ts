@@ -3,7 +3,9 @@
  * SHA and cleaned (ignored files such as node_modules stay, and come from setup, not from the maker),
  * setup re-run when a lockfile changed, gates in parallel where allowed, each event recorded as it happens.
  */
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { headSha } from "../../git/commits.ts";
 import { changedFiles } from "../../git/diffs.ts";
@@ -18,9 +20,10 @@ const lockfilePattern =
 
 export async function runGatePhase(context: RunContext, phase: GatePhase, gateIds: string[]): Promise<void> {
   const state = context.state();
-  const iteration = currentIteration(state);
-  const sha = iteration?.commit?.sha;
-  if (!iteration || !sha) throw new Error("no committed SHA to grade");
+  // The baseline grades the base commit before any iteration (iteration 0).
+  const iterationNumber = phase === "baseline" ? 0 : currentIteration(state)?.number;
+  const sha = phase === "baseline" ? state.baseSha : currentIteration(state)?.commit?.sha;
+  if (iterationNumber === undefined || !sha) throw new Error("no committed SHA to grade");
   // Where the gate worktree was matters only for re-running setup; without setup, spare the git run.
   const previous = state.spec.setup.length > 0 ? await headSha(context.gateWorktree) : sha;
   await checkoutDetached(context.gateWorktree, sha);
@@ -44,46 +47,72 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     {
       cwd: context.gateWorktree,
       logDirectory: join(
-        context.layout.iterationDirectory(context.loop.id, iteration.number),
+        context.layout.iterationDirectory(context.loop.id, iterationNumber),
         `gates-${phase}`,
       ),
       env: {},
       redact: context.redact,
       runId: context.runId,
-      stepPrefix: `gates-${iteration.number}-${phase}`,
+      stepPrefix: `gates-${iterationNumber}-${phase}`,
       signal: context.cancelSignal,
       onGateStarted: (gateId) =>
-        record(() => context.append("gate_started", { iteration: iteration.number, gateId, phase, sha })),
+        record(() => context.append("gate_started", { iteration: iterationNumber, gateId, phase, sha })),
       onGateEnded: (outcome) =>
         record(() => {
           if (outcome.cancelled) {
             return context.append("gate_interrupted", {
-              iteration: iteration.number,
+              iteration: iterationNumber,
               gateId: outcome.id,
               phase,
             });
           }
           const gate = gates.find((candidate) => candidate.id === outcome.id);
-          return context.append("gate_ended", {
-            iteration: iteration.number,
-            result: {
-              id: outcome.id,
-              kind: gate?.kind ?? "tests-pass",
-              command: gate?.run ?? "",
-              phase,
-              sha,
-              exitCode: outcome.exitCode,
-              passed: outcome.passed,
-              timedOut: outcome.timedOut,
-              durationMs: Math.round(outcome.durationMs),
-              logPath: outcome.logPath,
-              tail: outcome.tail,
-              survivorsKilled: outcome.survivorsKilled.length,
-              error: outcome.spawnError,
-            },
-          });
+          return digestGateLog(outcome.logPath, context.gateWorktree).then((digest) =>
+            context.append("gate_ended", {
+              iteration: iterationNumber,
+              result: {
+                id: outcome.id,
+                kind: gate?.kind ?? "tests-pass",
+                command: gate?.run ?? "",
+                phase,
+                sha,
+                exitCode: outcome.exitCode,
+                passed: outcome.passed,
+                timedOut: outcome.timedOut,
+                durationMs: Math.round(outcome.durationMs),
+                logPath: outcome.logPath,
+                tail: outcome.tail,
+                survivorsKilled: outcome.survivorsKilled.length,
+                error: outcome.spawnError,
+                ...digest,
+              },
+            }),
+          );
         }),
     },
   );
   await pending;
+}
+
+/** How many failing test names a gate result keeps (enough to compare with the baseline, bounded). */
+const failureNamesKept = 2000;
+
+/**
+ * Digests a gate's log: the failing tests' names and the test count (for baseline comparisons and the
+ * tamper screen), and the rendered digest written next to the log for the next brief.
+ */
+async function digestGateLog(
+  logPath: string,
+  worktree: string,
+): Promise<{ failures: string[]; testsExecuted?: number; digestPath?: string }> {
+  const digest = await digestLog(logPath, { root: worktree, logPath });
+  if (digest.readError) return { failures: [] };
+  const failures = [...new Set(digest.failures.map((failure) => failure.name))].slice(0, failureNamesKept);
+  const digestPath = logPath.replace(/\.log$/, ".digest.md");
+  if (digest.totalFailures > 0) await writeFile(digestPath, renderDigest(digest));
+  return {
+    failures,
+    testsExecuted: digest.testsExecuted,
+    digestPath: digest.totalFailures > 0 ? digestPath : undefined,
+  };
 }

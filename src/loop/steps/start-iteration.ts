@@ -2,13 +2,21 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { headSha } from "../../git/commits.ts";
-import { buildBrief } from "../brief.ts";
+import { buildBrief, redResults } from "../brief.ts";
 import type { RunContext } from "../run-context.ts";
 
 export async function startIteration(context: RunContext, iteration: number): Promise<void> {
   const startSha = await headSha(context.makerWorktree);
   const lessons = await readFile(join(context.makerWorktree, "LESSONS.md"), "utf8").catch(() => undefined);
-  const brief = buildBrief(context.state(), iteration, { lessons });
+  const state = context.state();
+  const previous = state.iterations.at(-1);
+  const digests: Record<string, string> = {};
+  for (const result of previous ? redResults(state, previous) : []) {
+    if (!result.digestPath) continue;
+    const text = await readFile(result.digestPath, "utf8").catch(() => undefined);
+    if (text) digests[`${result.phase}:${result.id}`] = text;
+  }
+  const brief = buildBrief(state, iteration, { lessons, digests });
   const directory = context.layout.iterationDirectory(context.loop.id, iteration);
   await mkdir(directory, { recursive: true });
   const briefPath = join(directory, "brief.md");

@@ -1,14 +1,19 @@
 /**
  * The verifier's turn: a blank, read-only session on another engine, in a disposable worktree of the
- * graded SHA, ruling on every gate with evidence. Its output is checked before it counts.
+ * graded SHA, ruling on every gate and every tamper flag with evidence. Its verdict is checked, shape
+ * and evidence both, before it counts; an invalid verdict gets one corrective retry that lists what was
+ * wrong, and a second invalid one is an infrastructure error.
  */
 import { readFile } from "node:fs/promises";
 import { createEngine, resolveVerifier } from "../../engines/registry.ts";
-import { parseVerdictOutput, verdictJsonSchema } from "../../verify/verdict.ts";
+import { git } from "../../git/git.ts";
+import { checkEvidence } from "../../verify/evidence-check.ts";
+import { parseVerdictOutput, type VerdictCheck, verdictJsonSchema } from "../../verify/verdict.ts";
 import { buildVerifierPrompt } from "../../verify/verifier-prompt.ts";
+import { passesPolicy } from "../gate-status.ts";
 import type { RunContext } from "../run-context.ts";
 import { isDeterministic } from "../spec.ts";
-import { currentIteration } from "../state.ts";
+import { allGateResults, currentIteration, type IterationState, phaseResults } from "../state.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
 import { withScratchWorktree } from "./scratch-worktree.ts";
 
@@ -22,61 +27,128 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
   await context.append("verifier_started", { iteration: iteration.number, sha, turnNumber });
   const engine = createEngine(resolveVerifier(state.spec.maker, state.spec.verifier), "verifier");
   const diff = await readFile(iteration.screen.diffPath, "utf8").catch(() => "");
+  const gateResults = state.spec.gates
+    .filter(isDeterministic)
+    .flatMap((gate) => phaseResults(iteration, "grade")[gate.id] ?? []);
+  const digests = await readDigests(gateResults.map((result) => result.digestPath));
   const prompt = buildVerifierPrompt({
     spec: state.spec,
     sha,
     baseSha: state.baseSha,
-    gateResults: state.spec.gates
-      .filter(isDeterministic)
-      .flatMap((gate) => iteration.gates.grade[gate.id] ?? []),
+    gateResults,
+    baseline: state.baseline,
+    digests,
+    tamperFlags: iteration.tamperFlags,
     diffPath: iteration.screen.diffPath,
     diff,
     changedFiles: iteration.screen.changedFiles,
-    protectedFiles: iteration.screen.protectedFiles,
   });
+  const redGates = gateResults
+    .filter((result) => {
+      const gate = state.spec.gates.find((candidate) => candidate.id === result.id);
+      return gate && !passesPolicy(gate, result, state.baseline[gate.id]);
+    })
+    .map((result) => result.id);
   const started = performance.now();
-  const { result, wroteFiles } = await withScratchWorktree(
-    context,
-    `verify-${iteration.number}`,
-    sha,
-    (cwd) =>
+  const turn = (text: string, attempt: number) =>
+    withScratchWorktree(context, `verify-${iteration.number}`, sha, (cwd) =>
       engine.runTurn({
         role: "verifier",
         cwd,
-        prompt,
+        prompt: text,
         readOnly: true,
         outputSchema: verdictJsonSchema(),
         context: { ...buildTurnContext(state, iteration.number, "verifier", context.loop.name) },
-        turnNumber,
+        turnNumber: turnNumber + attempt - 1,
         wallClockMs: state.spec.budget.wallClockPerIteration,
         maxCostUsd: state.spec.budget.maxCostUsdPerIteration,
         turnDirectory: context.layout.iterationDirectory(context.loop.id, iteration.number),
         runId: context.runId,
-        stepId: `verifier-${iteration.number}`,
+        stepId: `verifier-${iteration.number}-${attempt}`,
         signal: context.cancelSignal,
       }),
-  );
-  const durationMs = Math.round(performance.now() - started);
-  const base = { iteration: iteration.number, wroteFiles, durationMs, costUsd: result.costUsd };
-  if (result.status !== "completed") {
-    const status = result.status;
-    await context.append("verifier_ended", {
-      ...base,
-      status,
-      error: result.error ?? `the verifier turn ended: ${result.status}`,
-    });
-    return;
-  }
-  const output = result.output ?? result.text;
-  const check = parseVerdictOutput(output, state.spec.gates);
-  if (!check.valid) {
-    await context.append("verifier_ended", {
-      ...base,
-      status: "invalid",
-      error: `invalid verdict: ${check.problems.join("; ")}`,
+    );
+
+  let costUsd = 0;
+  let wrote: string[] = [];
+  let lastProblems: string[] = [];
+  for (let attempt = 1; ; attempt += 1) {
+    const retryNote = attempt === 1 ? "" : correctionNote(lastProblems);
+    const { result, wroteFiles } = await turn(prompt + retryNote, attempt);
+    costUsd += result.costUsd ?? 0;
+    wrote = [...new Set([...wrote, ...wroteFiles])];
+    const base = {
+      iteration: iteration.number,
+      wroteFiles: wrote,
+      durationMs: Math.round(performance.now() - started),
+      costUsd: costUsd || result.costUsd,
+    };
+    if (result.status !== "completed") {
+      const error = result.error ?? `the verifier turn ended: ${result.status}`;
+      await context.append("verifier_ended", { ...base, status: result.status, error });
+      return;
+    }
+    const output = result.output ?? result.text;
+    const check = await judge(output, context, iteration, redGates, sha);
+    if (check.valid) {
+      await context.append("verifier_ended", { ...base, status: "ruled", verdict: check.verdict });
+      return;
+    }
+    lastProblems = check.problems;
+    if (attempt >= 2) {
+      await context.append("verifier_ended", {
+        ...base,
+        status: "invalid",
+        error: `invalid verdict after a corrective retry: ${check.problems.join("; ")}`,
+        output: context.redact(output.slice(0, 4000)),
+      });
+      return;
+    }
+    await context.append("verdict_rejected", {
+      iteration: iteration.number,
+      problems: check.problems,
       output: context.redact(output.slice(0, 4000)),
     });
-    return;
   }
-  await context.append("verifier_ended", { ...base, status: "ruled", verdict: check.verdict });
+}
+
+/** Shape first, then evidence against the commit and the gates' own logs. */
+async function judge(
+  output: string,
+  context: RunContext,
+  iteration: IterationState,
+  redGates: string[],
+  sha: string,
+): Promise<VerdictCheck> {
+  const state = context.state();
+  const shape = parseVerdictOutput(output, state.spec.gates, { flags: iteration.tamperFlags, redGates });
+  if (!shape.valid) return shape;
+  const problems = await checkEvidence(shape.verdict, {
+    lineCount: async (path) => {
+      const text = await git(["show", `${sha}:${path}`], context.makerWorktree, { trim: false }).catch(
+        () => undefined,
+      );
+      return text === undefined ? undefined : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    },
+    gateOutput: async (gateId) => {
+      const logs = allGateResults(iteration).filter((result) => result.id === gateId && result.sha === sha);
+      if (logs.length === 0) return undefined;
+      const texts = await Promise.all(logs.map((result) => readFile(result.logPath, "utf8").catch(() => "")));
+      return texts.join("\n");
+    },
+  });
+  return problems.length > 0 ? { valid: false, problems } : shape;
+}
+
+function correctionNote(problems: string[]): string {
+  return `\n\n## Your previous verdict was rejected\nIt was not admissible, for these reasons:\n${problems.map((problem) => `- ${problem}`).join("\n")}\nAnswer again with one corrected JSON verdict. Cite only files that exist in the commit and output that the gates really printed.\n`;
+}
+
+async function readDigests(paths: (string | undefined)[]): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    paths
+      .filter((path): path is string => Boolean(path))
+      .map(async (path) => [path, await readFile(path, "utf8").catch(() => "")] as const),
+  );
+  return Object.fromEntries(entries);
 }

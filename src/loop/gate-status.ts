@@ -1,0 +1,72 @@
+/**
+ * What a gate's results mean, given its policies and the base commit's results. Pure. A gate is
+ * `pass`, `fail`, `flaky` (it passed and failed on the same commit) or `pending` (a run is still due).
+ * - baseline `strict`: exit 0; `no-new-failures`: its failing tests are all among the baseline's;
+ *   `must-improve`: that, and fewer of them (or none).
+ * - A red gate is run once more (`recheck`) before an iteration is spent on it: if it passes then, it is flaky.
+ * - A green gate is re-run `rerun` times before `verified` (`confirm`, `confirm-2`, ...): a flip is flaky.
+ * - A flaky gate blocks `verified` unless it says `flaky: report`.
+ */
+import { confirmPhase, type GatePhase, type GateResult } from "./events.ts";
+import type { GateSpec } from "./spec.ts";
+import { type IterationState, phaseResults } from "./state.ts";
+
+export type GateStatus = "pass" | "fail" | "flaky" | "pending";
+
+export interface GateAssessment {
+  status: GateStatus;
+  /** The next run this gate needs, when `pending`. */
+  due?: GatePhase;
+  /** Failing tests the base commit did not have. */
+  newFailures: string[];
+  /** Failing tests that already failed on the base commit. */
+  preexistingFailures: string[];
+}
+
+/** Whether one result passes under the gate's baseline policy. */
+export function passesPolicy(gate: GateSpec, result: GateResult, baseline: GateResult | undefined): boolean {
+  if (result.passed) return true;
+  if (gate.baseline === "strict" || !baseline || result.timedOut) return false;
+  const failing = result.failures ?? [];
+  if (failing.length === 0) return false;
+  const before = new Set(baseline.failures ?? []);
+  if (!failing.every((name) => before.has(name))) return false;
+  return gate.baseline === "no-new-failures" || failing.length < before.size;
+}
+
+/**
+ * Assesses a gate through the grade phase only (`confirm: false`), or through its confirmation re-runs too.
+ */
+export function assessGate(
+  gate: GateSpec,
+  iteration: IterationState,
+  baseline: GateResult | undefined,
+  options: { confirm: boolean },
+): GateAssessment {
+  const graded = phaseResults(iteration, "grade")[gate.id];
+  if (!graded) return { status: "pending", due: "grade", newFailures: [], preexistingFailures: [] };
+  const before = new Set(baseline?.failures ?? []);
+  const failing = graded.passed ? [] : (graded.failures ?? []);
+  const split = {
+    newFailures: failing.filter((name) => !before.has(name)),
+    preexistingFailures: failing.filter((name) => before.has(name)),
+  };
+  if (!passesPolicy(gate, graded, baseline)) {
+    const recheck = phaseResults(iteration, "recheck")[gate.id];
+    if (!recheck) return { status: "pending", due: "recheck", ...split };
+    return { status: passesPolicy(gate, recheck, baseline) ? "flaky" : "fail", ...split };
+  }
+  if (!options.confirm) return { status: "pass", ...split };
+  for (let round = 1; round <= gate.rerun; round += 1) {
+    const phase = confirmPhase(round);
+    const confirmed = phaseResults(iteration, phase)[gate.id];
+    if (!confirmed) return { status: "pending", due: phase, ...split };
+    if (!passesPolicy(gate, confirmed, baseline)) return { status: "flaky", ...split };
+  }
+  return { status: "pass", ...split };
+}
+
+/** Whether an assessment lets the loop go on toward `verified` (a flaky gate only when it says `flaky: report`). */
+export function isAcceptable(gate: GateSpec, assessment: GateAssessment): boolean {
+  return assessment.status === "pass" || (assessment.status === "flaky" && gate.flaky === "report");
+}

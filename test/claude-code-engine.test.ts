@@ -1,0 +1,313 @@
+/**
+ * The claude-code engine end to end: the real `claude` CLI, driven by the mock-model server, as the
+ * maker of real loops run by the real `loopwright` binary (with a real `codex` verifier), plus one
+ * read-only verifier turn through the engine itself. One mock server serves every conversation; each
+ * loop has its own name, which is the marker its maker's brief opens with.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { createClaudeCodeEngine } from "../src/engines/claude-code/claude-code-engine.ts";
+import type { ScriptInput } from "../src/mock-model/script.ts";
+import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
+import { verdictJsonSchema } from "../src/verify/verdict.ts";
+import { agentCliEnvironment } from "./support/agent-cli-env.ts";
+import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+type ConversationInput = NonNullable<ScriptInput["conversations"]>[number];
+
+const execFileAsync = promisify(execFile);
+const binaries = new URL("../node_modules/.bin", import.meta.url).pathname;
+
+const project = {
+  "package.json": '{ "type": "module" }\n',
+  "math.js": "export function add(a, b) {\n  return a - b;\n}\n",
+  "test/math.test.js":
+    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { add } from "../math.js";\n\ntest("add", () => assert.equal(add(2, 3), 5));\n',
+};
+const fixed = "export function add(a, b) {\n  return a + b;\n}\n";
+const multiplied = fixed.replace("+", "*");
+
+const approval = {
+  overall: "pass",
+  gates: [{ id: "tests", passed: true, reason: "add() adds", evidence: [{ file: "math.js", line: 2 }] }],
+};
+
+/** The maker's conversation of loop `name` (at `iteration`, when given). */
+const maker = (name: string, turns: ConversationInput["turns"], iteration?: number): ConversationInput => ({
+  name: iteration ? `${name}-${iteration}` : name,
+  when: { contains: `# Loop ${name}: iteration ${iteration ?? ""}` },
+  turns,
+});
+
+const conversations: ConversationInput[] = [
+  maker("cc-fix", [
+    { text: "Looking at math.js.", tools: [{ name: "Read", input: { file_path: "{{cwd}}/math.js" } }] },
+    {
+      tools: [
+        { name: "Edit", input: { file_path: "{{cwd}}/math.js", old_string: "a - b", new_string: "a + b" } },
+      ],
+    },
+    { tools: [{ name: "Bash", input: { command: "node --test" } }] },
+    { text: "Fixed add(): it subtracted. node --test passes." },
+  ]),
+  maker(
+    "cc-retry",
+    [
+      { tools: [{ name: "Read", input: { file_path: "{{cwd}}/math.js" } }] },
+      { tools: [{ name: "Write", input: { file_path: "{{cwd}}/math.js", content: multiplied } }] },
+      { text: "add() now multiplies." },
+    ],
+    1,
+  ),
+  maker(
+    "cc-retry",
+    [
+      { tools: [{ name: "Read", input: { file_path: "{{cwd}}/math.js" } }] },
+      { tools: [{ name: "Write", input: { file_path: "{{cwd}}/math.js", content: fixed } }] },
+      { text: "add() now adds." },
+    ],
+    2,
+  ),
+  maker("cc-hang", [
+    { tools: [{ name: "Bash", input: { command: "(sleep 600 &) ; echo started" } }] },
+    { hang: true },
+  ]),
+  maker("cc-outage", [{ error: { status: 500, message: "scripted outage" } }]),
+  maker("cc-cost", [
+    {
+      tools: [{ name: "Write", input: { file_path: "{{cwd}}/spent.txt", content: "expensive\n" } }],
+      usage: { input: 1000, output: 2_000_000 },
+    },
+    { text: "This turn must never be requested." },
+  ]),
+  {
+    name: "read-only",
+    when: { contains: "READ-ONLY PROBE" },
+    turns: [
+      {
+        tools: [
+          { name: "Read", input: { file_path: "{{cwd}}/../logs/tests.log" } },
+          { name: "Write", input: { file_path: "{{cwd}}/written.txt", content: "no\n" } },
+          { name: "Bash", input: { command: "touch bashed.txt" } },
+        ],
+      },
+      { json: approval },
+    ],
+  },
+  { name: "hooks-control", when: { contains: "HOOKS CONTROL" }, turns: [{ text: "ok" }] },
+  {
+    name: "verifier",
+    when: { contains: "independent verifier of a coding loop" },
+    turns: [{ json: approval }],
+  },
+];
+
+let server: MockModel;
+let cliEnv: Record<string, string>;
+
+before(async () => {
+  server = await startMockModel({ script: { conversations } });
+  cliEnv = {
+    ...(await agentCliEnvironment(server.url, ["claude-code", "codex"])),
+    PATH: `${binaries}${delimiter}${process.env.PATH}`,
+  };
+});
+after(() => server.close());
+
+const requestsOf = (conversation: string) =>
+  server.requests.filter((request) => request.conversation === conversation);
+
+const spec = (name: string, budget = "maxIterations: 2") => `name: ${name}
+goal: |
+  add() in math.js adds its arguments; the tests pass.
+repo: ./repo
+maker: { engine: claude-code, model: claude-sonnet-4-6 }
+verifier: { engine: codex }
+gates:
+  - { id: tests, kind: tests-pass, run: "node --test" }
+budget: { ${budget} }
+`;
+
+async function loop(sandbox: Sandbox, name: string, budget?: string) {
+  const run = await sandbox.cli(["run", await sandbox.spec(spec(name, budget))], { env: cliEnv });
+  const show = await sandbox.cli(["show", name, "--json"], { env: cliEnv });
+  return { run, summary: JSON.parse(show.stdout) };
+}
+
+/** Pids of live processes whose environment names this sandbox's LOOPWRIGHT_HOME. */
+function processesOf(sandbox: Sandbox): number[] {
+  const tag = `LOOPWRIGHT_HOME=${sandbox.home}\0`;
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, "latin1").includes(tag);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("claude-code engine, real loops", () => {
+  it("fixes a failing test with its real tools, a codex verifier approves, and the repository's hooks never run", async () => {
+    const sandbox = await createSandbox(project);
+    try {
+      const markers = {
+        stop: join(sandbox.root, "stop-hook-ran"),
+        prompt: join(sandbox.root, "prompt-hook-ran"),
+      };
+      const hook = (file: string) => [{ hooks: [{ type: "command", command: `touch ${file}` }] }];
+      await sandbox.commit({
+        ".claude/settings.json": JSON.stringify({
+          hooks: { Stop: hook(markers.stop), UserPromptSubmit: hook(markers.prompt) },
+        }),
+      });
+      const { run, summary } = await loop(sandbox, "cc-fix");
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /stopped: verified/);
+      assert.equal(await sandbox.git("show", "loop/cc-fix:math.js"), fixed.trim());
+      assert.deepEqual(
+        requestsOf("cc-fix").map((request) => [request.turn, request.outcome]),
+        [
+          [0, "answered"],
+          [1, "answered"],
+          [2, "answered"],
+          [3, "answered"],
+        ],
+      );
+      // The Bash call really ran the tests in the worktree, and the model saw them pass.
+      assert.match(JSON.stringify(requestsOf("cc-fix")[3].body), /pass 1/);
+      assert.ok(requestsOf("verifier").some((request) => request.protocol === "responses"));
+      assert.ok(summary.iterations[0].costUsd > 0, "the maker's cost is recorded");
+      assert.equal(existsSync(markers.stop) || existsSync(markers.prompt), false, "a hook ran in the maker");
+
+      // Control: the same hooks do fire for a plain `claude -p` in that repository.
+      await execFileAsync("claude", ["-p", "HOOKS CONTROL", "--no-session-persistence"], {
+        cwd: sandbox.repo,
+        env: { ...process.env, ...cliEnv },
+      });
+      assert.ok(existsSync(markers.stop) && existsSync(markers.prompt), "the fixture's hooks are live");
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+
+  it("gets it wrong first; the next brief carries the failing gate; the second attempt is verified", async () => {
+    const sandbox = await createSandbox(project);
+    try {
+      const { run, summary } = await loop(sandbox, "cc-retry");
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.deepEqual(
+        summary.iterations.map((iteration: { outcome: string }) => iteration.outcome),
+        ["failed", "verified"],
+      );
+      const second = JSON.stringify(requestsOf("cc-retry-2")[0]?.body);
+      assert.match(second, /Gate tests failed/);
+      assert.match(second, /6 !== 5/, "the failure's output tail reaches the model");
+      assert.match(second, /add\(\) now multiplies/, "the first approach is in the brief");
+      assert.equal(await sandbox.git("show", "loop/cc-retry:math.js"), fixed.trim());
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+
+  it("kills the CLI and everything it started when the model hangs past the wall clock", async () => {
+    const sandbox = await createSandbox(project);
+    try {
+      const { run } = await loop(sandbox, "cc-hang", "maxIterations: 1, wallClockPerIteration: 6s");
+      assert.equal(run.code, 3, run.stdout + run.stderr);
+      const [, hung] = requestsOf("cc-hang");
+      assert.match(JSON.stringify(hung?.body), /started/, "the Bash child was running when the model hung");
+      assert.equal(hung?.aborted, true, "the CLI went away while waiting for the model");
+      assert.match(run.stdout, /maker timeout/);
+      assert.deepEqual(processesOf(sandbox), []);
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+
+  it("ends circuit_broken after three API errors in a row", async () => {
+    const sandbox = await createSandbox(project);
+    try {
+      const { run, summary } = await loop(sandbox, "cc-outage", "maxIterations: 5");
+      assert.equal(run.code, 5, run.stdout + run.stderr);
+      assert.equal(summary.stopReason, "circuit_broken");
+      assert.deepEqual(
+        requestsOf("cc-outage").map((request) => request.outcome),
+        ["error", "error", "error"],
+      );
+      assert.match(run.stdout, /500/);
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+
+  it("stops a maker turn whose usage crosses maxCostUsdPerIteration and ends budget_exhausted", async () => {
+    const sandbox = await createSandbox(project);
+    try {
+      const { run, summary } = await loop(sandbox, "cc-cost", "maxIterations: 3, maxCostUsdPerIteration: 1");
+      assert.equal(run.code, 3, run.stdout + run.stderr);
+      assert.equal(summary.stopReason, "budget_exhausted");
+      assert.deepEqual(
+        requestsOf("cc-cost").map((request) => request.turn),
+        [0],
+        "the turn was stopped before its next model request",
+      );
+      assert.equal(summary.iterations.length, 1);
+      assert.equal(summary.iterations[0].outcome, "over_budget");
+      assert.ok(summary.iterations[0].costUsd > 1, `cost recorded: ${summary.iterations[0].costUsd}`);
+    } finally {
+      await sandbox.cleanup();
+    }
+  });
+});
+
+describe("claude-code engine, a read-only turn", () => {
+  it("answers through StructuredOutput, reads the gate logs beside the worktree, and cannot write", async () => {
+    const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-claude-readonly-")));
+    try {
+      const cwd = join(root, "worktree");
+      const logs = join(root, "logs");
+      await mkdir(cwd);
+      await mkdir(logs);
+      await writeFile(join(cwd, "math.js"), fixed);
+      await writeFile(join(logs, "tests.log"), "ok 1 - add (the gate log line)\n");
+      const result = await createClaudeCodeEngine({
+        engine: "claude-code",
+        model: "claude-sonnet-4-6",
+      }).runTurn({
+        role: "verifier",
+        cwd,
+        prompt: "READ-ONLY PROBE: rule on the tests gate.",
+        readOnly: true,
+        outputSchema: verdictJsonSchema(),
+        context: { gates: [{ id: "tests", logPath: join(logs, "tests.log") }] },
+        turnNumber: 1,
+        wallClockMs: 60_000,
+        maxCostUsd: 0,
+        turnDirectory: join(root, "turn"),
+        runId: "readonly-run",
+        stepId: "verifier-1",
+        env: cliEnv,
+        signal: new AbortController().signal,
+      });
+      assert.equal(result.status, "completed", result.error);
+      assert.deepEqual(JSON.parse(result.output ?? ""), approval);
+      const answered = JSON.stringify(requestsOf("read-only")[1]?.body);
+      assert.match(answered, /the gate log line/, "the gate log outside the worktree was readable");
+      assert.equal(existsSync(join(cwd, "written.txt")), false);
+      assert.equal(existsSync(join(cwd, "bashed.txt")), false);
+      assert.ok((result.costUsd ?? 0) > 0);
+      assert.match(await readFile(result.transcriptPath ?? "", "utf8"), /"type":"result"/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
