@@ -135,5 +135,6 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .description("run a real loop on a sample project with the scripted engine (no API key needed)")
     .option("--json", "print one JSON event per line")
     .option("--keep", "keep the temporary repository and print where it is")
+    .option("--engine <name>", "rehearse with a real agent CLI (claude-code, codex, copilot) against a scripted model")
     .action(run(async () => (await import("./commands/demo-command.ts")).demoCommand));
 }

@@ -80,7 +80,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `  verifier: ${event.data.verdict?.overall === "pass" ? "✓ approves" : "✗ rejects"}`;
     }
     case "iteration_ended":
-      return `  iteration ${event.data.iteration}: ${event.data.outcome}: ${event.data.summary}${event.data.repeat ? " [repeat]" : ""} · total $${state.costUsd.toFixed(2)}`;
+      return `  iteration ${event.data.iteration}: ${event.data.outcome}: ${event.data.summary}${event.data.repeat ? " [repeat]" : ""} · ${describeCost(state)}`;
     case "replan_ended":
       return event.data.status === "completed"
         ? `  replanned: ${event.data.approach?.slice(0, 120)}`
@@ -109,4 +109,10 @@ function clock(milliseconds: number): string {
 
 function kib(characters: number): string {
   return characters < 1024 ? `${characters} B` : `${(characters / 1024).toFixed(1)} KiB`;
+}
+
+/** The loop's cost so far, saying so when some turns could not be priced (it is then a lower bound). */
+export function describeCost(state: LoopState): string {
+  const unknown = state.uncostedTurns > 0 ? ` + ${state.uncostedTurns} turn(s) of unknown cost` : "";
+  return `total $${state.costUsd.toFixed(2)}${unknown}`;
 }

@@ -21,19 +21,31 @@ test("drops punctuation and collapses dashes", () => assert.equal(slugify("Ready
   "README.md": "# slug-demo\n\nA sample project for `loopwright demo`.\n",
 };
 
-const halfFix = `/** Turns a title into a URL slug. */
+/** The first, half-right attempt. */
+export const halfFix = `/** Turns a title into a URL slug. */
 export function slugify(title) {
   return title.toLowerCase().replace(/ /g, "-");
 }
 `;
 
-const fullFix = `/** Turns a title into a URL slug: lowercase words joined by single dashes, punctuation dropped. */
+/** The second attempt, which fixes it. */
+export const fullFix = `/** Turns a title into a URL slug: lowercase words joined by single dashes, punctuation dropped. */
 export function slugify(title) {
   return title
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "");
 }
+`;
+
+/** The demo's gates and budget, shared by the scripted demo and the real-CLI rehearsals. */
+export const sampleGates = `gates:
+  - { id: tests, kind: tests-pass, run: "node --test", timeout: 2m }
+  - { id: syntax, kind: build-succeeds, run: "node --check src/slugify.js" }
+  - { id: readable, kind: agent-check, assert: "slugify has a doc comment that says what it returns." }
+budget: { maxIterations: 4, wallClockPerIteration: 5m }
+scope: { allow: ["src/**"], protect: ["test/**"] }
+finish: { action: branch }
 `;
 
 /** The demo spec, as a user would write it. */
@@ -50,11 +62,4 @@ maker:
     - say: "Replaced every run of non-alphanumerics with one dash and trimmed the ends."
       write:
         src/slugify.js: ${JSON.stringify(fullFix)}
-gates:
-  - { id: tests, kind: tests-pass, run: "node --test", timeout: 2m }
-  - { id: syntax, kind: build-succeeds, run: "node --check src/slugify.js" }
-  - { id: readable, kind: agent-check, assert: "slugify has a doc comment that says what it returns." }
-budget: { maxIterations: 4, wallClockPerIteration: 5m }
-scope: { allow: ["src/**"], protect: ["test/**"] }
-finish: { action: branch }
-`;
+${sampleGates}`;

@@ -27,7 +27,7 @@ export async function checkEngines(env: NodeJS.ProcessEnv = process.env): Promis
       const path = findExecutable(definition.binary, env);
       const version = path
         ? await run(path, ["--version"], { timeout: 15_000, env }).then(
-            (result) => result.stdout.trim().split("\n")[0],
+            (result) => result.stdout.trim().split("\n")[0].replace(/\.$/, ""),
             () => "unknown (--version failed)",
           )
         : undefined;

@@ -23,7 +23,7 @@ export function engineNotes(spec: Spec): EngineNotes {
     const definition = agentCliDefinition(engine.engine);
     if (definition?.costReporting === "none") {
       warnings.push(
-        `${role} ${engine.engine} reports no token usage or cost: maxCostUsdPerIteration and maxCostUsdPerDay are not enforced for its turns`,
+        `${role} ${engine.engine} reports no cost (only its tokens, after each turn): maxCostUsdPerIteration and maxCostUsdPerDay are not enforced for its turns`,
       );
     } else if (definition?.costReporting === "end-of-turn" && role === "maker") {
       warnings.push(

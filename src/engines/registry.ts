@@ -1,19 +1,21 @@
 /**
  * Turns an engine entry of the spec into an `Engine`, and resolves `auto` (the verifier's default) to an
  * installed engine whose model comes from another provider than the maker's. Agent-CLI engines register
- * in agent-cli/definitions.ts; `builtin` lands in a later release.
+ * in agent-cli/definitions.ts; `builtin` is loopwright's own agent (builtin/builtin-engine.ts).
  */
 import { UsageError } from "../errors.ts";
 import type { EngineSpec } from "../loop/spec.ts";
 import { agentCliDefinitions } from "./agent-cli/definitions.ts";
 import type { AgentCliDefinition, Provider } from "./agent-cli/engine-definition.ts";
 import { findExecutable } from "./agent-cli/find-executable.ts";
+import { createBuiltinEngine } from "./builtin/builtin-engine.ts";
+import { builtinProvider } from "./builtin/builtin-settings.ts";
 import { createCommandEngine } from "./command-engine.ts";
 import type { Engine } from "./engine.ts";
 import { createScriptedEngine } from "./scripted-engine.ts";
 
 /** Engines named in the spec format whose adapters are not part of this release yet. */
-const upcoming = new Set(["builtin"]);
+const upcoming = new Set<string>();
 
 export function agentCliDefinition(name: string): AgentCliDefinition | undefined {
   return agentCliDefinitions.find((definition) => definition.name === name);
@@ -27,6 +29,8 @@ export function createEngine(spec: EngineSpec, field: string): Engine {
       return createCommandEngine(spec.run);
     case "scripted":
       return createScriptedEngine(spec.turns ?? []);
+    case "builtin":
+      return createBuiltinEngine(spec, field);
     case "auto":
       throw new UsageError(`${field}.engine: auto must be resolved against the maker first`);
   }
@@ -50,6 +54,7 @@ export function createEngine(spec: EngineSpec, field: string): Engine {
 /** The provider of the model an engine entry would use; `unknown` for commands. */
 export function providerOf(spec: EngineSpec): Provider | "scripted" {
   if (spec.engine === "scripted") return "scripted";
+  if (spec.engine === "builtin") return builtinProvider(spec);
   return agentCliDefinition(spec.engine)?.provider(spec) ?? "unknown";
 }
 
@@ -70,11 +75,20 @@ export function chooseVerifier(maker: EngineSpec, verifier: EngineSpec): Verifie
   if (maker.engine === "scripted") return { spec: { engine: "scripted", turns: [{ verdict: "auto" }] } };
   const makerProvider = providerOf(maker);
   const installed = agentCliDefinitions.filter((definition) => findExecutable(definition.binary));
+  // A provider we cannot name (Copilot's server-side default is "github") may well be the maker's: last resort.
+  const known = (provider: string) => provider !== "unknown" && provider !== "github";
   const other = installed.find((definition) => {
     const provider = definition.provider({ engine: definition.name });
-    return provider !== "unknown" && provider !== makerProvider;
+    return known(provider) && provider !== makerProvider;
   });
   if (other) return { spec: { engine: other.name } };
+  const unnamed = installed.find((definition) => !known(definition.provider({ engine: definition.name })));
+  if (unnamed) {
+    return {
+      spec: { engine: unnamed.name },
+      warning: `no installed engine is known to use another provider than the maker's (${makerProvider}); ${unnamed.name}'s model provider cannot be told, it may be the same`,
+    };
+  }
   const same = installed[0];
   if (same) {
     return {

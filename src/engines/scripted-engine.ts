@@ -92,7 +92,8 @@ async function playTurn(turns: ScriptedTurn[], request: TurnRequest): Promise<Tu
     text,
     output: output ?? text,
     exitCode: 0,
-    costUsd: turn.costUsd,
+    // A scripted turn costs what its script says, and nothing otherwise: its cost is known.
+    costUsd: turn.costUsd ?? 0,
   };
 }
 

@@ -35,6 +35,8 @@ export interface LoopSummary {
   stopMessage?: string;
   iterations: IterationSummary[];
   costUsd: number;
+  /** Turns whose engine reports no cost: `costUsd` is then a lower bound. */
+  uncostedTurns: number;
   branch: string;
   finished?: LoopState["finished"];
 }
@@ -85,6 +87,7 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
       };
     }),
     costUsd: state.costUsd,
+    uncostedTurns: state.uncostedTurns,
     branch: state.spec.branch,
     finished: state.finished,
   };

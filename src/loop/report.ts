@@ -96,7 +96,9 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
       `| ${iteration.iteration} | ${iteration.outcome}${iteration.repeat ? " (repeat)" : ""} | ${iteration.commit?.slice(0, 10) ?? "–"} | ${failing.join(", ") || "–"} | ${iteration.durationMs === undefined ? "–" : formatDuration(iteration.durationMs)} | $${iteration.costUsd.toFixed(2)} |`,
     );
   }
-  lines.push("", `Total cost: $${state.costUsd.toFixed(2)}`, "");
+  const unknown =
+    state.uncostedTurns > 0 ? `, plus ${state.uncostedTurns} turn(s) whose engine reports no cost` : "";
+  lines.push("", `Total cost: $${state.costUsd.toFixed(2)}${unknown}`, "");
   return lines.join("\n");
 }
 

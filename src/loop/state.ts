@@ -100,6 +100,8 @@ export interface LoopState {
   replanRunning: boolean;
   finished?: { pushed: boolean; sha: string; error?: string };
   costUsd: number;
+  /** Turns whose engine could not tell what they cost (a command, Copilot): the total is a lower bound. */
+  uncostedTurns: number;
   /** Dollars spent per UTC day (`YYYY-MM-DD`), from the time each cost was recorded. */
   costByDay: Record<string, number>;
   /** While parked: when the loop may go on (ISO time, UTC midnight). */
@@ -128,6 +130,7 @@ export function initialState(spec: Spec): LoopState {
     replans: [],
     replanRunning: false,
     costUsd: 0,
+    uncostedTurns: 0,
     costByDay: {},
     runIds: [],
     resumedAfterIteration: 0,
@@ -154,6 +157,11 @@ export function countedIterations(state: LoopState): number {
 export function apply(state: LoopState, event: LoopEvent): LoopState {
   const next = applyEvent(state, event);
   const cost = "costUsd" in event.data ? event.data.costUsd : undefined;
+  const turnEnded =
+    event.type === "maker_ended" || event.type === "verifier_ended" || event.type === "replan_ended";
+  if (turnEnded && cost === undefined && event.data.status !== "interrupted") {
+    return { ...next, uncostedTurns: next.uncostedTurns + 1 };
+  }
   if (typeof cost !== "number" || cost <= 0) return next;
   const day = event.at.slice(0, 10);
   return {

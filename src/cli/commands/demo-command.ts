@@ -8,21 +8,39 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import {
+  type RehearsalEngine,
+  rehearsalEngines,
+  rehearsalScript,
+  rehearsalSpec,
+  rehearsalVerifier,
+} from "../../demo/rehearsal.ts";
 import { sampleFiles, sampleSpec } from "../../demo/sample-project.ts";
-import { SpecError } from "../../errors.ts";
+import { SpecError, UsageError } from "../../errors.ts";
 import { createLoop } from "../../loop/create-loop.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { renderReport } from "../../loop/report.ts";
 import { loadSpecFile } from "../../loop/spec-file.ts";
 import { readState } from "../../loop/timeline.ts";
+import { mockClientEnvironment } from "../../mock-model/client-environment.ts";
+import { type MockModel, startMockModel } from "../../mock-model/server.ts";
 import { openStore } from "../../store/open-store.ts";
 import { runInForeground } from "./run-loop-command.ts";
 
 const run = promisify(execFile);
 
-export async function demoCommand(options: { json?: boolean; keep?: boolean }): Promise<number> {
+export async function demoCommand(options: {
+  json?: boolean;
+  keep?: boolean;
+  engine?: string;
+}): Promise<number> {
+  const engine = options.engine;
+  if (engine !== undefined && !rehearsalEngines.includes(engine as RehearsalEngine)) {
+    throw new UsageError(`--engine: one of ${rehearsalEngines.join(", ")} (got '${engine}')`);
+  }
   const root = await mkdtemp(join(tmpdir(), "loopwright-demo-"));
   const project = join(root, "project");
+  let server: MockModel | undefined;
   try {
     for (const [path, content] of Object.entries(sampleFiles)) {
       await mkdir(dirname(join(project, path)), { recursive: true });
@@ -37,7 +55,20 @@ export async function demoCommand(options: { json?: boolean; keep?: boolean }): 
       { cwd: project },
     );
     const specPath = join(root, "loop.yaml");
-    await writeFile(specPath, sampleSpec);
+    if (engine) {
+      // A rehearsal: the real CLIs, pointed at a scripted model on loopback with homes of their own.
+      const maker = engine as RehearsalEngine;
+      server = await startMockModel({ script: rehearsalScript(maker) });
+      Object.assign(process.env, await mockClientEnvironment(server.url, join(root, "cli-home")));
+      await writeFile(specPath, rehearsalSpec(maker));
+      if (!options.json) {
+        process.stdout.write(
+          `demo: ${maker} makes, ${rehearsalVerifier(maker)} verifies; scripted model at ${server.url}\n`,
+        );
+      }
+    } else {
+      await writeFile(specPath, sampleSpec);
+    }
     if (!options.json) process.stdout.write(`demo: sample project in ${project}; spec ${specPath}\n`);
 
     const loaded = await loadSpecFile(specPath);
@@ -57,6 +88,7 @@ export async function demoCommand(options: { json?: boolean; keep?: boolean }): 
       await store.close();
     }
   } finally {
+    await server?.close();
     if (options.keep) process.stdout.write(`demo kept in ${root} (LOOPWRIGHT_HOME=${join(root, "state")})\n`);
     else await rm(root, { recursive: true, force: true });
   }

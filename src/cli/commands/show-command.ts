@@ -37,7 +37,8 @@ export async function showCommand(reference: string, options: { json?: boolean }
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);
     }
-    out.push(`\ntotal cost $${summary.costUsd.toFixed(2)}`);
+    const unknown = summary.uncostedTurns > 0 ? ` + ${summary.uncostedTurns} turn(s) of unknown cost` : "";
+    out.push(`\ntotal cost $${summary.costUsd.toFixed(2)}${unknown}`);
     process.stdout.write(`${out.join("\n")}\n`);
     return 0;
   } finally {

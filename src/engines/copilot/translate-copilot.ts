@@ -112,7 +112,7 @@ export interface CopilotUsageReport {
   premiumRequests?: number;
 }
 
-/** Reads the usage report; undefined when it is not one (missing, truncated, another format). */
+/** Reads the usage report; undefined when it names no model (no call answered) or is not one. */
 export function readUsageReport(text: string): CopilotUsageReport | undefined {
   let value: unknown;
   try {
@@ -120,9 +120,10 @@ export function readUsageReport(text: string): CopilotUsageReport | undefined {
   } catch {
     return undefined;
   }
-  if (!isRecord(value) || !isRecord(value.modelMetrics)) return undefined;
+  const models = isRecord(value) && isRecord(value.modelMetrics) ? Object.values(value.modelMetrics) : [];
+  if (!isRecord(value) || models.length === 0) return undefined;
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
-  for (const model of Object.values(value.modelMetrics)) {
+  for (const model of models) {
     const tokens = isRecord(model) && isRecord(model.usage) ? model.usage : {};
     usage.inputTokens += count(tokens.inputTokens);
     usage.outputTokens += count(tokens.outputTokens);

@@ -1,0 +1,419 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { findExecutable } from "../src/engines/agent-cli/find-executable.ts";
+import { copilotDefinition, createCopilotEngine } from "../src/engines/copilot/copilot-engine.ts";
+import type { EngineEvent } from "../src/engines/engine.ts";
+import type { LoggedRequest } from "../src/mock-model/request-log.ts";
+import type { ScriptInput } from "../src/mock-model/script.ts";
+import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
+import { agentCliEnvironment } from "./support/agent-cli-env.ts";
+import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+/**
+ * Real loops with the real `copilot` CLI as the maker, driven by the mock-model server (the only fake):
+ * Copilot patches the code and runs commands with its own tools, the gates run, a verifier on another
+ * engine (Claude Code) rules through its own real CLI. Each loop's maker conversation is picked by its
+ * brief's first line ("# Loop <name>: iteration N"). Plus one read-only turn through the engine itself.
+ */
+
+const binaries = new URL("../node_modules/.bin", import.meta.url).pathname;
+
+const fixtureRepo = {
+  "add.js": "exports.add = (a, b) => a - b;\n",
+  "add.test.js": [
+    'const test = require("node:test");',
+    'const assert = require("node:assert");',
+    'const { add } = require("./add.js");',
+    'test("adds", () => assert.strictEqual(add(2, 3), 5));',
+    "",
+  ].join("\n"),
+  // Hooks of the repository, for Copilot (.github/hooks) and in Claude Code's format, which Copilot
+  // also runs in a folder it trusts: an unattended turn must run neither.
+  ".github/hooks/record.json": JSON.stringify({
+    version: 1,
+    hooks: { sessionStart: [{ type: "command", bash: 'echo copilot >> "$LOOPWRIGHT_HOME/hook-ran.txt"' }] },
+  }),
+  ".claude/settings.json": JSON.stringify({
+    hooks: {
+      UserPromptSubmit: [
+        { hooks: [{ type: "command", command: 'echo claude >> "$LOOPWRIGHT_HOME/hook-ran.txt"' }] },
+      ],
+    },
+  }),
+};
+
+/** A patch Copilot's apply_patch tool applies to add.js, replacing its body. */
+const patchAdd = (from: string, to: string) =>
+  `*** Begin Patch\n*** Update File: {{cwd}}/add.js\n@@\n-exports.add = (a, b) => ${from};\n+exports.add = (a, b) => ${to};\n*** End Patch\n`;
+
+/** The child the hanging maker leaves running; a number of its own, to find it among all processes. */
+const hangSeconds = 3000 + Math.floor(Math.random() * 1000);
+
+const approval = {
+  overall: "pass",
+  gates: [{ id: "tests", passed: true, evidence: [{ file: "add.js", line: 1 }] }],
+};
+
+const script: ScriptInput = {
+  models: ["gpt-5.5"],
+  conversations: [
+    {
+      name: "fix-add",
+      when: { contains: "# Loop fix-add: iteration 1" },
+      turns: [
+        { text: "Reading the code first.", tools: [{ name: "view", input: { path: "{{cwd}}/add.js" } }] },
+        { tools: [{ name: "apply_patch", input: patchAdd("a - b", "a + b") }] },
+        {
+          tools: [
+            { name: "bash", input: { command: "node --test add.test.js", description: "run the tests" } },
+          ],
+        },
+        // Usage far over the loop's $1 cap: Copilot reports none of it, so nothing can stop the turn.
+        { text: "Fixed add: it subtracted instead of adding.", usage: { input: 2_500_000, output: 100_000 } },
+      ],
+    },
+    {
+      name: "two-tries-1",
+      when: { contains: "# Loop two-tries: iteration 1" },
+      turns: [
+        { tools: [{ name: "apply_patch", input: patchAdd("a - b", "a * b") }] },
+        { text: "Guessed that add should multiply." },
+      ],
+    },
+    {
+      name: "two-tries-2",
+      when: { contains: "# Loop two-tries: iteration 2" },
+      turns: [
+        { tools: [{ name: "apply_patch", input: patchAdd("a * b", "a + b") }] },
+        { text: "The test wants a sum: add now adds." },
+      ],
+    },
+    {
+      name: "hangs",
+      when: { contains: "# Loop hangs: iteration" },
+      turns: [
+        // A child that outlives its command: Copilot's shells run in sessions of their own.
+        {
+          tools: [
+            {
+              name: "bash",
+              input: { command: `sleep ${hangSeconds} >/dev/null 2>&1 & echo started`, description: "start" },
+            },
+          ],
+        },
+        { hang: true },
+      ],
+    },
+    {
+      name: "flaky-api",
+      when: { contains: "# Loop flaky-api: iteration" },
+      // retryAfter 0 keeps Copilot's own five retries short (it honors Retry-After).
+      turns: [{ error: { status: 500, message: "upstream exploded", retryAfter: 0 } }],
+    },
+    {
+      name: "verifier",
+      when: { contains: "independent verifier of a coding loop" },
+      turns: [{ json: approval }],
+    },
+  ],
+};
+
+let model: MockModel;
+let cliEnv: Record<string, string>;
+let sandbox: Sandbox;
+
+before(async () => {
+  model = await startMockModel({ script });
+  cliEnv = await agentCliEnvironment(model.url, ["copilot", "claude-code"]);
+  // A user who approves everything by environment: the engine must still keep the repository's hooks off.
+  cliEnv.COPILOT_ALLOW_ALL = "true";
+  cliEnv.PATH = `${binaries}${delimiter}${process.env.PATH ?? ""}`;
+  sandbox = await createSandbox(fixtureRepo);
+  // Under `node --test` this variable would make the gate's own `node --test` skip every file and pass.
+  delete sandbox.env.NODE_TEST_CONTEXT;
+});
+after(async () => {
+  await model?.close();
+  await sandbox?.cleanup();
+  if (cliEnv?.HOME) await rm(cliEnv.HOME, { recursive: true, force: true });
+});
+
+function spec(name: string, budget: string) {
+  return `name: ${name}
+goal: |
+  add(a, b) returns the sum of a and b; the tests in add.test.js pass.
+repo: ./repo
+maker: { engine: copilot }
+verifier: { engine: claude-code }
+gates:
+  - { id: tests, kind: tests-pass, run: "node --test add.test.js", timeout: 30s }
+budget: ${budget}
+`;
+}
+
+async function runLoop(name: string, budget: string) {
+  const path = await sandbox.spec(spec(name, budget), join(sandbox.root, `${name}.yaml`));
+  const run = await sandbox.cli(["run", path, "--json"], { env: cliEnv, timeoutMs: 90_000 });
+  const events = run.stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+  const show = await sandbox.cli(["show", name, "--json"]);
+  return { run, events, summary: JSON.parse(show.stdout), output: run.stdout + run.stderr };
+}
+
+/** The model requests of one conversation of the script. */
+const requestsOf = (conversation: string): LoggedRequest[] =>
+  model.requests.filter((request) => request.conversation === conversation);
+
+describe("copilot as the maker", () => {
+  test("fixes a failing test with its own tools; gates pass; the verifier approves: verified", async () => {
+    const settings = join(cliEnv.HOME, ".copilot", "settings.json");
+    await mkdir(join(cliEnv.HOME, ".copilot"), { recursive: true });
+    await writeFile(settings, '{ "model": "gpt-5.5" }\n');
+    const { run, events, summary, output } = await runLoop(
+      "fix-add",
+      "{ maxIterations: 2, maxCostUsdPerIteration: 1 }",
+    );
+    assert.equal(run.code, 0, output);
+    assert.equal(summary.stopReason, "verified");
+    assert.equal(await sandbox.git("show", "loop/fix-add:add.js"), "exports.add = (a, b) => a + b;");
+    assert.equal(await readFile(join(sandbox.repo, "add.js"), "utf8"), fixtureRepo["add.js"]);
+    assert.equal(await sandbox.git("diff", "--name-only", "main", "loop/fix-add"), "add.js");
+
+    // Copilot ran its tools for real: the model got the file, the patch's result and the test run back.
+    const requests = requestsOf("fix-add");
+    assert.equal(requests.length, 4);
+    const outputs = toolOutputs(requests[3]);
+    assert.equal(outputs.length, 3, JSON.stringify(outputs));
+    assert.match(outputs[0], /exports\.add = \(a, b\) => a - b;/);
+    assert.match(outputs[1], /add\.js/);
+    assert.match(outputs[2], /pass 1\n[\s\S]*completed with exit code 0/);
+
+    // The verdict came from Claude Code, over the Anthropic protocol.
+    assert.equal(events.find((event) => event.type === "verifier_ended")?.data.status, "ruled");
+    assert.ok(requestsOf("verifier").some((request) => request.protocol === "anthropic"));
+
+    // The account is Copilot's final message. Copilot reports no cost: none is recorded (not $0), and
+    // the $1 cap could not stop a turn whose tokens cost far more.
+    const makerEnded = events.find((event) => event.type === "maker_ended");
+    assert.equal(makerEnded?.data.status, "completed");
+    assert.equal(makerEnded?.data.account, "Fixed add: it subtracted instead of adding.");
+    assert.equal("costUsd" in (makerEnded?.data ?? {}), false);
+
+    // Neither hook of the repository ran; the user's Copilot settings were read, never written.
+    assert.deepEqual(
+      readdirSync(sandbox.home).filter((entry) => entry === "hook-ran.txt"),
+      [],
+    );
+    assert.equal(await readFile(settings, "utf8"), '{ "model": "gpt-5.5" }\n');
+  });
+
+  test("a wrong first attempt fails the gates; the next brief carries the failure; the second attempt fixes it", async () => {
+    const { run, summary, output } = await runLoop("two-tries", "{ maxIterations: 3 }");
+    assert.equal(run.code, 0, output);
+    assert.deepEqual(
+      summary.iterations.map((iteration: { outcome: string }) => iteration.outcome),
+      ["failed", "verified"],
+    );
+    const [second] = requestsOf("two-tries-2");
+    const prompt = JSON.stringify(second.body);
+    assert.match(prompt, /Gate tests failed/);
+    assert.match(prompt, /6 !== 5/, "the failing assertion's output reaches the second brief");
+    assert.match(prompt, /Guessed that add should multiply/, "and the first approach");
+    assert.equal(await sandbox.git("show", "loop/two-tries:add.js"), "exports.add = (a, b) => a + b;");
+  });
+
+  test("a model that hangs: the wall clock kills copilot and every process it started", async () => {
+    const { run, events, output } = await runLoop("hangs", "{ maxIterations: 1, wallClockPerIteration: 8s }");
+    assert.equal(run.code, 3, output);
+    assert.equal(events.find((event) => event.type === "maker_ended")?.data.status, "timeout");
+    assert.equal(requestsOf("hangs").length, 2, "the second request is the one that hangs");
+    assert.match(JSON.stringify(requestsOf("hangs")[1].body), /started/, "the shell's child was running");
+    assert.deepEqual(survivors(sandbox.home), [], "no process of the loop survives it");
+  });
+
+  test("a model answering 500 each time: infrastructure errors, circuit broken after three", async () => {
+    const { run, events, summary, output } = await runLoop("flaky-api", "{ maxIterations: 5 }");
+    assert.equal(run.code, 5, output);
+    assert.equal(summary.stopReason, "circuit_broken");
+    const crashes = events.filter((event) => event.type === "maker_ended");
+    assert.equal(crashes.length, 3);
+    for (const crash of crashes) {
+      assert.equal(crash.data.status, "crashed");
+      assert.match(String(crash.data.error), /^copilot: Failed to get response .*500 upstream exploded$/);
+    }
+  });
+});
+
+describe("choosing and finding copilot", () => {
+  test("auto verifies a copilot maker on an OpenAI model with another provider's engine, and says the cap is not enforced; without copilot, one line names its package", async () => {
+    const path = await sandbox.spec(
+      spec("choose", "{ maxIterations: 1 }").replace(
+        "verifier: { engine: claude-code }",
+        "verifier: { engine: auto }",
+      ),
+      join(sandbox.root, "choose.yaml"),
+    );
+    const valid = await sandbox.cli(["validate", path], { env: cliEnv });
+    assert.equal(valid.code, 0, valid.stderr);
+    assert.match(valid.stdout, /maker: copilot \(openai\); verifier: claude-code \(anthropic\)/);
+    assert.match(valid.stdout, /warning: maker copilot reports no .*cost.*not enforced/);
+
+    const withoutCopilot = cliEnv.PATH.split(delimiter)
+      .filter((folder) => !findExecutable("copilot", { PATH: folder }))
+      .join(delimiter);
+    const run = await sandbox.cli(["run", path], { env: { ...cliEnv, PATH: withoutCopilot } });
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^\S*choose\.yaml: maker\.engine: copilot needs the `copilot` CLI on PATH: npm install -g @github\/copilot$/m,
+    );
+  });
+
+  test("the provider follows the model's name; without one Copilot picks it server-side: github", async () => {
+    const provider = (spec: { model?: string; args?: string[] }, env: NodeJS.ProcessEnv = {}) =>
+      copilotDefinition.provider({ engine: "copilot", ...spec }, env);
+    assert.equal(provider({ model: "gpt-5.5" }), "openai");
+    assert.equal(provider({ model: "claude-sonnet-4.6" }), "anthropic");
+    assert.equal(provider({ model: "gemini-3.7-flash" }), "google");
+    assert.equal(provider({ args: ["--model", "claude-opus-5"] }, { COPILOT_MODEL: "gpt-5.5" }), "anthropic");
+    assert.equal(provider({}, { COPILOT_MODEL: "gpt-5.4-mini" }), "openai");
+    assert.equal(provider({}, { HOME: "/nonexistent" }), "github");
+    assert.equal(provider({ model: "auto" }), "github");
+    assert.equal(provider({ model: "grok-4.7" }), "unknown");
+    const local = { COPILOT_PROVIDER_BASE_URL: "http://localhost:11434/v1" };
+    assert.equal(provider({ model: "deepseek-coder-v2:16b" }, local), "local");
+
+    const home = await mkdtemp(join(tmpdir(), "loopwright-copilot-home-"));
+    try {
+      await writeFile(join(home, "settings.json"), '// mine\n{ "model": "claude-haiku-4.5" }\n');
+      assert.equal(provider({}, { COPILOT_HOME: home }), "anthropic", "the user's settings are read");
+      assert.deepEqual(copilotDefinition.credentials({ COPILOT_HOME: home, HOME: home }), []);
+      await writeFile(join(home, "config.json"), '// managed\n{ "loggedInUsers": [] }\n');
+      assert.deepEqual(
+        copilotDefinition.credentials({ COPILOT_HOME: home, HOME: home, GH_TOKEN: "secret" }),
+        ["GH_TOKEN", `copilot login (${join(home, "config.json")})`],
+      );
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("copilot in a read-only role", () => {
+  test("its writes are refused, its reads run, and its fenced JSON is the output; tokens but no cost", async () => {
+    // Outside the system temporary directory, which Copilot may always read: only --add-dir opens it.
+    const base = await realpath(await mkdtemp(join(tmpdir(), "loopwright-copilot-verifier-")));
+    const [cwd, evidence, temporary] = ["work", "evidence", "tmp"].map((name) => join(base, name));
+    for (const folder of [cwd, evidence, temporary]) await mkdir(folder);
+    const server = await startMockModel({
+      script: {
+        models: ["gpt-5.5"],
+        turns: [
+          {
+            tools: [
+              {
+                name: "apply_patch",
+                input: "*** Begin Patch\n*** Add File: {{cwd}}/by-patch.txt\n+x\n*** End Patch\n",
+              },
+            ],
+          },
+          {
+            tools: [{ name: "bash", input: { command: "echo sneaky > by-shell.txt", description: "write" } }],
+          },
+          { tools: [{ name: "bash", input: { command: "touch touched.txt", description: "touch" } }] },
+          { tools: [{ name: "bash", input: { command: "cat add.js", description: "read" } }] },
+          { tools: [{ name: "view", input: { path: join(evidence, "tests.log") } }] },
+          {
+            text: `Checked.\n\n\`\`\`json\n${JSON.stringify(approval)}\n\`\`\``,
+            usage: { input: 900, output: 40, cacheRead: 100 },
+          },
+        ],
+      },
+    });
+    const env = await agentCliEnvironment(server.url, ["copilot"]);
+    try {
+      await writeFile(join(cwd, "add.js"), fixtureRepo["add.js"]);
+      await writeFile(join(evidence, "tests.log"), "# pass 1\n");
+      const events: EngineEvent[] = [];
+      const result = await createCopilotEngine({ engine: "copilot" }).runTurn({
+        role: "verifier",
+        cwd,
+        prompt: "You are the independent verifier of a coding loop. Rule on the change.",
+        readOnly: true,
+        outputSchema: {},
+        context: { gates: [{ id: "tests", logPath: join(evidence, "tests.log") }] },
+        turnNumber: 1,
+        wallClockMs: 60_000,
+        maxCostUsd: 0,
+        turnDirectory: join(evidence, "turn"),
+        runId: "copilot-read-only-test",
+        stepId: "verifier-1",
+        // A user who approves everything by environment: a read-only turn must stay read-only.
+        env: { ...process.env, ...env, COPILOT_ALLOW_ALL: "true", TMPDIR: temporary } as Record<
+          string,
+          string
+        >,
+        signal: new AbortController().signal,
+        onEvent: (event) => events.push(event),
+      });
+      assert.equal(result.status, "completed", result.error);
+      assert.deepEqual(JSON.parse(result.output ?? ""), approval);
+      assert.deepEqual(readdirSync(cwd), ["add.js"], "neither apply_patch nor the shell wrote");
+
+      const outputs = toolOutputs(server.requests.at(-1));
+      assert.equal(outputs.length, 5);
+      assert.match(outputs[0], /denied/);
+      assert.match(outputs[1], /denied/);
+      assert.match(outputs[2], /denied/);
+      assert.match(outputs[3], /exports\.add = \(a, b\) => a - b;/);
+      assert.match(outputs[4], /# pass 1/, "the evidence outside the worktree is readable");
+
+      // Tokens from the CLI's usage report (input includes the cached part); dollars stay unknown.
+      assert.equal(result.usage?.cachedInputTokens, 100);
+      assert.ok((result.usage?.inputTokens ?? 0) > 1000, JSON.stringify(result.usage));
+      assert.equal(result.costUsd, undefined);
+      assert.deepEqual(
+        events.filter((event) => event.type === "usage"),
+        [{ type: "usage", usage: result.usage, premiumRequests: 0 }],
+      );
+    } finally {
+      await server.close();
+      await rm(base, { recursive: true, force: true });
+      await rm(env.HOME, { recursive: true, force: true });
+    }
+  });
+});
+
+/** What the tools returned to the model, in order, as the request carries it (OpenAI Responses). */
+function toolOutputs(request: LoggedRequest | undefined): string[] {
+  const body = request?.body as { input?: { type: string; output?: unknown }[] } | undefined;
+  return (body?.input ?? [])
+    .filter((item) => item.type.endsWith("_call_output"))
+    .map((item) => (typeof item.output === "string" ? item.output : JSON.stringify(item.output)));
+}
+
+/**
+ * Live processes a loop of this sandbox started: their environment carries its LOOPWRIGHT_HOME, or
+ * their command line is the hanging maker's `sleep` (in case copilot cleaned its children's env).
+ */
+function survivors(home: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "latin1"))) continue;
+      const environment = `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`;
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ").trim();
+      if (environment.includes(`\0LOOPWRIGHT_HOME=${home}\0`) || commandLine === `sleep ${hangSeconds}`)
+        found.push(`${pid} ${commandLine}`);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
