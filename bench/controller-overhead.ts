@@ -149,11 +149,11 @@ budget: { maxIterations: ${iterationsPerRound} }
   return times;
 }
 
+/** The gate's own time in an iteration: its graded run and its recheck (a red gate is run twice). */
 function gateDuration(events: BenchEvent[], iteration: number): number {
-  const ended = events.find((event) => event.type === "gate_ended" && event.data.iteration === iteration);
-  const result = ended?.data.result as { durationMs: number } | undefined;
-  if (!result) throw new Error(`iteration ${iteration} has no gate_ended event`);
-  return result.durationMs;
+  const ended = events.filter((event) => event.type === "gate_ended" && event.data.iteration === iteration);
+  if (ended.length === 0) throw new Error(`iteration ${iteration} has no gate_ended event`);
+  return ended.reduce((total, event) => total + (event.data.result as { durationMs: number }).durationMs, 0);
 }
 
 /**
@@ -178,7 +178,8 @@ for ((i = 1; i <= ITERATIONS; i++)); do
   hash=$(git diff "$BASE" "$sha" | sha256sum)
   git -C "$GATES" checkout --quiet --force --detach "$sha"
   gate_start=$EPOCHREALTIME
-  (cd "$GATES" && exec sh -c "$GATE") || true
+  # A red gate is run again on the same commit before the iteration ends, as loopwright does.
+  (cd "$GATES" && exec sh -c "$GATE") || (cd "$GATES" && exec sh -c "$GATE") || true
   gate_end=$EPOCHREALTIME
   echo "$start $gate_start $gate_end $EPOCHREALTIME"
 done

@@ -76,7 +76,12 @@ budget: { maxIterations: ${iterationsPerRound} }
   const times: number[] = [];
   for (let iteration = 1; iteration <= iterationsPerRound; iteration++) {
     const ofIteration = (type: string) =>
-      events.filter((event: BenchEvent) => event.type === type && event.data.iteration === iteration);
+      events.filter(
+        (event: BenchEvent) =>
+          event.type === type &&
+          event.data.iteration === iteration &&
+          (event.data.phase ?? (event.data.result as { phase?: string } | undefined)?.phase) === "grade",
+      );
     const started = ofIteration("gate_started");
     const ended = ofIteration("gate_ended");
     if (started.length !== count || ended.length !== count) {

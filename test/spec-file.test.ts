@@ -82,6 +82,9 @@ describe("loading a valid spec", () => {
         timeout: 600_000,
         required: true,
         parallel: true,
+        baseline: "strict",
+        flaky: "block",
+        rerun: 1,
       },
       {
         id: "types",
@@ -90,6 +93,9 @@ describe("loading a valid spec", () => {
         timeout: 600_000,
         required: true,
         parallel: true,
+        baseline: "strict",
+        flaky: "block",
+        rerun: 1,
       },
       {
         id: "perf",
@@ -98,6 +104,9 @@ describe("loading a valid spec", () => {
         timeout: 600_000,
         required: false,
         parallel: true,
+        baseline: "strict",
+        flaky: "block",
+        rerun: 1,
       },
       {
         id: "rollback",
@@ -106,6 +115,9 @@ describe("loading a valid spec", () => {
         timeout: 600_000,
         required: true,
         parallel: true,
+        baseline: "strict",
+        flaky: "block",
+        rerun: 1,
       },
     ]);
     assert.deepEqual(spec.budget, {

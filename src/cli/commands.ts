@@ -123,6 +123,15 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/doctor-command.ts")).doctorCommand));
 
   program
+    .command("agent")
+    .description("run the built-in agent on a prompt in the current directory, streaming what it does")
+    .argument("<prompt>", "the task")
+    .option("--model <id>", "e.g. anthropic:claude-sonnet-4-6, openai:gpt-5.5, openai-compatible:NAME@URL")
+    .option("--read-only", "read, search and allowlisted commands only: no writes, no shell")
+    .option("--max-turns <n>", "stop after this many model calls (0 = no limit)")
+    .action(run(async () => (await import("./commands/agent-command.ts")).agentCommand));
+
+  program
     .command("mock-model")
     .description("serve a scripted model over the Anthropic and OpenAI wire protocols on 127.0.0.1")
     .requiredOption("--script <file>", "the script of turns (YAML or JSON)")

@@ -4,6 +4,7 @@ import {
   isRecord,
   type ModelRequest,
   textOfContent,
+  turnAfterTaggedCalls,
 } from "./model-request.ts";
 
 /**
@@ -22,12 +23,16 @@ export function parseAnthropicRequest(body: Record<string, unknown>): ModelReque
     opening.push(...textOfContent(message.content));
   }
   const texts = [...system, ...messages.flatMap((message) => textOfContent(message.content))];
-  const assistantTurns = countAssistantTurns(
+  const counted = countAssistantTurns(
     messages,
     (message) =>
       roleOf(message) === "assistant" ? "assistant" : roleOf(message) === "system" ? "ignore" : "other",
     () => undefined,
   );
+  const callIds = messages
+    .filter((message) => roleOf(message) === "assistant" && Array.isArray(message.content))
+    .flatMap((message) => (message.content as unknown[]).filter(isRecord).map((part) => part.id));
+  const assistantTurns = Math.max(counted, turnAfterTaggedCalls(callIds));
   const tools: AdvertisedTool[] = (Array.isArray(body.tools) ? body.tools : [])
     .filter(isRecord)
     .filter((tool) => typeof tool.name === "string")

@@ -4,6 +4,7 @@ import {
   isRecord,
   type ModelRequest,
   textOfContent,
+  turnAfterTaggedCalls,
   turnTagOf,
 } from "./model-request.ts";
 
@@ -32,12 +33,19 @@ export function parseChatRequest(body: Record<string, unknown>): ModelRequest {
     stream: body.stream === true,
     opening: opening.join("\n"),
     texts: messages.flatMap((message) => textOfContent(message.content)),
-    assistantTurns: countAssistantTurns(
-      messages,
-      (message) =>
-        message.role === "assistant" ? "assistant" : message.role === "tool" ? "tool_output" : "other",
-      (message) =>
-        Array.isArray(message.tool_calls) ? turnTagOf(message.tool_calls.find(isRecord)?.id) : undefined,
+    assistantTurns: Math.max(
+      countAssistantTurns(
+        messages,
+        (message) =>
+          message.role === "assistant" ? "assistant" : message.role === "tool" ? "tool_output" : "other",
+        (message) =>
+          Array.isArray(message.tool_calls) ? turnTagOf(message.tool_calls.find(isRecord)?.id) : undefined,
+      ),
+      turnAfterTaggedCalls(
+        messages.flatMap((message) =>
+          Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord).map((call) => call.id) : [],
+        ),
+      ),
     ),
     tools,
   };

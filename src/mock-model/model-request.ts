@@ -21,7 +21,11 @@ export interface ModelRequest {
   opening: string;
   /** Every text of the request (system and every message), searched for the working directory. */
   texts: string[];
-  /** How many assistant turns the conversation already holds (consecutive assistant items count once). */
+  /**
+   * How many assistant turns the conversation has had: those it holds (consecutive assistant items count
+   * once), or one past the latest turn tag among its tool calls when that is more (a client that
+   * compacted its history, summarizing older turns, still names the turn it is at).
+   */
   assistantTurns: number;
   tools: AdvertisedTool[];
 }
@@ -31,6 +35,13 @@ export function turnTagOf(id: unknown): number | undefined {
   if (typeof id !== "string") return undefined;
   const match = /_mock_t(\d+)_/.exec(id);
   return match ? Number(match[1]) : undefined;
+}
+
+/** One past the latest turn tag among `ids` (tool call ids the client sent back), or 0 when none is tagged. */
+export function turnAfterTaggedCalls(ids: readonly unknown[]): number {
+  let latest = -1;
+  for (const id of ids) latest = Math.max(latest, turnTagOf(id) ?? -1);
+  return latest + 1;
 }
 
 /** A tool call id carrying its turn index, so the parsers can tell parallel calls from later turns. */

@@ -4,6 +4,7 @@ import {
   isRecord,
   type ModelRequest,
   textOfContent,
+  turnAfterTaggedCalls,
   turnTagOf,
 } from "./model-request.ts";
 
@@ -36,7 +37,12 @@ export function parseResponsesRequest(body: Record<string, unknown>): ModelReque
     stream: body.stream === true,
     opening: opening.join("\n"),
     texts: [...instructions, ...items.flatMap(itemTexts)],
-    assistantTurns: countAssistantTurns(items, kindOf, (item) => turnTagOf(item.call_id ?? item.id)),
+    assistantTurns: Math.max(
+      countAssistantTurns(items, kindOf, (item) => turnTagOf(item.call_id ?? item.id)),
+      turnAfterTaggedCalls(
+        items.filter((item) => String(item.type ?? "").endsWith("_call")).map((item) => item.call_id),
+      ),
+    ),
     tools,
   };
 }

@@ -1,0 +1,18 @@
+/**
+ * The `builtin` engine: loopwright's own agent loop (src/agent) over a model API, as maker (every tool)
+ * and as verifier or replanner (read-only tools, the answer as one JSON value in `output`). The agent
+ * and the AI SDK load only when a turn runs, so commands that merely build engines stay fast.
+ */
+import type { EngineSpec } from "../../loop/spec.ts";
+import type { Engine } from "../engine.ts";
+import { builtinProvider, builtinSettings } from "./builtin-settings.ts";
+
+/** Builds the engine; a `UsageError` names a malformed model id or an unknown option in `args`. */
+export function createBuiltinEngine(spec: EngineSpec, field: string): Engine {
+  const settings = builtinSettings(spec, field);
+  return {
+    name: "builtin",
+    family: builtinProvider(spec),
+    runTurn: async (request) => (await import("./run-builtin-turn.ts")).runBuiltinTurn(settings, request),
+  };
+}
