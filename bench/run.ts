@@ -6,6 +6,7 @@
  * A missed target is reported in the table, not by the exit code (it depends on the machine's load).
  */
 import { availableParallelism, loadavg } from "node:os";
+import { benchAgent } from "./agent.ts";
 import { benchControllerOverhead } from "./controller-overhead.ts";
 import { benchDigest } from "./digest.ts";
 import { benchParallelGates } from "./parallel-gates.ts";
@@ -17,6 +18,7 @@ const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
   parallel: benchParallelGates,
   startup: benchStartup,
   digest: benchDigest,
+  agent: benchAgent,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -114,5 +114,7 @@ function kib(characters: number): string {
 /** The loop's cost so far, saying so when some turns could not be priced (it is then a lower bound). */
 export function describeCost(state: LoopState): string {
   const unknown = state.uncostedTurns > 0 ? ` + ${state.uncostedTurns} turn(s) of unknown cost` : "";
-  return `total $${state.costUsd.toFixed(2)}${unknown}`;
+  const tokens = state.tokens.input + state.tokens.output;
+  const tokenText = tokens > 0 ? `, ${state.tokens.input} in / ${state.tokens.output} out tokens` : "";
+  return `total $${state.costUsd.toFixed(2)}${unknown}${tokenText}`;
 }

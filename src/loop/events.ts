@@ -6,6 +6,13 @@
  */
 import type { GateKind } from "./spec.ts";
 
+/** Tokens a turn used, as its engine reported them. */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+}
+
 export const eventSchemaVersion = 1;
 
 export type StopReason =
@@ -144,6 +151,7 @@ export interface EventPayloads {
     error?: string;
     durationMs: number;
     costUsd?: number;
+    usage?: TurnUsage;
   };
   commit_created: { iteration: number; sha: string; committed: boolean; files: string[] };
   change_screened: {
@@ -170,6 +178,7 @@ export interface EventPayloads {
     wroteFiles: string[];
     durationMs: number;
     costUsd?: number;
+    usage?: TurnUsage;
   };
   iteration_ended: {
     iteration: number;
@@ -187,6 +196,7 @@ export interface EventPayloads {
     hypotheses?: string[];
     error?: string;
     costUsd?: number;
+    usage?: TurnUsage;
   };
   loop_finished: {
     action: "none" | "branch";

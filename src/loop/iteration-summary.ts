@@ -37,6 +37,8 @@ export interface LoopSummary {
   costUsd: number;
   /** Turns whose engine reports no cost: `costUsd` is then a lower bound. */
   uncostedTurns: number;
+  /** Input and output tokens of every turn whose engine reported them. */
+  tokens: { input: number; output: number };
   branch: string;
   finished?: LoopState["finished"];
 }
@@ -88,6 +90,7 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
     }),
     costUsd: state.costUsd,
     uncostedTurns: state.uncostedTurns,
+    tokens: state.tokens,
     branch: state.spec.branch,
     finished: state.finished,
   };

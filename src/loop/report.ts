@@ -98,7 +98,11 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
   }
   const unknown =
     state.uncostedTurns > 0 ? `, plus ${state.uncostedTurns} turn(s) whose engine reports no cost` : "";
-  lines.push("", `Total cost: $${state.costUsd.toFixed(2)}${unknown}`, "");
+  const tokens =
+    state.tokens.input + state.tokens.output > 0
+      ? ` (${state.tokens.input} input and ${state.tokens.output} output tokens)`
+      : "";
+  lines.push("", `Total cost: $${state.costUsd.toFixed(2)}${unknown}${tokens}`, "");
   return lines.join("\n");
 }
 

@@ -100,6 +100,8 @@ export interface LoopState {
   replanRunning: boolean;
   finished?: { pushed: boolean; sha: string; error?: string };
   costUsd: number;
+  /** Tokens the loop's turns used, where their engines reported them. */
+  tokens: { input: number; output: number };
   /** Turns whose engine could not tell what they cost (a command, Copilot): the total is a lower bound. */
   uncostedTurns: number;
   /** Dollars spent per UTC day (`YYYY-MM-DD`), from the time each cost was recorded. */
@@ -131,6 +133,7 @@ export function initialState(spec: Spec): LoopState {
     replanRunning: false,
     costUsd: 0,
     uncostedTurns: 0,
+    tokens: { input: 0, output: 0 },
     costByDay: {},
     runIds: [],
     resumedAfterIteration: 0,
@@ -155,7 +158,17 @@ export function countedIterations(state: LoopState): number {
 
 /** Returns the state after one event. Never mutates its input. */
 export function apply(state: LoopState, event: LoopEvent): LoopState {
-  const next = applyEvent(state, event);
+  const counted = applyEvent(state, event);
+  const usage = "usage" in event.data ? event.data.usage : undefined;
+  const next = usage
+    ? {
+        ...counted,
+        tokens: {
+          input: counted.tokens.input + usage.inputTokens,
+          output: counted.tokens.output + usage.outputTokens,
+        },
+      }
+    : counted;
   const cost = "costUsd" in event.data ? event.data.costUsd : undefined;
   const turnEnded =
     event.type === "maker_ended" || event.type === "verifier_ended" || event.type === "replan_ended";

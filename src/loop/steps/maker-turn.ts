@@ -57,5 +57,6 @@ export async function runMakerTurn(context: RunContext, resume: boolean): Promis
     error: result.error ? context.redact(result.error) : undefined,
     durationMs: Math.round(performance.now() - started),
     costUsd: result.costUsd,
+    usage: result.usage,
   });
 }

@@ -46,6 +46,7 @@ export async function runReplanTurn(context: RunContext, afterIteration: number)
       status: "failed",
       error,
       costUsd: result.costUsd,
+      usage: result.usage,
     });
     return;
   }
@@ -55,6 +56,7 @@ export async function runReplanTurn(context: RunContext, afterIteration: number)
     approach: parsed.approach,
     hypotheses: parsed.hypotheses,
     costUsd: result.costUsd,
+    usage: result.usage,
   });
 }
 
