@@ -69,7 +69,17 @@ test("a valid request comes back with its gates parsed and their defaults filled
     addGates: [types],
     budget: { maxIterations: 6, wallClockPerIteration: "30m" },
   });
-  assert.deepEqual(request.addGates, [{ ...types, timeout: 600_000, required: true, parallel: true }]);
+  assert.deepEqual(request.addGates, [
+    {
+      ...types,
+      timeout: 600_000,
+      required: true,
+      parallel: true,
+      baseline: "strict",
+      flaky: "block",
+      rerun: 1,
+    },
+  ]);
   assert.equal(request.goal, "The printer tests pass too.");
 });
 
@@ -91,7 +101,19 @@ test("applySteering records every change with its old and new value and leaves t
   assert.deepEqual(changes, [
     { field: "goal", old: "The parser tests pass.", new: "The printer tests pass too." },
     { field: "gates.lint", old: lint, new: null },
-    { field: "gates.types", old: null, new: { ...types, timeout: 600_000, required: true, parallel: true } },
+    {
+      field: "gates.types",
+      old: null,
+      new: {
+        ...types,
+        timeout: 600_000,
+        required: true,
+        parallel: true,
+        baseline: "strict",
+        flaky: "block",
+        rerun: 1,
+      },
+    },
     { field: "budget.maxIterations", old: 3, new: 6 },
     { field: "budget.wallClockPerIteration", old: 3_600_000, new: 1_800_000 },
   ]);

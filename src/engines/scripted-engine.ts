@@ -113,9 +113,10 @@ function inside(root: string, path: string): string {
 }
 
 /**
- * `auto` rules on each gate from its recorded result (deterministic gates by exit code, citing the last
- * line of their output; agent-checks approved, citing the first changed file) and rules every tamper
- * flag illegitimate; `reject` fails every gate; an object is printed as given.
+ * `auto` rules on each gate from its recorded result (deterministic gates by whether it counts as passed,
+ * exit 0 or under the gate's baseline and flaky policies, citing the last line of their output;
+ * agent-checks approved, citing the first changed file) and rules every tamper flag illegitimate;
+ * `reject` fails every gate; an object is printed as given.
  */
 function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context: TurnContext): unknown {
   if (typeof verdict === "object") return verdict;
@@ -130,7 +131,7 @@ function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context:
     }
     const lines = (gate.tail ?? "").trim().split("\n").filter(Boolean);
     const quote = lines.findLast((line) => /\b(pass|passed|ok)\b|✓|✔/i.test(line)) ?? lines.at(-1);
-    if (gate.passed)
+    if (gate.accepted ?? gate.passed)
       return { id: gate.id, passed: true, evidence: quote ? [{ gate: gate.id, quote }] : [{ file: "." }] };
     return { id: gate.id, passed: false, reason: `exit code ${gate.exitCode}`, evidence: [] };
   });

@@ -25,6 +25,11 @@ export interface TurnContext {
     required: boolean;
     exitCode?: number | null;
     passed?: boolean;
+    /**
+     * Whether the result counts as passed, which is what a verifier may approve: exit 0, or failures its
+     * `baseline` policy accepts (they predate the loop), or a flake the gate reports without blocking.
+     */
+    accepted?: boolean;
     durationMs?: number;
     logPath?: string;
     tail?: string;

@@ -103,7 +103,13 @@ function definitionOfDone(state: LoopState): string {
   const lines = state.spec.gates.map((gate) => {
     const optional = gate.required ? "" : " (informative, not required)";
     if (!isDeterministic(gate)) return `- ${gate.id} (${gate.kind})${optional}: ${gate.assert}`;
-    return `- ${gate.id} (${gate.kind})${optional}: \`${gate.run}\` must exit 0`;
+    const done =
+      gate.baseline === "no-new-failures"
+        ? "must exit 0, or fail only tests that already failed on the base commit"
+        : gate.baseline === "must-improve"
+          ? "must exit 0, or fail fewer tests than on the base commit, each of which already failed there"
+          : "must exit 0";
+    return `- ${gate.id} (${gate.kind})${optional}: \`${gate.run}\` ${done}`;
   });
   lines.push(
     `- ${verifierGateId}: an independent verifier reviews the change against the goal and rules on every gate.`,

@@ -70,3 +70,19 @@ export function assessGate(
 export function isAcceptable(gate: GateSpec, assessment: GateAssessment): boolean {
   return assessment.status === "pass" || (assessment.status === "flaky" && gate.flaky === "report");
 }
+
+/**
+ * Whether a gate's graded run counts as passed, which is what a verifier may approve: exit 0, failures
+ * its baseline policy accepts, or a failure that did not reproduce on the recheck of a gate that says
+ * `flaky: report`. False when the gate has no graded run.
+ */
+export function countsAsPassed(
+  gate: GateSpec,
+  iteration: IterationState,
+  baseline: GateResult | undefined,
+): boolean {
+  const graded = phaseResults(iteration, "grade")[gate.id];
+  if (!graded) return false;
+  if (passesPolicy(gate, graded, baseline)) return true;
+  return isAcceptable(gate, assessGate(gate, iteration, baseline, { confirm: false }));
+}

@@ -6,7 +6,8 @@
  */
 import { cap } from "../loop/brief.ts";
 import type { GateResult, RecordedTamperFlag } from "../loop/events.ts";
-import { isDeterministic, type Spec } from "../loop/spec.ts";
+import { passesPolicy } from "../loop/gate-status.ts";
+import { type GateSpec, isDeterministic, type Spec } from "../loop/spec.ts";
 
 export interface VerifierInputs {
   spec: Spec;
@@ -18,6 +19,8 @@ export interface VerifierInputs {
   /** Rendered failure digests by their path (GateResult.digestPath). */
   digests: Record<string, string>;
   tamperFlags: RecordedTamperFlag[];
+  /** Gates that failed here but passed on a re-run of this commit, and say `flaky: report`. */
+  reportedFlakes?: string[];
   diffPath: string;
   diff: string;
   changedFiles: string[];
@@ -30,11 +33,15 @@ export function buildVerifierPrompt(inputs: VerifierInputs): string {
   const gateLines = spec.gates.map((gate) => {
     if (!isDeterministic(gate)) return `### ${gate.id} (agent-check)\nAssertion to rule on: ${gate.assert}`;
     const result = inputs.gateResults.find((candidate) => candidate.id === gate.id);
-    const status = result ? (result.passed ? "passed" : `FAILED (exit ${result.exitCode})`) : "not run";
     const required = gate.required ? "" : " (informative, not required)";
     const policy =
       gate.baseline === "strict" ? "" : ` Policy: ${gate.baseline} (compared with the base commit).`;
     const baseline = inputs.baseline[gate.id];
+    const status = !result
+      ? "not run"
+      : result.passed
+        ? "passed"
+        : `FAILED (exit ${result.exitCode})${acceptedFailure(gate, result, baseline, inputs.reportedFlakes ?? [])}`;
     const before = baseline
       ? baseline.passed
         ? "passed"
@@ -83,7 +90,26 @@ Print exactly one JSON value and nothing else:
  "notes": "<optional>"}
 Rule on every gate listed above (${spec.gates.map((gate) => gate.id).join(", ") || "none"})${flagIds ? ` and on every tamper flag (${flagIds})` : ""}.
 Every approval must cite evidence that is checked mechanically: a file and line that exist in the commit,
-or a line quoted exactly from a gate's output. A gate whose run failed cannot be approved. "overall" is
+or a line quoted exactly from a gate's output. A gate that FAILED cannot be approved, unless its status
+says that it still passes (under its baseline policy, or as a reported flake). "overall" is
 "pass" only when every required gate passed and every tamper flag is legitimate.
 `;
+}
+
+/** Why a failed run still passes, when it does: failures that predate the loop, or a reported flake. */
+function acceptedFailure(
+  gate: GateSpec,
+  result: GateResult,
+  baseline: GateResult | undefined,
+  reportedFlakes: string[],
+): string {
+  if (passesPolicy(gate, result, baseline)) {
+    const names = result.failures ?? [];
+    const listed =
+      names.slice(0, 10).join("; ") + (names.length > 10 ? `; and ${names.length - 10} more` : "");
+    return `, but it passes under its ${gate.baseline} policy: its ${names.length} failing test(s) already failed on the base commit, so they are pre-existing (${listed})`;
+  }
+  if (reportedFlakes.includes(gate.id))
+    return ", but it passed when re-run on this commit: it is flaky, and the gate reports flakes without blocking";
+  return "";
 }

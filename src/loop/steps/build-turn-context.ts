@@ -1,6 +1,7 @@
 /** The JSON context of a turn (see engines/turn-context.ts), from the state of the iteration it belongs to. */
 import type { Role } from "../../engines/engine.ts";
 import type { TurnContext } from "../../engines/turn-context.ts";
+import { countsAsPassed } from "../gate-status.ts";
 import { type LoopState, phaseResults } from "../state.ts";
 
 export function buildTurnContext(
@@ -42,6 +43,7 @@ export function buildTurnContext(
         required: gate.required,
         exitCode: result?.exitCode,
         passed: result?.passed,
+        accepted: graded && result ? countsAsPassed(gate, graded, state.baseline[gate.id]) : undefined,
         durationMs: result?.durationMs,
         logPath: result?.logPath,
         tail: result?.tail,

@@ -10,7 +10,7 @@ import { git } from "../../git/git.ts";
 import { checkEvidence } from "../../verify/evidence-check.ts";
 import { parseVerdictOutput, type VerdictCheck, verdictJsonSchema } from "../../verify/verdict.ts";
 import { buildVerifierPrompt } from "../../verify/verifier-prompt.ts";
-import { passesPolicy } from "../gate-status.ts";
+import { countsAsPassed, passesPolicy } from "../gate-status.ts";
 import type { RunContext } from "../run-context.ts";
 import { isDeterministic } from "../spec.ts";
 import { allGateResults, currentIteration, type IterationState, phaseResults } from "../state.ts";
@@ -27,9 +27,18 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
   await context.append("verifier_started", { iteration: iteration.number, sha, turnNumber });
   const engine = createEngine(resolveVerifier(state.spec.maker, state.spec.verifier), "verifier");
   const diff = await readFile(iteration.screen.diffPath, "utf8").catch(() => "");
-  const gateResults = state.spec.gates
-    .filter(isDeterministic)
-    .flatMap((gate) => phaseResults(iteration, "grade")[gate.id] ?? []);
+  const graded = phaseResults(iteration, "grade");
+  const gradedGates = state.spec.gates.filter((gate) => isDeterministic(gate) && graded[gate.id]);
+  const gateResults = gradedGates.map((gate) => graded[gate.id]);
+  // What the verifier may not approve: a run that does not count as passed (failures its baseline policy
+  // accepts do count, and so does a failure that did not reproduce on a gate that says `flaky: report`).
+  const redGates = gradedGates
+    .filter((gate) => !countsAsPassed(gate, iteration, state.baseline[gate.id]))
+    .map((gate) => gate.id);
+  const reportedFlakes = gradedGates
+    .filter((gate) => !passesPolicy(gate, graded[gate.id], state.baseline[gate.id]))
+    .filter((gate) => !redGates.includes(gate.id))
+    .map((gate) => gate.id);
   const digests = await readDigests(gateResults.map((result) => result.digestPath));
   const prompt = buildVerifierPrompt({
     spec: state.spec,
@@ -39,16 +48,11 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     baseline: state.baseline,
     digests,
     tamperFlags: iteration.tamperFlags,
+    reportedFlakes,
     diffPath: iteration.screen.diffPath,
     diff,
     changedFiles: iteration.screen.changedFiles,
   });
-  const redGates = gateResults
-    .filter((result) => {
-      const gate = state.spec.gates.find((candidate) => candidate.id === result.id);
-      return gate && !passesPolicy(gate, result, state.baseline[gate.id]);
-    })
-    .map((result) => result.id);
   const started = performance.now();
   const turn = (text: string, attempt: number) =>
     withScratchWorktree(context, `verify-${iteration.number}`, sha, (cwd) =>
@@ -70,18 +74,22 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     );
 
   let costUsd = 0;
+  const usage = { inputTokens: 0, outputTokens: 0 };
   let wrote: string[] = [];
   let lastProblems: string[] = [];
   for (let attempt = 1; ; attempt += 1) {
     const retryNote = attempt === 1 ? "" : correctionNote(lastProblems);
     const { result, wroteFiles } = await turn(prompt + retryNote, attempt);
     costUsd += result.costUsd ?? 0;
+    usage.inputTokens += result.usage?.inputTokens ?? 0;
+    usage.outputTokens += result.usage?.outputTokens ?? 0;
     wrote = [...new Set([...wrote, ...wroteFiles])];
     const base = {
       iteration: iteration.number,
       wroteFiles: wrote,
       durationMs: Math.round(performance.now() - started),
       costUsd: costUsd || result.costUsd,
+      usage: usage.inputTokens + usage.outputTokens > 0 ? usage : undefined,
     };
     if (result.status !== "completed") {
       const error = result.error ?? `the verifier turn ended: ${result.status}`;
