@@ -9,6 +9,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { benchAgent } from "./agent.ts";
 import { benchControllerOverhead } from "./controller-overhead.ts";
 import { benchDigest } from "./digest.ts";
+import { benchHooks } from "./hooks.ts";
 import { benchParallelGates } from "./parallel-gates.ts";
 import { benchStartup } from "./startup.ts";
 import { type BenchRow, formatMs } from "./support.ts";
@@ -19,6 +20,7 @@ const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
   startup: benchStartup,
   digest: benchDigest,
   agent: benchAgent,
+  hooks: benchHooks,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Launcher: answers --version without loading anything, then runs the TypeScript sources in a
-// checkout (Node strips the types) or the compiled JavaScript in a published package.
+// Launcher: answers --version without loading anything, runs Claude Code hooks (`hook <event>`) without
+// the CLI framework so they start fast, and otherwise runs the CLI: the TypeScript sources in a checkout
+// (Node strips the types) or the compiled JavaScript in a published package.
 import { existsSync, readFileSync } from "node:fs";
+import module from "node:module";
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
@@ -9,12 +11,29 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`${manifest.version}\n`);
   process.exit(0);
 }
+const isHook = argv[0] === "hook";
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 24) {
-  process.stderr.write(`loopwright needs Node.js 24 or newer (this is ${process.version}).\n`);
-  process.exit(2);
+  const message = `loopwright needs Node.js 24 or newer (this is ${process.version}).`;
+  // A hook answers in JSON with exit 0 whatever happens; the user sees the message, nothing is blocked.
+  if (isHook)
+    process.stdout.write(`${JSON.stringify({ systemMessage: `${message} Hook mode checked nothing.` })}\n`);
+  else process.stderr.write(`${message}\n`);
+  process.exit(isHook ? 0 : 2);
 }
-const source = new URL("../src/cli/main.ts", import.meta.url);
-const entry = existsSync(source) ? source : new URL("../dist/cli/main.js", import.meta.url);
-const { main } = await import(entry.href);
-process.exitCode = await main(argv);
+
+/** The module `path` (no extension) from src/ in a checkout, else from dist/. */
+function entry(path) {
+  const source = new URL(`../src/${path}.ts`, import.meta.url);
+  return existsSync(source) ? source.href : new URL(`../dist/${path}.js`, import.meta.url).href;
+}
+
+if (isHook) {
+  // Hooks run at every prompt and stop: reuse compiled code (and stripped types) across runs.
+  module.enableCompileCache?.();
+  const { runHook } = await import(entry("hooks/hook-main"));
+  process.exitCode = await runHook(argv.slice(1));
+} else {
+  const { main } = await import(entry("cli/main"));
+  process.exitCode = await main(argv);
+}

@@ -15,11 +15,26 @@ export function defineCommands(program: Command, setExit: SetExit): void {
 
   program
     .command("init")
-    .description("detect test, build and lint commands and write a commented loop.yaml")
-    .argument("[directory]", "project folder", ".")
+    .description(
+      "detect test, build and lint commands and write a commented loop.yaml; `init claude`: Claude Code hook mode",
+    )
+    .argument("[directory]", "project folder (`claude`: set up hook mode in this checkout)", ".")
     .option("--force", "overwrite an existing loop.yaml")
     .option("-o, --output <file>", "where to write the spec")
+    .option("--remove", "with `init claude`: take out exactly what it added")
+    .option(
+      "--plugin <folder>",
+      "with `init claude`: write a Claude Code plugin in a local marketplace folder",
+    )
     .action(run(async () => (await import("./commands/init-command.ts")).initCommand));
+
+  program
+    .command("hook")
+    .description("Claude Code hook mode: stop, subagent-stop, prompt, post-tool (JSON on stdin), close")
+    .argument("<event>", "the hook event")
+    .action(
+      run(async () => async (event: string) => (await import("../hooks/hook-main.ts")).runHook([event])),
+    );
 
   program
     .command("validate")
@@ -123,6 +138,14 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/doctor-command.ts")).doctorCommand));
 
   program
+    .command("mock-model")
+    .description("serve a scripted model over the Anthropic and OpenAI wire protocols on 127.0.0.1")
+    .requiredOption("--script <file>", "the script of turns (YAML or JSON)")
+    .option("--port <n>", "port to listen on (default: any free port)")
+    .option("--log <file>", "append every request as a JSON line")
+    .action(run(async () => (await import("./commands/mock-model-command.ts")).mockModelCommand));
+
+  program
     .command("agent")
     .description("run the built-in agent on a prompt in the current directory, streaming what it does")
     .argument("<prompt>", "the task")
@@ -132,18 +155,13 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/agent-command.ts")).agentCommand));
 
   program
-    .command("mock-model")
-    .description("serve a scripted model over the Anthropic and OpenAI wire protocols on 127.0.0.1")
-    .requiredOption("--script <file>", "the script of turns (YAML or JSON)")
-    .option("--port <n>", "port to listen on (default: any free port)")
-    .option("--log <file>", "append every request as a JSON line")
-    .action(run(async () => (await import("./commands/mock-model-command.ts")).mockModelCommand));
-
-  program
     .command("demo")
     .description("run a real loop on a sample project with the scripted engine (no API key needed)")
     .option("--json", "print one JSON event per line")
     .option("--keep", "keep the temporary repository and print where it is")
-    .option("--engine <name>", "rehearse with a real agent CLI (claude-code, codex, copilot) against a scripted model")
+    .option(
+      "--engine <name>",
+      "rehearse with a real agent CLI (claude-code, codex, copilot) against a scripted model",
+    )
     .action(run(async () => (await import("./commands/demo-command.ts")).demoCommand));
 }

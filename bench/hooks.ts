@@ -1,0 +1,120 @@
+/**
+ * Hook mode's latency: `hook stop` and `hook prompt` as Claude Code runs them (the launcher `init claude`
+ * writes, the hook's JSON on stdin, Node start included), when no gate runs: the work is open with a
+ * changed file and its gate is already green at this state of the code. Baselines in the same run,
+ * interleaved: `node -e ''` (Node's own start), and a bash hook that reads stdin and prints the same
+ * JSON. Medians of 50.
+ */
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type BenchRow, createBenchSandbox, formatMs, median } from "./support.ts";
+
+const samples = 50;
+const targetMs = 150;
+
+export async function benchHooks(): Promise<BenchRow[]> {
+  const sandbox = await createBenchSandbox();
+  try {
+    const { repo } = sandbox;
+    await writeFile(
+      join(repo, "loop.yaml"),
+      `name: bench\ngoal: add() adds.\nmaker: { engine: command, run: "true" }\ngates:\n  - { id: tests, kind: tests-pass, run: "grep -q 'a + b' math.js" }\n`,
+    );
+    await writeFile(join(repo, "math.js"), "export const add = (a, b) => a - b;\n");
+    const init = await sandbox.cli(["init", "claude"]);
+    if (init.code !== 0) throw new Error(`loopwright init claude failed:\n${init.output}`);
+    await sandbox.git("add", "-A");
+    await sandbox.git("commit", "-q", "-m", "hook mode");
+
+    const launcher = join(repo, ".loopwright", "hook");
+    const input = (extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ session_id: "bench", cwd: repo, ...extra });
+    await writeFile(join(repo, "math.js"), "export const add = (a, b) => a + b;\n");
+    const opened = await time(
+      launcher,
+      ["post-tool"],
+      input({ tool_name: "Edit", tool_input: { file_path: join(repo, "math.js") } }),
+      repo,
+    );
+    const stopOutput = JSON.stringify({});
+    const promptOutput = (await time(launcher, ["prompt"], input(), repo)).stdout.trim();
+    // The first stop runs the gate; from then on it is green at this state of the code.
+    const first = await time(launcher, ["stop"], input(), repo);
+    if (opened.stdout.trim() !== "{}" || first.stdout.trim() !== stopOutput)
+      throw new Error(`unexpected hook answers: ${opened.stdout} ${first.stdout}`);
+    const bashHook = join(sandbox.root, "bash-hook.sh");
+    await writeFile(
+      bashHook,
+      `#!/bin/bash\ninput=$(cat)\nprintf '%s\\n' '${promptOutput.replaceAll("'", "'\\''")}'\n`,
+      {
+        mode: 0o755,
+      },
+    );
+
+    const stop: number[] = [];
+    const prompt: number[] = [];
+    const bash: number[] = [];
+    const node: number[] = [];
+    for (let sample = 0; sample < samples; sample++) {
+      stop.push((await time(launcher, ["stop"], input(), repo)).ms);
+      prompt.push((await time(launcher, ["prompt"], input(), repo)).ms);
+      bash.push((await time(bashHook, [], input(), repo)).ms);
+      node.push((await time(process.execPath, ["-e", ""], "", repo)).ms);
+    }
+    const nodeMedian = median(node);
+    const row = (name: string, values: number[], target: string, met: boolean): BenchRow => ({
+      name,
+      median: median(values),
+      baselineName: "node -e ''",
+      baselineMedian: nodeMedian,
+      ratio: median(values) / nodeMedian,
+      target,
+      met,
+      samples: values,
+      baselineSamples: node,
+      details: [],
+    });
+    const vsBash = (values: number[]) => `${(median(values) / median(bash)).toFixed(2)}× the bash hook`;
+    const rows = [
+      row("hook stop, no gate runs (launcher + Node)", stop, `< ${targetMs} ms`, median(stop) < targetMs),
+      row(
+        "hook prompt, status lines (launcher + Node)",
+        prompt,
+        `< ${targetMs} ms`,
+        median(prompt) < targetMs,
+      ),
+      row("bash hook: read stdin, print the JSON", bash, "–", true),
+    ];
+    rows[0].details.push(
+      `${vsBash(stop)} (${formatMs(median(bash))}); the work is open, its gate green at this state of the code`,
+    );
+    rows[1].details.push(`${vsBash(prompt)}; counts the turn under the state lock, lists the changed files`);
+    return rows;
+  } finally {
+    await sandbox.cleanup();
+  }
+}
+
+/** Runs `command args` with `input` on stdin; wall time from spawn to exit, and its stdout. */
+function time(
+  command: string,
+  args: string[],
+  input: string,
+  cwd: string,
+): Promise<{ ms: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { cwd, stdio: ["pipe", "pipe", "ignore"] });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`${command} ${args.join(" ")} exited ${code}`));
+      else resolve({ ms: performance.now() - started, stdout });
+    });
+    child.stdin.end(input);
+  });
+}

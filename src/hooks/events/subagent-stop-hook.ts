@@ -1,0 +1,71 @@
+/**
+ * `hook subagent-stop` (SubagentStop): when the reviewer subagent ends, its final message is its report.
+ * The hook derives the verdict from the findings (any `[CRITICAL]` is a FAIL, whatever verdict line the
+ * reviewer wrote), stamps it with the content stamps of the code as it is when the reviewer ends (the
+ * code it read), and writes both. It never blocks the reviewer; the user is told the outcome.
+ */
+import { readFileSync } from "node:fs";
+import { type HookContext, isReviewerAgent } from "../hook-context.ts";
+import { type HookOutput, passOn, tellUser } from "../hook-io.ts";
+import { changeSnapshot, headCommit } from "../review/changed-files.ts";
+import { deriveVerdict, describeCounts } from "../review/findings.ts";
+import { writeReview } from "../review/verdict-file.ts";
+import { readHookState, updateHookState } from "../state/hook-state.ts";
+
+export async function subagentStopHook(context: HookContext): Promise<HookOutput> {
+  const { layout, input } = context;
+  if (!isReviewerAgent(input.agent_type)) return passOn();
+  const report = input.last_assistant_message ?? lastAssistantText(input.agent_transcript_path);
+  const derived = deriveVerdict(report ?? "");
+  if (!report || !derived)
+    return tellUser("loopwright: the reviewer ended without a report; no review was recorded.");
+  // The reviewer read the files as they are now: its verdict is about the code as it is now.
+  const base = readHookState(layout).work?.base ?? (await headCommit(layout.root));
+  const snapshot = await changeSnapshot(layout.root, base);
+  const stamps = { all: snapshot.all, code: snapshot.code };
+  const verdict = writeReview(layout, {
+    report,
+    derived,
+    stamps,
+    agentType: input.agent_type ?? "",
+    ...(input.session_id ? { sessionId: input.session_id } : {}),
+    now: context.now,
+  });
+  await updateHookState(layout, (state) => ({
+    ...state,
+    totals: { ...state.totals, reviews: state.totals.reviews + 1 },
+  }));
+  return tellUser(
+    `loopwright: review recorded: ${verdict.verdict} (${describeCounts(verdict.counts)}); report in ${layout.report}.`,
+  );
+}
+
+/** The text of the last assistant message in a transcript (JSON lines), or undefined. */
+function lastAssistantText(transcriptPath: string | undefined): string | undefined {
+  if (!transcriptPath) return undefined;
+  let lines: string[];
+  try {
+    lines = readFileSync(transcriptPath, "utf8").trim().split("\n");
+  } catch {
+    return undefined;
+  }
+  for (const line of lines.reverse()) {
+    try {
+      const entry = JSON.parse(line) as { type?: string; message?: { content?: unknown } };
+      if (entry.type !== "assistant") continue;
+      const content = entry.message?.content;
+      const text = Array.isArray(content)
+        ? content
+            .filter((part): part is { type: string; text: string } => part?.type === "text")
+            .map((part) => part.text)
+            .join("\n")
+        : typeof content === "string"
+          ? content
+          : "";
+      if (text.trim() !== "") return text;
+    } catch {
+      // A line that is not JSON: skip it.
+    }
+  }
+  return undefined;
+}

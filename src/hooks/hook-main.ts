@@ -1,0 +1,100 @@
+/**
+ * `loopwright hook <event>`: Claude Code hook mode's entry, reached from bin/loopwright.js without the
+ * CLI framework so that a hook that runs no gate starts fast. Events: `stop`, `subagent-stop`,
+ * `prompt`, `post-tool` (each reads the hook's JSON on stdin), `close` (typed by a user or the agent)
+ * and `check` (the launcher test `init claude` runs).
+ *
+ * Whatever happens it prints one JSON object and returns exit code 0. It lets everything pass at once
+ * inside a loop's engine session (LOOPWRIGHT_ENGINE_SESSION=1), outside a git checkout, in a checkout
+ * without loop.yaml at its root (hook mode not set up there), and when `.loopwright/off` exists (the
+ * kill switch). An internal failure lets Claude go on and tells the user so with `systemMessage`.
+ */
+import { appendFileSync, existsSync } from "node:fs";
+import { basename } from "node:path";
+import { type HookContext, type HookHandler, reviewerAgentName } from "./hook-context.ts";
+import { type HookInput, type HookOutput, passOn, readHookInput, tellUser } from "./hook-io.ts";
+import { findCheckoutRoot, type HookLayout, hookLayout } from "./hook-layout.ts";
+import { internalFailureMessage } from "./templates/hook-messages.ts";
+import { hookLimits } from "./work/deferred-work.ts";
+
+/** Set by the agent-CLI engines in every engine session (see run-cli-turn.ts). */
+const engineSessionVariable = "LOOPWRIGHT_ENGINE_SESSION";
+
+const handlers: Record<string, () => Promise<HookHandler>> = {
+  stop: async () => (await import("./events/stop-hook.ts")).stopHook,
+  "subagent-stop": async () => (await import("./events/subagent-stop-hook.ts")).subagentStopHook,
+  prompt: async () => (await import("./events/prompt-hook.ts")).promptHook,
+  "post-tool": async () => (await import("./events/post-tool-hook.ts")).postToolHook,
+  close: async () => (await import("./events/close-hook.ts")).closeHook,
+};
+
+/** Runs one hook event; always resolves 0 after printing exactly one JSON object on stdout. */
+export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const event = argv[0] ?? "";
+  let layout: HookLayout | undefined;
+  let output: HookOutput;
+  try {
+    if (event === "check") {
+      output = { systemMessage: `loopwright hook mode runs on Node.js ${process.version}` };
+    } else if (!(event in handlers)) {
+      output = tellUser(
+        `loopwright hook: unknown event "${event}" (known: ${Object.keys(handlers).join(", ")}); nothing was checked.`,
+      );
+    } else {
+      const input: HookInput = event === "close" ? {} : await readHookInput();
+      if (env[engineSessionVariable] === "1") {
+        output = passOn();
+      } else {
+        const root = findCheckoutRoot(input.cwd ?? env.CLAUDE_PROJECT_DIR ?? process.cwd());
+        layout = root ? hookLayout(root) : undefined;
+        if (!layout || !existsSync(layout.spec))
+          output =
+            event === "close"
+              ? tellUser("loopwright: hook mode is not set up here (no loop.yaml).")
+              : passOn();
+        else if (existsSync(layout.off))
+          output = event === "close" ? tellUser(`loopwright: hook mode is off (${layout.off}).`) : passOn();
+        else output = await (await handlers[event]())(contextFor(input, layout, env));
+      }
+    }
+  } catch (error) {
+    output = tellUser(
+      internalFailureMessage(event, describeFailure(error), logFailure(layout, event, error)),
+    );
+  }
+  process.stdout.write(`${JSON.stringify(output)}\n`);
+  return 0;
+}
+
+function contextFor(input: HookInput, layout: HookLayout, env: NodeJS.ProcessEnv): HookContext {
+  const launcher = env.LOOPWRIGHT_HOOK_LAUNCHER;
+  return {
+    input,
+    layout,
+    now: new Date(),
+    limits: hookLimits(env),
+    naming: { agentType: env.LOOPWRIGHT_REVIEWER_AGENT || reviewerAgentName },
+    closeCommand: launcher ? `${launcher} close` : "loopwright hook close",
+    repository: basename(layout.root),
+  };
+}
+
+/** One line for the user: a spec's problems, or the error's message. */
+function describeFailure(error: unknown): string {
+  const problems = (error as { problems?: unknown }).problems;
+  if (Array.isArray(problems))
+    return `loop.yaml is invalid: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? "; ..." : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Appends the failure with its stack to `.loopwright/hook-errors.log`; its path, or undefined. */
+function logFailure(layout: HookLayout | undefined, event: string, error: unknown): string | undefined {
+  if (!layout || !existsSync(layout.directory)) return undefined;
+  try {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    appendFileSync(layout.errors, `${new Date().toISOString()} hook ${event}: ${detail}\n`);
+    return layout.errors;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Content stamps of a set of changed files: two hashes that tie a review to a state of the code. Pure.
+ *
+ * `all` covers every changed file; `code` covers all of them but inert prose (README, docs, notes).
+ * A review is stale when the `code` stamp changed; an edit to prose alone changes `all` only, so the
+ * review holds. Markdown that is behaviour (CLAUDE.md, AGENTS.md, agent prompts, SKILL.md, commands)
+ * is code written in English: it counts in `code`.
+ */
+import { createHash } from "node:crypto";
+
+/** One changed file: its path relative to the repository root (`/` separators) and a digest of its content. */
+export interface FileState {
+  path: string;
+  /** A hash of the bytes, or `deleted` when the file is gone. */
+  digest: string;
+}
+
+export interface ContentStamps {
+  /** Over every changed file. */
+  all: string;
+  /** Over every changed file but inert prose. */
+  code: string;
+  /** Sorted paths. */
+  files: string[];
+  codeFiles: string[];
+  proseFiles: string[];
+}
+
+const proseExtension = /\.(md|markdown|rst|adoc|asciidoc|org)$/i;
+const proseName =
+  /^(readme|changelog|changes|history|news|notes|authors|contributors|contributing|license|licence|copying|notice|code_of_conduct|security)(\.(txt|md|markdown|rst|adoc))?$/i;
+const proseFolder = /^(docs?|notes)$/i;
+/** Files that steer an agent, whatever their extension. */
+const behaviourName = /^(claude(\.local)?|agents|gemini|skill|copilot-instructions)\.md$|\.prompt\.md$/i;
+/** Folders whose Markdown is configuration of an agent or a tool (prompts, commands, skills, workflows). */
+const behaviourFolder =
+  /^(\.claude|\.codex|\.cursor|\.github|\.windsurf|\.agents?|agents|commands|skills|prompts)$/i;
+
+/**
+ * True for a file whose change cannot change behaviour: Markdown and similar prose (README, LESSONS.md,
+ * docs/, notes/, LICENSE), unless it lives where agents read instructions (see `behaviourName`,
+ * `behaviourFolder`). Everything else, including images and `requirements.txt`, is code.
+ */
+export function isInertProse(path: string): boolean {
+  const segments = path.split("/");
+  const name = segments.at(-1) ?? "";
+  if (behaviourName.test(name)) return false;
+  if (segments.slice(0, -1).some((segment) => behaviourFolder.test(segment))) return false;
+  if (proseExtension.test(name) || proseName.test(name)) return true;
+  return /\.txt$/i.test(name) && segments.slice(0, -1).some((segment) => proseFolder.test(segment));
+}
+
+/** The stamps of `files` (order does not matter; a path listed twice counts once). */
+export function contentStamps(files: readonly FileState[]): ContentStamps {
+  const byPath = new Map(files.map((file) => [file.path, file.digest]));
+  const paths = [...byPath.keys()].sort();
+  const codeFiles = paths.filter((path) => !isInertProse(path));
+  const stamp = (selected: string[]) => {
+    const hash = createHash("sha256");
+    for (const path of selected) hash.update(`${path}\0${byPath.get(path)}\n`);
+    return hash.digest("hex").slice(0, 24);
+  };
+  return {
+    all: stamp(paths),
+    code: stamp(codeFiles),
+    files: paths,
+    codeFiles,
+    proseFiles: paths.filter((path) => isInertProse(path)),
+  };
+}
