@@ -46,7 +46,9 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
       ? "not run"
       : baseline.passed
         ? "passed"
-        : `failed (${baseline.failures?.length || "exit " + baseline.exitCode}${baseline.failures?.length ? " tests" : ""})`;
+        : baseline.failures?.length
+          ? `failed (${baseline.failures.length} tests)`
+          : `failed (exit ${baseline.exitCode})`;
     lines.push(
       `| ${gate.id} | ${gate.kind}${gate.required ? "" : " (informative)"} | ${last ? describeGate(gate, last, baseline) : "not run"} | ${before} | \`${gate.run}\` |`,
     );

@@ -3,6 +3,7 @@
  * cited file must exist at the graded commit with the line in range; a quoted output must appear in that
  * gate's recorded logs of this commit (colours stripped, whitespace runs collapsed).
  */
+import { stripVTControlCharacters } from "node:util";
 import type { Verdict } from "../loop/events.ts";
 
 export interface EvidenceSources {
@@ -46,9 +47,7 @@ export async function checkEvidence(verdict: Verdict, sources: EvidenceSources):
   return problems;
 }
 
-const ansi = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
-
 /** Colours stripped, carriage returns and whitespace runs collapsed, for a fair substring match. */
 export function normalize(text: string): string {
-  return text.replace(ansi, "").replace(/\s+/g, " ").trim();
+  return stripVTControlCharacters(text).replace(/\s+/g, " ").trim();
 }
