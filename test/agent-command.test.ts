@@ -6,14 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
 import type { ConversationInput } from "./support/agent-harness.ts";
+import { mathProject } from "./support/failing-projects.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
-
-const project = {
-  "package.json": '{ "type": "module" }\n',
-  "math.js": "export function add(a, b) {\n  return a - b;\n}\n",
-  "test/math.test.js":
-    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { add } from "../math.js";\n\ntest("add", () => assert.equal(add(2, 3), 5));\n',
-};
 
 const conversations: ConversationInput[] = [
   {
@@ -47,7 +41,7 @@ let sandbox: Sandbox;
 let env: Record<string, string>;
 before(async () => {
   server = await startMockModel({ script: { conversations } });
-  sandbox = await createSandbox(project);
+  sandbox = await createSandbox(mathProject);
   env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "mock-key" };
 });
 after(async () => {

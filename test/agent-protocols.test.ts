@@ -20,13 +20,7 @@ import {
   type TurnInput,
   type Workspace,
 } from "./support/agent-harness.ts";
-
-const project = {
-  "package.json": '{ "type": "module" }\n',
-  "math.js": "export function add(a, b) {\n  return a - b;\n}\n",
-  "test/math.test.js":
-    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { add } from "../math.js";\n\ntest("add", () => assert.equal(add(2, 3), 5));\n',
-};
+import { mathProject } from "./support/failing-projects.ts";
 
 /** Two commands that each wait for the other to start: they finish only when run at the same time. */
 const rendezvous = (mine: string, theirs: string) =>
@@ -124,7 +118,7 @@ const bodyAt = (protocol: Protocol, name: string, turn: number): string =>
 
 async function inWorkspace(
   run: (workspace: Workspace) => Promise<void>,
-  files: Record<string, string> = project,
+  files: Record<string, string> = mathProject,
 ) {
   const workspace = await createWorkspace(files);
   try {
@@ -149,7 +143,7 @@ for (const protocol of protocols) {
         assert.equal(result.turns, 4);
         assert.equal(
           await readFile(join(workspace.root, "math.js"), "utf8"),
-          project["math.js"].replace("-", "+"),
+          mathProject["math.js"].replace("-", "+"),
         );
         assert.match(bodyAt(protocol, "fix", 3), /pass 1/, "the model saw the tests pass");
         assert.match(bodyAt(protocol, "fix", 1), /return a - b;/, "the model saw the file it read");

@@ -6,28 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createBuiltinEngine } from "../src/engines/builtin/builtin-engine.ts";
-import type { LoggedRequest } from "../src/mock-model/request-log.ts";
-import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
-import { verdictJsonSchema } from "../src/verify/verdict.ts";
 import type { ConversationInput } from "./support/agent-harness.ts";
+import { type EngineLoops, startEngineLoops } from "./support/engine-loops.ts";
+import { fixedMath, mathApproval, mathProject } from "./support/failing-projects.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
-
-const project = {
-  "package.json": '{ "type": "module" }\n',
-  "math.js": "export function add(a, b) {\n  return a - b;\n}\n",
-  "test/math.test.js":
-    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { add } from "../math.js";\n\ntest("add", () => assert.equal(add(2, 3), 5));\n',
-};
-const fixed = project["math.js"].replace("a - b", "a + b");
-const approval = {
-  overall: "pass",
-  gates: [{ id: "tests", passed: true, reason: "add() adds", evidence: [{ file: "math.js", line: 2 }] }],
-};
+import { createProbeFolders, probeRequest } from "./support/read-only-probe.ts";
 
 const conversations: ConversationInput[] = [
   {
@@ -56,7 +44,7 @@ const conversations: ConversationInput[] = [
           { name: "write", input: { path: "math.js", content: "tampered\n" } },
         ],
       },
-      { json: approval },
+      { json: mathApproval },
     ],
   },
   {
@@ -88,26 +76,29 @@ const conversations: ConversationInput[] = [
           { name: "bash", input: { command: "touch bashed.txt" } },
         ],
       },
-      { text: `Ruling:\n\`\`\`json\n${JSON.stringify(approval)}\n\`\`\`` },
+      { text: `Ruling:\n\`\`\`json\n${JSON.stringify(mathApproval)}\n\`\`\`` },
     ],
   },
 ];
 
-let server: MockModel;
-let env: Record<string, string>;
+let loops: EngineLoops;
 before(async () => {
-  server = await startMockModel({ script: { conversations } });
-  env = {
-    ANTHROPIC_BASE_URL: server.url,
-    ANTHROPIC_API_KEY: "mock-key",
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "mock-key",
-  };
+  // The built-in agent talks to the model itself: only its providers' variables.
+  loops = await startEngineLoops(
+    { conversations },
+    {
+      env: (url) => ({
+        ANTHROPIC_BASE_URL: url,
+        ANTHROPIC_API_KEY: "mock-key",
+        OPENAI_BASE_URL: `${url}/v1`,
+        OPENAI_API_KEY: "mock-key",
+      }),
+    },
+  );
 });
-after(() => server.close());
+after(() => loops.close());
 
-const requestsOf = (conversation: string): LoggedRequest[] =>
-  server.requests.filter((request) => request.conversation === conversation);
+const requestsOf = (conversation: string) => loops.requestsOf(conversation);
 
 const spec = (name: string, budget: string) => `name: ${name}
 goal: |
@@ -120,15 +111,12 @@ gates:
 budget: { ${budget} }
 `;
 
-async function loop(sandbox: Sandbox, name: string, budget = "maxIterations: 2") {
-  const run = await sandbox.cli(["run", await sandbox.spec(spec(name, budget))], { env });
-  const show = await sandbox.cli(["show", name, "--json"], { env });
-  return { run, summary: JSON.parse(show.stdout) };
-}
+const loop = (sandbox: Sandbox, name: string, budget = "maxIterations: 2") =>
+  loops.run(sandbox, name, spec(name, budget));
 
 describe("builtin engine, real loops", () => {
   it("fixes a failing test as maker; a read-only builtin verifier of another provider approves", async () => {
-    const sandbox = await createSandbox(project);
+    const sandbox = await createSandbox(mathProject);
     try {
       const { run, summary } = await loop(sandbox, "bi-fix");
       assert.equal(run.code, 0, run.stdout + run.stderr);
@@ -137,7 +125,7 @@ describe("builtin engine, real loops", () => {
         /maker builtin openai:mock-model \(openai\); verifier builtin anthropic:mock-model \(anthropic\)/,
       );
       assert.match(run.stdout, /stopped: verified/);
-      assert.equal(await sandbox.git("show", "loop/bi-fix:math.js"), fixed.trim());
+      assert.equal(await sandbox.git("show", "loop/bi-fix:math.js"), fixedMath.trim());
       assert.deepEqual(
         requestsOf("bi-fix").map((request) => [request.protocol, request.turn]),
         [
@@ -170,7 +158,7 @@ describe("builtin engine, real loops", () => {
   });
 
   it("stops a maker whose model hangs when the wall clock passes", async () => {
-    const sandbox = await createSandbox(project);
+    const sandbox = await createSandbox(mathProject);
     try {
       const { run, summary } = await loop(sandbox, "bi-hang", "maxIterations: 1, wallClockPerIteration: 2s");
       assert.equal(run.code, 3, run.stdout + run.stderr);
@@ -188,37 +176,17 @@ describe("builtin engine, real loops", () => {
 
 describe("builtin engine, a read-only turn", () => {
   it("reads the gate log beside the worktree but not the maker's transcript, runs no shell, answers in JSON", async () => {
-    const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-builtin-readonly-")));
+    const probe = await createProbeFolders("loopwright-builtin-readonly-");
     try {
-      const cwd = join(root, "worktree");
-      const logs = join(root, "logs");
-      await mkdir(cwd);
-      await mkdir(logs);
-      await writeFile(join(cwd, "math.js"), fixed);
-      await writeFile(join(logs, "tests.log"), "ok 1 - add (the gate log line)\n");
-      await writeFile(join(logs, "maker-transcript.jsonl"), '{"secret":"the maker said so"}\n');
+      const { cwd } = probe;
+      await writeFile(join(probe.logs, "maker-transcript.jsonl"), '{"secret":"the maker said so"}\n');
       const events: string[] = [];
       const result = await createBuiltinEngine(
-        { engine: "builtin", model: `openai-compatible:mock-model@${server.url}/v1` },
+        { engine: "builtin", model: `openai-compatible:mock-model@${loops.model.url}/v1` },
         "verifier",
-      ).runTurn({
-        role: "verifier",
-        cwd,
-        prompt: "READ-ONLY PROBE: rule on the tests gate.",
-        readOnly: true,
-        outputSchema: verdictJsonSchema(),
-        context: { gates: [{ id: "tests", logPath: join(logs, "tests.log") }] },
-        turnNumber: 1,
-        wallClockMs: 60_000,
-        maxCostUsd: 0,
-        turnDirectory: join(root, "turn"),
-        runId: "readonly-run",
-        stepId: "verifier-1",
-        signal: new AbortController().signal,
-        onEvent: (event) => events.push(event.type),
-      });
+      ).runTurn(probeRequest(probe, { onEvent: (event) => events.push(event.type) }));
       assert.equal(result.status, "completed", result.error);
-      assert.deepEqual(JSON.parse(result.output ?? ""), approval);
+      assert.deepEqual(JSON.parse(result.output ?? ""), mathApproval);
       const seen = JSON.stringify(requestsOf("read-only")[1]?.body);
       assert.match(seen, /the gate log line/, "the gate log outside the worktree was readable");
       assert.doesNotMatch(seen, /the maker said so/, "the maker's transcript beside it was not");
@@ -230,7 +198,7 @@ describe("builtin engine, a read-only turn", () => {
       assert.match(transcript, /"type":"tool_ended","name":"read","ok":true/);
       assert.match(transcript, /"type":"turn_ended","endReason":"completed"/);
     } finally {
-      await rm(root, { recursive: true, force: true });
+      await probe.cleanup();
     }
   });
 });
@@ -259,7 +227,7 @@ describe("builtin engine, how a maker turn ends", () => {
           turnDirectory: join(root, ".turn"),
           runId: "ending-run",
           stepId: "maker-1",
-          env,
+          env: loops.env,
           signal: new AbortController().signal,
         });
         assert.equal(result.status, status);

@@ -6,37 +6,21 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { createClaudeCodeEngine } from "../src/engines/claude-code/claude-code-engine.ts";
-import type { ScriptInput } from "../src/mock-model/script.ts";
-import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
-import { verdictJsonSchema } from "../src/verify/verdict.ts";
-import { agentCliEnvironment } from "./support/agent-cli-env.ts";
+import type { ConversationInput } from "./support/agent-harness.ts";
+import { type EngineLoops, startEngineLoops } from "./support/engine-loops.ts";
+import { fixedMath, mathApproval, mathProject } from "./support/failing-projects.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
-
-type ConversationInput = NonNullable<ScriptInput["conversations"]>[number];
+import { createProbeFolders, probeRequest } from "./support/read-only-probe.ts";
+import { survivors } from "./support/surviving-processes.ts";
 
 const execFileAsync = promisify(execFile);
-const binaries = new URL("../node_modules/.bin", import.meta.url).pathname;
-
-const project = {
-  "package.json": '{ "type": "module" }\n',
-  "math.js": "export function add(a, b) {\n  return a - b;\n}\n",
-  "test/math.test.js":
-    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { add } from "../math.js";\n\ntest("add", () => assert.equal(add(2, 3), 5));\n',
-};
-const fixed = "export function add(a, b) {\n  return a + b;\n}\n";
-const multiplied = fixed.replace("+", "*");
-
-const approval = {
-  overall: "pass",
-  gates: [{ id: "tests", passed: true, reason: "add() adds", evidence: [{ file: "math.js", line: 2 }] }],
-};
+const multiplied = fixedMath.replace("+", "*");
 
 /** The maker's conversation of loop `name` (at `iteration`, when given). */
 const maker = (name: string, turns: ConversationInput["turns"], iteration?: number): ConversationInput => ({
@@ -69,7 +53,7 @@ const conversations: ConversationInput[] = [
     "cc-retry",
     [
       { tools: [{ name: "Read", input: { file_path: "{{cwd}}/math.js" } }] },
-      { tools: [{ name: "Write", input: { file_path: "{{cwd}}/math.js", content: fixed } }] },
+      { tools: [{ name: "Write", input: { file_path: "{{cwd}}/math.js", content: fixedMath } }] },
       { text: "add() now adds." },
     ],
     2,
@@ -97,31 +81,24 @@ const conversations: ConversationInput[] = [
           { name: "Bash", input: { command: "touch bashed.txt" } },
         ],
       },
-      { json: approval },
+      { json: mathApproval },
     ],
   },
   { name: "hooks-control", when: { contains: "HOOKS CONTROL" }, turns: [{ text: "ok" }] },
   {
     name: "verifier",
     when: { contains: "independent verifier of a coding loop" },
-    turns: [{ json: approval }],
+    turns: [{ json: mathApproval }],
   },
 ];
 
-let server: MockModel;
-let cliEnv: Record<string, string>;
-
+let loops: EngineLoops;
 before(async () => {
-  server = await startMockModel({ script: { conversations } });
-  cliEnv = {
-    ...(await agentCliEnvironment(server.url, ["claude-code", "codex"])),
-    PATH: `${binaries}${delimiter}${process.env.PATH}`,
-  };
+  loops = await startEngineLoops({ conversations });
 });
-after(() => server.close());
+after(() => loops.close());
 
-const requestsOf = (conversation: string) =>
-  server.requests.filter((request) => request.conversation === conversation);
+const requestsOf = (conversation: string) => loops.requestsOf(conversation);
 
 const spec = (name: string, budget = "maxIterations: 2") => `name: ${name}
 goal: |
@@ -134,30 +111,12 @@ gates:
 budget: { ${budget} }
 `;
 
-async function loop(sandbox: Sandbox, name: string, budget?: string) {
-  const run = await sandbox.cli(["run", await sandbox.spec(spec(name, budget))], { env: cliEnv });
-  const show = await sandbox.cli(["show", name, "--json"], { env: cliEnv });
-  return { run, summary: JSON.parse(show.stdout) };
-}
-
-/** Pids of live processes whose environment names this sandbox's LOOPWRIGHT_HOME. */
-function processesOf(sandbox: Sandbox): number[] {
-  const tag = `LOOPWRIGHT_HOME=${sandbox.home}\0`;
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, "latin1").includes(tag);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const loop = (sandbox: Sandbox, name: string, budget?: string) =>
+  loops.run(sandbox, name, spec(name, budget));
 
 describe("claude-code engine, real loops", () => {
   it("fixes a failing test with its real tools, a codex verifier approves, and the repository's hooks never run", async () => {
-    const sandbox = await createSandbox(project);
+    const sandbox = await createSandbox(mathProject);
     try {
       const markers = {
         stop: join(sandbox.root, "stop-hook-ran"),
@@ -172,7 +131,7 @@ describe("claude-code engine, real loops", () => {
       const { run, summary } = await loop(sandbox, "cc-fix");
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /stopped: verified/);
-      assert.equal(await sandbox.git("show", "loop/cc-fix:math.js"), fixed.trim());
+      assert.equal(await sandbox.git("show", "loop/cc-fix:math.js"), fixedMath.trim());
       assert.deepEqual(
         requestsOf("cc-fix").map((request) => [request.turn, request.outcome]),
         [
@@ -191,7 +150,7 @@ describe("claude-code engine, real loops", () => {
       // Control: the same hooks do fire for a plain `claude -p` in that repository.
       await execFileAsync("claude", ["-p", "HOOKS CONTROL", "--no-session-persistence"], {
         cwd: sandbox.repo,
-        env: { ...process.env, ...cliEnv },
+        env: { ...process.env, ...loops.env },
       });
       assert.ok(existsSync(markers.stop) && existsSync(markers.prompt), "the fixture's hooks are live");
     } finally {
@@ -200,7 +159,7 @@ describe("claude-code engine, real loops", () => {
   });
 
   it("gets it wrong first; the next brief carries the failing gate; the second attempt is verified", async () => {
-    const sandbox = await createSandbox(project);
+    const sandbox = await createSandbox(mathProject);
     try {
       const { run, summary } = await loop(sandbox, "cc-retry");
       assert.equal(run.code, 0, run.stdout + run.stderr);
@@ -212,14 +171,14 @@ describe("claude-code engine, real loops", () => {
       assert.match(second, /Gate tests failed/);
       assert.match(second, /6 !== 5/, "the failure's output tail reaches the model");
       assert.match(second, /add\(\) now multiplies/, "the first approach is in the brief");
-      assert.equal(await sandbox.git("show", "loop/cc-retry:math.js"), fixed.trim());
+      assert.equal(await sandbox.git("show", "loop/cc-retry:math.js"), fixedMath.trim());
     } finally {
       await sandbox.cleanup();
     }
   });
 
   it("kills the CLI and everything it started when the model hangs past the wall clock", async () => {
-    const sandbox = await createSandbox(project);
+    const sandbox = await createSandbox(mathProject);
     try {
       const { run } = await loop(sandbox, "cc-hang", "maxIterations: 1, wallClockPerIteration: 6s");
       assert.equal(run.code, 3, run.stdout + run.stderr);
@@ -227,14 +186,14 @@ describe("claude-code engine, real loops", () => {
       assert.match(JSON.stringify(hung?.body), /started/, "the Bash child was running when the model hung");
       assert.equal(hung?.aborted, true, "the CLI went away while waiting for the model");
       assert.match(run.stdout, /maker timeout/);
-      assert.deepEqual(processesOf(sandbox), []);
+      assert.deepEqual(survivors(sandbox.home), []);
     } finally {
       await sandbox.cleanup();
     }
   });
 
   it("ends circuit_broken after three API errors in a row", async () => {
-    const sandbox = await createSandbox(project);
+    const sandbox = await createSandbox(mathProject);
     try {
       const { run, summary } = await loop(sandbox, "cc-outage", "maxIterations: 5");
       assert.equal(run.code, 5, run.stdout + run.stderr);
@@ -250,7 +209,7 @@ describe("claude-code engine, real loops", () => {
   });
 
   it("stops a maker turn whose usage crosses maxCostUsdPerIteration and ends budget_exhausted", async () => {
-    const sandbox = await createSandbox(project);
+    const sandbox = await createSandbox(mathProject);
     try {
       const { run, summary } = await loop(sandbox, "cc-cost", "maxIterations: 3, maxCostUsdPerIteration: 1");
       assert.equal(run.code, 3, run.stdout + run.stderr);
@@ -271,35 +230,15 @@ describe("claude-code engine, real loops", () => {
 
 describe("claude-code engine, a read-only turn", () => {
   it("answers through StructuredOutput, reads the gate logs beside the worktree, and cannot write", async () => {
-    const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-claude-readonly-")));
+    const probe = await createProbeFolders("loopwright-claude-readonly-");
     try {
-      const cwd = join(root, "worktree");
-      const logs = join(root, "logs");
-      await mkdir(cwd);
-      await mkdir(logs);
-      await writeFile(join(cwd, "math.js"), fixed);
-      await writeFile(join(logs, "tests.log"), "ok 1 - add (the gate log line)\n");
+      const { cwd } = probe;
       const result = await createClaudeCodeEngine({
         engine: "claude-code",
         model: "claude-sonnet-4-6",
-      }).runTurn({
-        role: "verifier",
-        cwd,
-        prompt: "READ-ONLY PROBE: rule on the tests gate.",
-        readOnly: true,
-        outputSchema: verdictJsonSchema(),
-        context: { gates: [{ id: "tests", logPath: join(logs, "tests.log") }] },
-        turnNumber: 1,
-        wallClockMs: 60_000,
-        maxCostUsd: 0,
-        turnDirectory: join(root, "turn"),
-        runId: "readonly-run",
-        stepId: "verifier-1",
-        env: cliEnv,
-        signal: new AbortController().signal,
-      });
+      }).runTurn(probeRequest(probe, { env: loops.env }));
       assert.equal(result.status, "completed", result.error);
-      assert.deepEqual(JSON.parse(result.output ?? ""), approval);
+      assert.deepEqual(JSON.parse(result.output ?? ""), mathApproval);
       const answered = JSON.stringify(requestsOf("read-only")[1]?.body);
       assert.match(answered, /the gate log line/, "the gate log outside the worktree was readable");
       assert.equal(existsSync(join(cwd, "written.txt")), false);
@@ -307,7 +246,7 @@ describe("claude-code engine, a read-only turn", () => {
       assert.ok((result.costUsd ?? 0) > 0);
       assert.match(await readFile(result.transcriptPath ?? "", "utf8"), /"type":"result"/);
     } finally {
-      await rm(root, { recursive: true, force: true });
+      await probe.cleanup();
     }
   });
 });

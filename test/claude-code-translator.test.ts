@@ -3,51 +3,18 @@
  * mock-model server; test/fixtures/engines/claude-code/README.md says how each file was made.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import type { CliExit, TranslatedResult } from "../src/engines/agent-cli/cli-translator.ts";
+import type { CliExit } from "../src/engines/agent-cli/cli-translator.ts";
 import { priceTable } from "../src/engines/agent-cli/pricing.ts";
-import {
-  type ClaudeCodeState,
-  claudeCodeTranslator,
-} from "../src/engines/claude-code/translate-claude-code.ts";
-import type { EngineEvent } from "../src/engines/engine.ts";
+import { claudeCodeTranslator } from "../src/engines/claude-code/translate-claude-code.ts";
+import { exited, recordedLines, replay as replayLines } from "./support/translator-replay.ts";
 
-const fixture = (name: string) =>
-  readFileSync(new URL(`./fixtures/engines/claude-code/${name}.jsonl`, import.meta.url), "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "");
-
-const exited = (exitCode: number | null, more: Partial<CliExit> = {}): CliExit => ({
-  exitCode,
-  timedOut: false,
-  cancelled: false,
-  overBudget: false,
-  stderrTail: "",
-  ...more,
-});
-
-interface Replay {
-  result: TranslatedResult;
-  events: EngineEvent[];
-  /** The live cost after each line, as the watchdog sees it. */
-  costs: (number | undefined)[];
-  state: ClaudeCodeState;
-}
+const fixture = (name: string) => recordedLines("claude-code", name);
 
 /** Feeds lines the way the process half does, then finishes with `exit`. */
-function replay(lines: string[], exit: CliExit, structured = false): Replay {
-  const translator = claudeCodeTranslator({ structured, prices: priceTable({}) });
-  let state = translator.initial();
-  const events: EngineEvent[] = [];
-  const costs: (number | undefined)[] = [];
-  for (const line of lines) {
-    const folded = translator.line(state, line);
-    state = folded.state;
-    events.push(...folded.events);
-    costs.push(translator.costSoFar(state));
-  }
-  return { result: translator.finish(state, exit), events, costs, state };
+function replay(lines: string[], exit: CliExit, structured = false) {
+  const run = replayLines(claudeCodeTranslator({ structured, prices: priceTable({}) }), lines);
+  return { ...run, result: run.finish(exit) };
 }
 
 const near = (actual: number | undefined, expected: number) =>

@@ -1,16 +1,18 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { findExecutable } from "../src/engines/agent-cli/find-executable.ts";
 import { codexDefinition, createCodexEngine } from "../src/engines/codex/codex-engine.ts";
-import type { LoggedRequest } from "../src/mock-model/request-log.ts";
 import type { ScriptInput } from "../src/mock-model/script.ts";
-import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
+import { startMockModel } from "../src/mock-model/server.ts";
 import { agentCliEnvironment } from "./support/agent-cli-env.ts";
+import { type EngineLoops, startEngineLoops } from "./support/engine-loops.ts";
+import { addApproval, addProject, patchAdd } from "./support/failing-projects.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { survivors } from "./support/surviving-processes.ts";
 
 /**
  * Real loops with the real `codex` CLI as the maker, driven by the mock-model server (the only fake):
@@ -19,28 +21,8 @@ import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
  * brief's first line ("# Loop <name>: iteration N").
  */
 
-const fixtureRepo = {
-  "add.js": "exports.add = (a, b) => a - b;\n",
-  "add.test.js": [
-    'const test = require("node:test");',
-    'const assert = require("node:assert");',
-    'const { add } = require("./add.js");',
-    'test("adds", () => assert.strictEqual(add(2, 3), 5));',
-    "",
-  ].join("\n"),
-};
-
-/** A patch codex's apply_patch tool applies to add.js, replacing its body. */
-const patchAdd = (from: string, to: string) =>
-  `*** Begin Patch\n*** Update File: {{cwd}}/add.js\n@@\n-exports.add = (a, b) => ${from};\n+exports.add = (a, b) => ${to};\n*** End Patch\n`;
-
 /** The child the hanging maker leaves running; a number of its own, to find it among all processes. */
 const hangSeconds = 3000 + Math.floor(Math.random() * 1000);
-
-const approval = {
-  overall: "pass",
-  gates: [{ id: "tests", passed: true, evidence: [{ file: "add.js", line: 1 }] }],
-};
 
 const script: ScriptInput = {
   models: ["gpt-5.5"],
@@ -96,26 +78,23 @@ const script: ScriptInput = {
     {
       name: "verifier",
       when: { contains: "independent verifier of a coding loop" },
-      turns: [{ json: approval }],
+      turns: [{ json: addApproval }],
     },
   ],
 };
 
-let model: MockModel;
-let cliEnv: Record<string, string>;
+let loops: EngineLoops;
 let sandbox: Sandbox;
 
 before(async () => {
-  model = await startMockModel({ script });
-  cliEnv = await agentCliEnvironment(model.url, ["codex", "claude-code"]);
-  sandbox = await createSandbox(fixtureRepo);
+  loops = await startEngineLoops(script);
+  sandbox = await createSandbox(addProject);
   // Under `node --test` this variable would make the gate's own `node --test` skip every file and pass.
   delete sandbox.env.NODE_TEST_CONTEXT;
 });
 after(async () => {
-  await model?.close();
+  await loops?.close();
   await sandbox?.cleanup();
-  if (cliEnv?.HOME) await rm(cliEnv.HOME, { recursive: true, force: true });
 });
 
 function spec(name: string, budget: string) {
@@ -131,30 +110,21 @@ budget: ${budget}
 `;
 }
 
-async function runLoop(name: string, budget: string) {
-  const path = await sandbox.spec(spec(name, budget), join(sandbox.root, `${name}.yaml`));
-  const run = await sandbox.cli(["run", path, "--json"], { env: cliEnv, timeoutMs: 90_000 });
-  const events = run.stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-  const show = await sandbox.cli(["show", name, "--json"]);
-  return { run, events, summary: JSON.parse(show.stdout), output: run.stdout + run.stderr };
-}
+const runLoop = (name: string, budget: string) =>
+  loops.run(sandbox, name, spec(name, budget), { json: true, timeoutMs: 90_000 });
 
 /** The model requests of one conversation of the script. */
-const requestsOf = (conversation: string): LoggedRequest[] =>
-  model.requests.filter((request) => request.conversation === conversation);
+const requestsOf = (conversation: string) => loops.requestsOf(conversation);
 
 describe("codex as the maker", () => {
   test("fixes a failing test with its own tools; gates pass; the verifier approves: verified", async () => {
-    const codexHome = cliEnv.CODEX_HOME;
+    const codexHome = loops.env.CODEX_HOME;
     const configBefore = await readFile(join(codexHome, "config.toml"), "utf8");
     const { run, events, summary, output } = await runLoop("fix-add", "{ maxIterations: 2 }");
     assert.equal(run.code, 0, output);
     assert.equal(summary.stopReason, "verified");
     assert.equal(await sandbox.git("show", "loop/fix-add:add.js"), "exports.add = (a, b) => a + b;");
-    assert.equal(await readFile(join(sandbox.repo, "add.js"), "utf8"), fixtureRepo["add.js"]);
+    assert.equal(await readFile(join(sandbox.repo, "add.js"), "utf8"), addProject["add.js"]);
 
     // Codex ran its tools for real: the model got the file's content and the patch's success back.
     const requests = requestsOf("fix-add");
@@ -203,7 +173,12 @@ describe("codex as the maker", () => {
     assert.equal(run.code, 3, output);
     assert.equal(events.find((event) => event.type === "maker_ended")?.data.status, "timeout");
     assert.equal(requestsOf("hangs").length, 2, "the second request is the one that hangs");
-    assert.deepEqual(survivors(sandbox.home), [], "no process of the loop survives it");
+    // The hanging maker's `sleep` counts too, in case codex cleaned its children's environment.
+    assert.deepEqual(
+      survivors(sandbox.home, (commandLine) => commandLine === `sleep ${hangSeconds}`),
+      [],
+      "no process of the loop survives it",
+    );
   });
 
   test("a model answering 500 each time: infrastructure errors, circuit broken after three", async () => {
@@ -245,15 +220,15 @@ describe("choosing and finding codex", () => {
       ),
       join(sandbox.root, "choose.yaml"),
     );
-    const valid = await sandbox.cli(["validate", path], { env: cliEnv });
+    const valid = await sandbox.cli(["validate", path], { env: loops.env });
     assert.equal(valid.code, 0, valid.stderr);
-    assert.match(valid.stdout, /maker: codex; verifier: claude-code/);
+    assert.match(valid.stdout, /maker: codex gpt-5\.5 \(openai\); verifier: claude-code \(anthropic\)/);
 
     const withoutCodex = (sandbox.env.PATH ?? "")
       .split(delimiter)
       .filter((folder) => !findExecutable("codex", { PATH: folder }))
       .join(delimiter);
-    const missing = await sandbox.cli(["run", path], { env: { ...cliEnv, PATH: withoutCodex } });
+    const missing = await sandbox.cli(["run", path], { env: { ...loops.env, PATH: withoutCodex } });
     assert.equal(missing.code, 2);
     assert.match(
       missing.stderr,
@@ -300,7 +275,7 @@ describe("codex in a read-only role", () => {
     });
     const env = await agentCliEnvironment(server.url, ["codex"]);
     try {
-      await writeFile(join(cwd, "add.js"), fixtureRepo["add.js"]);
+      await writeFile(join(cwd, "add.js"), addProject["add.js"]);
       const result = await createCodexEngine({ engine: "codex", model: "gpt-5.5" }).runTurn({
         role: "replanner",
         cwd,
@@ -354,23 +329,3 @@ describe("codex in a read-only role", () => {
     }
   });
 });
-
-/**
- * Live processes a loop of this sandbox started: their environment carries its LOOPWRIGHT_HOME, or
- * their command line is the hanging maker's `sleep` (in case codex cleaned its children's env).
- */
-function survivors(home: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      if (/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "latin1"))) continue;
-      const environment = `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`;
-      const commandLine = readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ").trim();
-      if (environment.includes(`\0LOOPWRIGHT_HOME=${home}\0`) || commandLine === `sleep ${hangSeconds}`)
-        found.push(`${pid} ${commandLine}`);
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
-}

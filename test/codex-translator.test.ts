@@ -1,28 +1,17 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import type { CliExit } from "../src/engines/agent-cli/cli-translator.ts";
 import { costOf, priceTable } from "../src/engines/agent-cli/pricing.ts";
 import { createCodexTranslator } from "../src/engines/codex/translate-codex.ts";
-import type { EngineEvent } from "../src/engines/engine.ts";
 import { gateSchema } from "../src/loop/spec.ts";
 import { parseVerdictOutput } from "../src/verify/verdict.ts";
+import { exited, recordedLines, replay as replayLines } from "./support/translator-replay.ts";
 
 /**
  * The codex translator against output recorded from the real `codex exec --json` (codex-cli 0.171.0)
  * driven by the mock-model server: test/fixtures/engines/codex/*.jsonl.
  */
 const prices = priceTable({});
-const fixture = (name: string) =>
-  readFileSync(new URL(`./fixtures/engines/codex/${name}.jsonl`, import.meta.url), "utf8").split("\n");
-const exited = (exitCode: number | null, fields: Partial<CliExit> = {}): CliExit => ({
-  exitCode,
-  timedOut: false,
-  cancelled: false,
-  overBudget: false,
-  stderrTail: "",
-  ...fields,
-});
+const fixture = (name: string) => recordedLines("codex", name);
 
 function replay(
   lines: string[],
@@ -34,17 +23,7 @@ function replay(
     structured: options.structured ?? false,
     dropNulls: options.dropNulls,
   });
-  let state = translator.initial();
-  const events: EngineEvent[] = [];
-  const costs: (number | undefined)[] = [];
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    const folded = translator.line(state, line);
-    state = folded.state;
-    events.push(...folded.events);
-    costs.push(translator.costSoFar(state));
-  }
-  return { events, costs, finish: (exit: CliExit) => translator.finish(state, exit) };
+  return replayLines(translator, lines);
 }
 
 describe("a maker turn that reads, patches and answers", () => {

@@ -1,43 +1,10 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
-import { setTimeout as delay } from "node:timers/promises";
-import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
-
-/** Waits until `predicate` holds, polling; fails the test after `limitMs`. */
-async function waitFor(
-  predicate: () => boolean | Promise<boolean>,
-  what: string,
-  limitMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(50);
-  }
-}
-
-/** The raw timeline of the sandbox's loops, read from the SQLite store. */
-function readTimeline(sandbox: Sandbox): { type: string; at: string; data: string }[] {
-  const database = new DatabaseSync(join(sandbox.home, "loopwright.db"), { readOnly: true });
-  try {
-    return database.prepare("SELECT type, at, data FROM events ORDER BY seq").all() as {
-      type: string;
-      at: string;
-      data: string;
-    }[];
-  } finally {
-    database.close();
-  }
-}
-
-async function showJson(sandbox: Sandbox, name: string) {
-  const show = await sandbox.cli(["show", name, "--json"]);
-  assert.equal(show.code, 0, show.stderr);
-  return JSON.parse(show.stdout);
-}
+import { createSandbox } from "./support/loop-sandbox.ts";
+import { loopSummary, readTimeline } from "./support/loop-timeline.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 test("cancel kills the running maker turn, commits its work, and stops with user_cancelled (exit 130)", async () => {
   const sandbox = await createSandbox();
@@ -60,7 +27,7 @@ gates: [{ id: t, kind: tests-pass, run: "true" }]
     assert.equal(result.code, 130, result.stdout + result.stderr);
     assert.match(result.stdout, /stopped: user_cancelled/);
     assert.equal(await sandbox.git("show", "loop/slow:work.txt"), "partial");
-    const summary = await showJson(sandbox, "slow");
+    const summary = await loopSummary(sandbox, "slow");
     assert.equal(summary.stopReason, "user_cancelled");
     assert.equal(summary.iterations[0].outcome, "cancelled");
     const timeline = readTimeline(sandbox);
@@ -93,7 +60,7 @@ gates: [{ id: t, kind: tests-pass, run: "true" }]
     run.kill("SIGINT");
     const result = await run.done;
     assert.equal(result.code, 130, result.stdout + result.stderr);
-    assert.equal((await showJson(sandbox, "interrupted")).stopReason, "user_cancelled");
+    assert.equal((await loopSummary(sandbox, "interrupted")).stopReason, "user_cancelled");
   } finally {
     await sandbox.cleanup();
   }
@@ -123,12 +90,12 @@ gates: [{ id: count, kind: tests-pass, run: "if [ -f count.txt ]; then while [ !
     await (await import("node:fs/promises")).writeFile(gate, "");
     const result = await run.done;
     assert.equal(result.code, 75, result.stdout + result.stderr);
-    let summary = await showJson(sandbox, "pausable");
+    let summary = await loopSummary(sandbox, "pausable");
     assert.equal(summary.status, "paused");
     assert.equal(summary.iterations.length, 1, "the paused loop did not start another iteration");
     const resumed = await sandbox.cli(["resume", "pausable"]);
     assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
-    summary = await showJson(sandbox, "pausable");
+    summary = await loopSummary(sandbox, "pausable");
     assert.equal(summary.stopReason, "verified");
     assert.equal(summary.iterations.length, 2);
   } finally {
@@ -176,7 +143,7 @@ budget: { maxIterations: 1 }
     assert.match(brief.stdout, /## Goal\ncount.txt holds 3, really./);
     const third = await sandbox.cli(["brief", "steered", "--iteration", "3"]);
     assert.doesNotMatch(third.stdout, /Steering since the last iteration/);
-    const summary = await showJson(sandbox, "steered");
+    const summary = await loopSummary(sandbox, "steered");
     assert.equal(summary.stopReason, "verified");
     assert.equal(summary.iterations.length, 3);
   } finally {
@@ -245,7 +212,7 @@ budget: { maxIterations: 3, maxCostUsdPerIteration: 5, maxCostUsdPerDay: 2 }
     const timeline = readTimeline(sandbox).map((event) => event.type);
     assert.ok(timeline.indexOf("loop_parked") > timeline.indexOf("iteration_ended"));
     assert.ok(timeline.indexOf("loop_unparked") > timeline.indexOf("loop_parked"));
-    assert.equal((await showJson(sandbox, "thrifty")).iterations.length, 2);
+    assert.equal((await loopSummary(sandbox, "thrifty")).iterations.length, 2);
   } finally {
     await sandbox.cleanup();
   }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -9,9 +9,12 @@ import { copilotDefinition, createCopilotEngine } from "../src/engines/copilot/c
 import type { EngineEvent } from "../src/engines/engine.ts";
 import type { LoggedRequest } from "../src/mock-model/request-log.ts";
 import type { ScriptInput } from "../src/mock-model/script.ts";
-import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
+import { startMockModel } from "../src/mock-model/server.ts";
 import { agentCliEnvironment } from "./support/agent-cli-env.ts";
+import { type EngineLoops, startEngineLoops } from "./support/engine-loops.ts";
+import { addApproval, addProject, patchAdd } from "./support/failing-projects.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { survivors } from "./support/surviving-processes.ts";
 
 /**
  * Real loops with the real `copilot` CLI as the maker, driven by the mock-model server (the only fake):
@@ -20,17 +23,8 @@ import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
  * brief's first line ("# Loop <name>: iteration N"). Plus one read-only turn through the engine itself.
  */
 
-const binaries = new URL("../node_modules/.bin", import.meta.url).pathname;
-
 const fixtureRepo = {
-  "add.js": "exports.add = (a, b) => a - b;\n",
-  "add.test.js": [
-    'const test = require("node:test");',
-    'const assert = require("node:assert");',
-    'const { add } = require("./add.js");',
-    'test("adds", () => assert.strictEqual(add(2, 3), 5));',
-    "",
-  ].join("\n"),
+  ...addProject,
   // Hooks of the repository, for Copilot (.github/hooks) and in Claude Code's format, which Copilot
   // also runs in a folder it trusts: an unattended turn must run neither.
   ".github/hooks/record.json": JSON.stringify({
@@ -46,17 +40,8 @@ const fixtureRepo = {
   }),
 };
 
-/** A patch Copilot's apply_patch tool applies to add.js, replacing its body. */
-const patchAdd = (from: string, to: string) =>
-  `*** Begin Patch\n*** Update File: {{cwd}}/add.js\n@@\n-exports.add = (a, b) => ${from};\n+exports.add = (a, b) => ${to};\n*** End Patch\n`;
-
 /** The child the hanging maker leaves running; a number of its own, to find it among all processes. */
 const hangSeconds = 3000 + Math.floor(Math.random() * 1000);
-
-const approval = {
-  overall: "pass",
-  gates: [{ id: "tests", passed: true, evidence: [{ file: "add.js", line: 1 }] }],
-};
 
 const script: ScriptInput = {
   models: ["gpt-5.5"],
@@ -117,29 +102,25 @@ const script: ScriptInput = {
     {
       name: "verifier",
       when: { contains: "independent verifier of a coding loop" },
-      turns: [{ json: approval }],
+      turns: [{ json: addApproval }],
     },
   ],
 };
 
-let model: MockModel;
-let cliEnv: Record<string, string>;
+let loops: EngineLoops;
 let sandbox: Sandbox;
 
 before(async () => {
-  model = await startMockModel({ script });
-  cliEnv = await agentCliEnvironment(model.url, ["copilot", "claude-code"]);
+  loops = await startEngineLoops(script);
   // A user who approves everything by environment: the engine must still keep the repository's hooks off.
-  cliEnv.COPILOT_ALLOW_ALL = "true";
-  cliEnv.PATH = `${binaries}${delimiter}${process.env.PATH ?? ""}`;
+  loops.env.COPILOT_ALLOW_ALL = "true";
   sandbox = await createSandbox(fixtureRepo);
   // Under `node --test` this variable would make the gate's own `node --test` skip every file and pass.
   delete sandbox.env.NODE_TEST_CONTEXT;
 });
 after(async () => {
-  await model?.close();
+  await loops?.close();
   await sandbox?.cleanup();
-  if (cliEnv?.HOME) await rm(cliEnv.HOME, { recursive: true, force: true });
 });
 
 function spec(name: string, budget: string) {
@@ -155,25 +136,16 @@ budget: ${budget}
 `;
 }
 
-async function runLoop(name: string, budget: string) {
-  const path = await sandbox.spec(spec(name, budget), join(sandbox.root, `${name}.yaml`));
-  const run = await sandbox.cli(["run", path, "--json"], { env: cliEnv, timeoutMs: 90_000 });
-  const events = run.stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-  const show = await sandbox.cli(["show", name, "--json"]);
-  return { run, events, summary: JSON.parse(show.stdout), output: run.stdout + run.stderr };
-}
+const runLoop = (name: string, budget: string) =>
+  loops.run(sandbox, name, spec(name, budget), { json: true, timeoutMs: 90_000 });
 
 /** The model requests of one conversation of the script. */
-const requestsOf = (conversation: string): LoggedRequest[] =>
-  model.requests.filter((request) => request.conversation === conversation);
+const requestsOf = (conversation: string) => loops.requestsOf(conversation);
 
 describe("copilot as the maker", () => {
   test("fixes a failing test with its own tools; gates pass; the verifier approves: verified", async () => {
-    const settings = join(cliEnv.HOME, ".copilot", "settings.json");
-    await mkdir(join(cliEnv.HOME, ".copilot"), { recursive: true });
+    const settings = join(loops.env.HOME, ".copilot", "settings.json");
+    await mkdir(join(loops.env.HOME, ".copilot"), { recursive: true });
     await writeFile(settings, '{ "model": "gpt-5.5" }\n');
     const { run, events, summary, output } = await runLoop(
       "fix-add",
@@ -234,7 +206,12 @@ describe("copilot as the maker", () => {
     assert.equal(events.find((event) => event.type === "maker_ended")?.data.status, "timeout");
     assert.equal(requestsOf("hangs").length, 2, "the second request is the one that hangs");
     assert.match(JSON.stringify(requestsOf("hangs")[1].body), /started/, "the shell's child was running");
-    assert.deepEqual(survivors(sandbox.home), [], "no process of the loop survives it");
+    // The hanging maker's `sleep` counts too, in case copilot cleaned its children's environment.
+    assert.deepEqual(
+      survivors(sandbox.home, (commandLine) => commandLine === `sleep ${hangSeconds}`),
+      [],
+      "no process of the loop survives it",
+    );
   });
 
   test("a model answering 500 each time: infrastructure errors, circuit broken after three", async () => {
@@ -259,15 +236,15 @@ describe("choosing and finding copilot", () => {
       ),
       join(sandbox.root, "choose.yaml"),
     );
-    const valid = await sandbox.cli(["validate", path], { env: cliEnv });
+    const valid = await sandbox.cli(["validate", path], { env: loops.env });
     assert.equal(valid.code, 0, valid.stderr);
     assert.match(valid.stdout, /maker: copilot \(openai\); verifier: claude-code \(anthropic\)/);
     assert.match(valid.stdout, /warning: maker copilot reports no .*cost.*not enforced/);
 
-    const withoutCopilot = cliEnv.PATH.split(delimiter)
+    const withoutCopilot = loops.env.PATH.split(delimiter)
       .filter((folder) => !findExecutable("copilot", { PATH: folder }))
       .join(delimiter);
-    const run = await sandbox.cli(["run", path], { env: { ...cliEnv, PATH: withoutCopilot } });
+    const run = await sandbox.cli(["run", path], { env: { ...loops.env, PATH: withoutCopilot } });
     assert.equal(run.code, 2);
     assert.match(
       run.stderr,
@@ -330,7 +307,7 @@ describe("copilot in a read-only role", () => {
           { tools: [{ name: "bash", input: { command: "cat add.js", description: "read" } }] },
           { tools: [{ name: "view", input: { path: join(evidence, "tests.log") } }] },
           {
-            text: `Checked.\n\n\`\`\`json\n${JSON.stringify(approval)}\n\`\`\``,
+            text: `Checked.\n\n\`\`\`json\n${JSON.stringify(addApproval)}\n\`\`\``,
             usage: { input: 900, output: 40, cacheRead: 100 },
           },
         ],
@@ -363,7 +340,7 @@ describe("copilot in a read-only role", () => {
         onEvent: (event) => events.push(event),
       });
       assert.equal(result.status, "completed", result.error);
-      assert.deepEqual(JSON.parse(result.output ?? ""), approval);
+      assert.deepEqual(JSON.parse(result.output ?? ""), addApproval);
       assert.deepEqual(readdirSync(cwd), ["add.js"], "neither apply_patch nor the shell wrote");
 
       const outputs = toolOutputs(server.requests.at(-1));
@@ -396,24 +373,4 @@ function toolOutputs(request: LoggedRequest | undefined): string[] {
   return (body?.input ?? [])
     .filter((item) => item.type.endsWith("_call_output"))
     .map((item) => (typeof item.output === "string" ? item.output : JSON.stringify(item.output)));
-}
-
-/**
- * Live processes a loop of this sandbox started: their environment carries its LOOPWRIGHT_HOME, or
- * their command line is the hanging maker's `sleep` (in case copilot cleaned its children's env).
- */
-function survivors(home: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      if (/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "latin1"))) continue;
-      const environment = `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`;
-      const commandLine = readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ").trim();
-      if (environment.includes(`\0LOOPWRIGHT_HOME=${home}\0`) || commandLine === `sleep ${hangSeconds}`)
-        found.push(`${pid} ${commandLine}`);
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
 }

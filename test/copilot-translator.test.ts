@@ -1,43 +1,18 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import type { CliExit } from "../src/engines/agent-cli/cli-translator.ts";
 import { copilotTranslator, readUsageReport } from "../src/engines/copilot/translate-copilot.ts";
-import type { EngineEvent } from "../src/engines/engine.ts";
 import { gateSchema } from "../src/loop/spec.ts";
 import { parseVerdictOutput } from "../src/verify/verdict.ts";
+import { exited, recordedLines, recording, replay as replayLines } from "./support/translator-replay.ts";
 
 /**
  * The copilot translator against output recorded from the real `copilot --output-format json`
  * (@github/copilot 1.0.102, the engine's own arguments) driven by the mock-model server:
  * test/fixtures/engines/copilot. Copilot has no turn limit of its own, so there is no limit case.
  */
-const fixture = (name: string) =>
-  readFileSync(new URL(`./fixtures/engines/copilot/${name}`, import.meta.url), "utf8");
-const lines = (name: string) => fixture(`${name}.jsonl`).split("\n");
-const exited = (exitCode: number | null, fields: Partial<CliExit> = {}): CliExit => ({
-  exitCode,
-  timedOut: false,
-  cancelled: false,
-  overBudget: false,
-  stderrTail: "",
-  ...fields,
-});
-
-function replay(input: string[], structured = false) {
-  const translator = copilotTranslator({ structured });
-  let state = translator.initial();
-  const events: EngineEvent[] = [];
-  const costs: (number | undefined)[] = [];
-  for (const line of input) {
-    if (!line.trim()) continue;
-    const folded = translator.line(state, line);
-    state = folded.state;
-    events.push(...folded.events);
-    costs.push(translator.costSoFar(state));
-  }
-  return { events, costs, finish: (exit: CliExit) => translator.finish(state, exit) };
-}
+const fixture = (name: string) => recording("copilot", name);
+const lines = (name: string) => recordedLines("copilot", name);
+const replay = (input: string[], structured = false) => replayLines(copilotTranslator({ structured }), input);
 
 describe("a maker turn that patches, runs a command and answers", () => {
   const turn = replay(lines("success-tool-use"));

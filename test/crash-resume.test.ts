@@ -5,21 +5,17 @@
  * live controller holds, and that a dead one does not.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { setTimeout as delay } from "node:timers/promises";
 import { type CliResult, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { eventsIn, loopSummary, type StreamedEvent } from "./support/loop-timeline.ts";
+import { commandName, isAlive, processesOfRuns } from "./support/surviving-processes.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const onLinux = process.platform === "linux";
 const needsProc = onLinux ? false : "finding surviving processes needs /proc";
-
-interface Event {
-  seq: number;
-  type: string;
-  data: Record<string, unknown>;
-}
 
 /** Iteration 1 fails the `answer` gate, iteration 2 passes both gates and the verifier approves. */
 const twoIterationSpec = `name: crashy
@@ -78,7 +74,7 @@ async function countEventsOfUninterruptedRun(): Promise<number> {
     const spec = await sandbox.spec(twoIterationSpec);
     const run = await sandbox.cli(["run", spec, "--json"]);
     assert.equal(run.code, 0, run.stderr + run.stdout);
-    const events = parseEvents(run.stdout);
+    const events = eventsIn(run.stdout);
     await assertVerifiedTwoCommitTimeline(sandbox, events);
     assert.deepEqual(
       events.map((event) => event.seq),
@@ -100,7 +96,7 @@ async function crashThenResume(crashAfter: number): Promise<void> {
     const run = await child.done;
     assert.equal(child.signalCode, "SIGKILL", `run was not killed: ${describe(run)}`);
     // Event 1 (loop_created) is written before the live event stream starts, so it is never printed.
-    const lastPrinted = parseEvents(run.stdout).at(-1)?.seq;
+    const lastPrinted = eventsIn(run.stdout).at(-1)?.seq;
     assert.equal(
       lastPrinted,
       crashAfter === 1 ? undefined : crashAfter,
@@ -113,7 +109,7 @@ async function crashThenResume(crashAfter: number): Promise<void> {
 
     const resume = await sandbox.cli(["resume", "crashy", "--json"], { timeoutMs: 60_000 });
     assert.equal(resume.code, 0, `resume: ${describe(resume)}`);
-    const events = parseEvents(resume.stdout);
+    const events = eventsIn(resume.stdout);
     assert.deepEqual(
       events.map((event) => event.seq),
       range(1, events.length),
@@ -122,14 +118,14 @@ async function crashThenResume(crashAfter: number): Promise<void> {
     await assertVerifiedTwoCommitTimeline(sandbox, events);
     const runIds = events.filter((event) => event.type === "run_started").map((event) => event.data.runId);
     assert.equal(runIds.length, crashAfter === 1 ? 1 : 2, "the crashed run and the resume");
-    assert.deepEqual(liveProcessesTagged(new Set(runIds as string[])), [], "no process of the loop survives");
+    assert.deepEqual(processesOfRuns(new Set(runIds as string[])), [], "no process of the loop survives");
   } finally {
     await sandbox.cleanup();
   }
 }
 
 /** Verified; iterations 1 (failed) and 2 (verified) each ended once; one loop commit per iteration. */
-async function assertVerifiedTwoCommitTimeline(sandbox: Sandbox, events: Event[]): Promise<void> {
+async function assertVerifiedTwoCommitTimeline(sandbox: Sandbox, events: StreamedEvent[]): Promise<void> {
   const stops = events.filter((event) => event.type === "loop_stopped");
   assert.equal(stops.at(-1)?.data.reason, "verified");
   const ended = events
@@ -172,19 +168,11 @@ verifier: { engine: scripted, turns: [{ verdict: auto }] }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `);
-    const dead = await killDuringStep(sandbox, spec, slept);
-
-    const resume = await sandbox.cli(["resume", "slow-maker", "--json"], { timeoutMs: 30_000 });
-    assert.equal(resume.code, 0, describe(resume));
-    const events = parseEvents(resume.stdout);
-    assertSwept(events, dead);
+    const events = await resumeAfterKillDuringStep(sandbox, "slow-maker", spec, slept);
     const makerEnds = events
       .filter((event) => event.type === "maker_ended")
       .map((event) => event.data.status);
     assert.deepEqual(makerEnds, ["interrupted", "completed"]);
-    assert.equal(events.filter((event) => event.type === "loop_stopped").at(-1)?.data.reason, "verified");
-
-    assert.equal(await sandbox.git("rev-list", "--count", "main..loop/slow-maker"), "1");
     assert.equal(await sandbox.git("show", "loop/slow-maker:answer.txt"), "42");
     const tree = await sandbox.git("ls-tree", "--name-only", "loop/slow-maker");
     assert.doesNotMatch(tree, /draft\.txt/, "the re-run starts from the iteration's start commit");
@@ -194,7 +182,6 @@ gates:
       .filter(Boolean);
     assert.equal(refs.length, 1, "the interrupted turn's work is kept under one ref");
     assert.equal(await sandbox.git("show", `${refs[0]}:draft.txt`), "half done");
-    assert.deepEqual(liveProcessesTagged(runIdsOf(events)), []);
   } finally {
     await sandbox.cleanup();
   }
@@ -215,15 +202,19 @@ verifier: { engine: scripted, turns: [{ verdict: auto }] }
 gates:
   - id: answer
     kind: tests-pass
-    run: "if [ ! -e ${slept} ]; then touch ${slept}; sleep 30; fi; grep -qx 42 answer.txt"
+    run: "if grep -qx 42 answer.txt && [ ! -e ${slept} ]; then touch ${slept}; sleep 30; fi; grep -qx 42 answer.txt"
   - { id: present, kind: build-succeeds, run: "test -f answer.txt" }
 `);
-    const dead = await killDuringStep(sandbox, spec, slept);
-
-    const resume = await sandbox.cli(["resume", "slow-gate", "--json"], { timeoutMs: 30_000 });
-    assert.equal(resume.code, 0, describe(resume));
-    const events = parseEvents(resume.stdout);
-    assertSwept(events, dead);
+    // The slow gate sleeps on the maker's commit only (not on the base commit's baseline run). The quick
+    // gate runs beside it: kill only once the quick one's graded run has ended, so that it is not interrupted too.
+    const presentEnded = (streamed: StreamedEvent[]) =>
+      streamed.some(
+        (event) =>
+          event.type === "gate_ended" &&
+          (event.data.result as { id: string; phase: string }).id === "present" &&
+          (event.data.result as { phase: string }).phase === "grade",
+      );
+    const events = await resumeAfterKillDuringStep(sandbox, "slow-gate", spec, slept, presentEnded);
     const interrupted = events.filter((event) => event.type === "gate_interrupted");
     assert.deepEqual(
       interrupted.map((event) => event.data.gateId),
@@ -237,9 +228,6 @@ gates:
       .sort();
     assert.deepEqual(graded, ["answer:true", "present:true"], "each gate graded once, none twice");
     assert.equal(events.filter((event) => event.type === "commit_created").length, 1);
-    assert.equal(events.filter((event) => event.type === "loop_stopped").at(-1)?.data.reason, "verified");
-    assert.equal(await sandbox.git("rev-list", "--count", "main..loop/slow-gate"), "1");
-    assert.deepEqual(liveProcessesTagged(runIdsOf(events)), []);
   } finally {
     await sandbox.cleanup();
   }
@@ -272,20 +260,12 @@ verifier: { engine: command, run: ./verify.sh }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `);
-    const dead = await killDuringStep(sandbox, spec, slept);
-
-    const resume = await sandbox.cli(["resume", "slow-verifier", "--json"], { timeoutMs: 30_000 });
-    assert.equal(resume.code, 0, describe(resume));
-    const events = parseEvents(resume.stdout);
-    assertSwept(events, dead);
+    const events = await resumeAfterKillDuringStep(sandbox, "slow-verifier", spec, slept);
     const verifierEnds = events
       .filter((event) => event.type === "verifier_ended")
       .map((event) => event.data.status);
     assert.deepEqual(verifierEnds, ["interrupted", "ruled"]);
     assert.equal(events.filter((event) => event.type === "commit_created").length, 1);
-    assert.equal(events.filter((event) => event.type === "loop_stopped").at(-1)?.data.reason, "verified");
-    assert.equal(await sandbox.git("rev-list", "--count", "main..loop/slow-verifier"), "1");
-    assert.deepEqual(liveProcessesTagged(runIdsOf(events)), []);
   } finally {
     await sandbox.cleanup();
   }
@@ -332,27 +312,54 @@ gates:
 });
 
 /**
- * Starts `run`, waits until the slow step signals (by creating `marker`) that it is under way, kills
- * the controller with SIGKILL, and checks that the step's `sleep` outlived it. Returns the dead run's id.
+ * Kills the run of loop `name` while its slow step is under way (see `killDuringStep`), then resumes
+ * it and checks what every such resume does: it exits 0, sweeps the dead run's processes before going
+ * on, stops verified with one commit on the loop's branch, and leaves no process behind. Returns the
+ * resume's events.
+ */
+async function resumeAfterKillDuringStep(
+  sandbox: Sandbox,
+  name: string,
+  spec: string,
+  marker: string,
+  settled?: (streamed: StreamedEvent[]) => boolean,
+): Promise<StreamedEvent[]> {
+  const dead = await killDuringStep(sandbox, spec, marker, settled);
+  const resume = await sandbox.cli(["resume", name, "--json"], { timeoutMs: 30_000 });
+  assert.equal(resume.code, 0, describe(resume));
+  const events = eventsIn(resume.stdout);
+  assertSwept(events, dead);
+  assert.equal(events.filter((event) => event.type === "loop_stopped").at(-1)?.data.reason, "verified");
+  assert.equal(await sandbox.git("rev-list", "--count", `main..loop/${name}`), "1");
+  assert.deepEqual(processesOfRuns(runIdsOf(events)), []);
+  return events;
+}
+
+/**
+ * Starts `run`, waits until the slow step signals (by creating `marker`) that it is under way (and
+ * until the events streamed so far satisfy `settled`, when given), kills the controller with SIGKILL,
+ * and checks that the step's `sleep` outlived it. Returns the dead run's id.
  */
 async function killDuringStep(
   sandbox: Sandbox,
   spec: string,
   marker: string,
+  settled: (streamed: StreamedEvent[]) => boolean = () => true,
 ): Promise<{ runId: string; sleeper: number }> {
   const child = sandbox.spawnCli(["run", spec, "--json"]);
   try {
     await waitFor(() => existsSync(marker), "the slow step to start");
+    await waitFor(() => settled(eventsIn(child.output().stdout)), "the steps beside the slow one to end");
   } catch (error) {
     child.kill("SIGKILL");
     throw new Error(`${(error as Error).message}; run: ${describe(await child.done)}`);
   }
   const runId = String(
-    parseEvents(child.output().stdout).find((event) => event.type === "run_started")?.data.runId,
+    eventsIn(child.output().stdout).find((event) => event.type === "run_started")?.data.runId,
   );
   let sleeper: number | undefined;
   await waitFor(() => {
-    sleeper = liveProcessesTagged(new Set([runId])).find((pid) => commandName(pid) === "sleep");
+    sleeper = processesOfRuns(new Set([runId])).find((pid) => commandName(pid) === "sleep");
     return sleeper !== undefined;
   }, "the step's sleep to start");
   child.kill("SIGKILL");
@@ -363,7 +370,7 @@ async function killDuringStep(
 }
 
 /** The resume swept the dead run's processes (the sleeping step among them) before going on. */
-function assertSwept(events: Event[], dead: { runId: string; sleeper: number }): void {
+function assertSwept(events: StreamedEvent[], dead: { runId: string; sleeper: number }): void {
   const deadRunId = dead.runId;
   const swept = events.filter((event) => event.type === "processes_swept");
   assert.equal(swept.length, 1, "one sweep, by the resume");
@@ -375,71 +382,17 @@ function assertSwept(events: Event[], dead: { runId: string; sleeper: number }):
 }
 
 async function loopIdOf(sandbox: Sandbox, name: string): Promise<string> {
-  const show = await sandbox.cli(["show", name, "--json"]);
-  assert.equal(show.code, 0, describe(show));
-  return JSON.parse(show.stdout).id;
+  return (await loopSummary(sandbox, name)).id;
 }
 
-function runIdsOf(events: Event[]): Set<string> {
+function runIdsOf(events: StreamedEvent[]): Set<string> {
   return new Set(
     events.filter((event) => event.type === "run_started").map((event) => String(event.data.runId)),
   );
 }
 
-/** Pids of live (not zombie) processes whose LOOPWRIGHT_RUN_ID is one of `runIds`, read from /proc. */
-function liveProcessesTagged(runIds: Set<string>): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let environment: string;
-    try {
-      environment = readFileSync(`/proc/${entry}/environ`, "latin1");
-    } catch {
-      continue;
-    }
-    const tag = environment.split("\0").find((assignment) => assignment.startsWith("LOOPWRIGHT_RUN_ID="));
-    if (tag && runIds.has(tag.slice("LOOPWRIGHT_RUN_ID=".length)) && isAlive(Number(entry))) {
-      found.push(Number(entry));
-    }
-  }
-  return found;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
-function commandName(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
-function parseEvents(stdout: string): Event[] {
-  return stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Event);
-}
-
 function describe(result: CliResult): string {
   return `exit ${result.code}\n${result.stderr}\n${result.stdout.slice(-3000)}`;
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await delay(20);
-  }
 }
 
 function range(from: number, to: number): number[] {

@@ -1,24 +1,13 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createRedactor } from "../src/gates/redact.ts";
 import { type GateRun, runGates } from "../src/gates/run-gates.ts";
+import { isAlive } from "./support/surviving-processes.ts";
 
 const onLinux = process.platform === "linux";
-
-/** Alive = exists and is not a zombie, read straight from /proc. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
 
 let folder: string;
 let worktree: string;

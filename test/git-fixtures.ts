@@ -9,24 +9,15 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after } from "node:test";
 import { git } from "../src/git/git.ts";
+import { isolateGit } from "./support/isolated-git.ts";
 
 const base = await realpath(await mkdtemp(join(tmpdir(), "loopwright-git-test-")));
 after(() => rm(base, { recursive: true, force: true }));
 
 const globalConfig = join(base, "global.gitconfig");
 await writeFile(globalConfig, "");
-process.env.GIT_CONFIG_GLOBAL = globalConfig;
-process.env.GIT_CONFIG_NOSYSTEM = "1";
+isolateGit(process.env, globalConfig);
 process.env.GIT_CEILING_DIRECTORIES = base;
-for (const name of [
-  "GIT_AUTHOR_NAME",
-  "GIT_AUTHOR_EMAIL",
-  "GIT_COMMITTER_NAME",
-  "GIT_COMMITTER_EMAIL",
-  "EMAIL",
-]) {
-  delete process.env[name];
-}
 
 /** An identity for setup commits, passed with `-c` so no repository config is written. */
 export const setupIdentity = ["-c", "user.name=Test Setup", "-c", "user.email=setup@example.com"];

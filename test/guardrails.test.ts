@@ -6,12 +6,13 @@
  * LOOPWRIGHT_HOME, which is how the test finds them).
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { EventPayloads, EventType, LoopEvent } from "../src/loop/events.ts";
 import { type CliResult, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { eventsIn, loopSummary } from "./support/loop-timeline.ts";
+import { survivors } from "./support/surviving-processes.ts";
 
 let sandbox: Sandbox;
 before(async () => {
@@ -55,13 +56,7 @@ async function runLoop(
   const specPath = await box.spec(spec, join(box.root, `${name}.yaml`));
   const result = await box.cli(["run", specPath, "--json"], { env: options.env, timeoutMs: 60_000 });
   assert.deepEqual(survivors(box.home), [], "no process of the loop survives it");
-  const events = result.stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as LoopEvent);
-  const show = await box.cli(["show", name, "--json"]);
-  assert.equal(show.code, 0, `show ${name}: ${show.stderr}; run: ${result.stderr}`);
-  return { ...result, events, summary: JSON.parse(show.stdout) };
+  return { ...result, events: eventsIn<LoopEvent>(result.stdout), summary: await loopSummary(box, name) };
 }
 
 /** The payloads of every event of one type, in order. */
@@ -73,25 +68,6 @@ async function brief(box: Sandbox, loop: string, iteration: number): Promise<str
   const result = await box.cli(["brief", loop, "--iteration", String(iteration)]);
   assert.equal(result.code, 0, result.stderr);
   return result.stdout;
-}
-
-/**
- * Live processes whose environment carries `LOOPWRIGHT_HOME=<home>`: anything a loop of this sandbox
- * started, daemons that left the process group included (Linux: read from /proc).
- */
-function survivors(home: string): string[] {
-  const marker = `\0LOOPWRIGHT_HOME=${home}\0`;
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      if (/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "latin1"))) continue; // a zombie is dead
-      if (!`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(marker)) continue;
-      found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ")}`);
-    } catch {
-      // Gone while we looked, or not ours to read.
-    }
-  }
-  return found;
 }
 
 const answerGate = `  - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt", timeout: 20s }`;

@@ -1,32 +1,17 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as delay } from "node:timers/promises";
 import { cutTail } from "../src/gates/output-tail.ts";
 import { createLineRedactor, createRedactor } from "../src/gates/redact.ts";
 import { runCommand } from "../src/process/run-command.ts";
 import { findTaggedProcesses, stepTagVariable, sweepTaggedProcesses } from "../src/process/sweep.ts";
+import { isAlive } from "./support/surviving-processes.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const onLinux = process.platform === "linux";
-
-/** Alive = exists and is not a zombie, read straight from /proc. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
-async function waitForFile(path: string): Promise<string> {
-  for (let attempt = 0; attempt < 200 && !existsSync(path); attempt++) await delay(10);
-  return readFile(path, "utf8");
-}
 
 let folder: string;
 before(async () => {
@@ -138,7 +123,8 @@ describe("runCommand", () => {
       signal: controller.signal,
       command: `sleep 300 & echo $! > ${pidFile}; wait`,
     });
-    const pid = Number(await waitForFile(pidFile));
+    await waitFor(() => existsSync(pidFile), "the pid file", 2_000);
+    const pid = Number(await readFile(pidFile, "utf8"));
     controller.abort();
     const outcome = await running;
     assert.equal(outcome.cancelled, true);
@@ -170,10 +156,14 @@ describe("sweepTaggedProcesses", () => {
     const tagged = runCommand({ ...base, stepId: "sweep-me", cwd: folder, command: "sleep 300" });
     const other = runCommand({ ...base, stepId: "leave-me", cwd: folder, command: "sleep 0.5" });
     let found: number[] = [];
-    for (let attempt = 0; attempt < 200 && found.length === 0; attempt++) {
-      found = findTaggedProcesses(stepTagVariable, (value) => value === "run-test:sweep-me");
-      if (found.length === 0) await delay(10);
-    }
+    await waitFor(
+      () => {
+        found = findTaggedProcesses(stepTagVariable, (value) => value === "run-test:sweep-me");
+        return found.length > 0;
+      },
+      "the tagged sleep to start",
+      2_000,
+    );
     assert.ok(found.length >= 1);
     const killed = await sweepTaggedProcesses(stepTagVariable, (value) => value.startsWith("run-test:sweep"));
     assert.deepEqual(killed, found);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { change, edit, flagsOf, text } from "./fixtures/tamper/git-diff.ts";
+import { replaced } from "./support/replaced.ts";
 
 /** One test file per language, with two tests and the edits the cases make to it. */
 const suites = {
@@ -149,12 +150,6 @@ const suites = {
 
 /** The definition line the test-deleted flag points at (Rust and Java: the function, after its attribute). */
 const definitionLine = { javascript: 1, python: 1, go: 3, rust: 2, java: 3, ruby: 2, elixir: 4 };
-
-/** The edit of `before` that replaces `from` (which must occur) by `to`. */
-const replaced = (before: string, from: string, to: string) => {
-  assert.ok(before.includes(from), from);
-  return before.replace(from, to);
-};
 
 for (const [language, suite] of Object.entries(suites) as [keyof typeof suites, (typeof suites)["go"]][]) {
   describe(`deleted assertions and tests: ${language}`, () => {

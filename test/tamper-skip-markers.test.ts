@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { edit, flagsOf, text } from "./fixtures/tamper/git-diff.ts";
-
-/** The edit of `before` that replaces `from` (which must occur) by `to`. */
-const replaced = (before: string, from: string, to: string) => {
-  assert.ok(before.includes(from), from);
-  return before.replace(from, to);
-};
+import { replaced } from "./support/replaced.ts";
 
 describe("skip markers: JavaScript and TypeScript", () => {
   const path = "test/math.test.ts";

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { isolateGit } from "./isolated-git.ts";
 
 const execFileAsync = promisify(execFile);
 export const binary = new URL("../../bin/loopwright.js", import.meta.url).pathname;
@@ -52,22 +53,9 @@ export async function createSandbox(
   await mkdir(repo, { recursive: true });
   const gitConfig = join(root, "gitconfig");
   await writeFile(gitConfig, "");
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    LOOPWRIGHT_HOME: home,
-    GIT_CONFIG_GLOBAL: gitConfig,
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
-  for (const name of [
-    "GIT_AUTHOR_NAME",
-    "GIT_AUTHOR_EMAIL",
-    "GIT_COMMITTER_NAME",
-    "GIT_COMMITTER_EMAIL",
-    "EMAIL",
-    "LOOPWRIGHT_TEST_CRASH_AFTER_EVENT",
-  ]) {
-    delete env[name];
-  }
+  const env: NodeJS.ProcessEnv = { ...process.env, LOOPWRIGHT_HOME: home };
+  isolateGit(env, gitConfig);
+  delete env.LOOPWRIGHT_TEST_CRASH_AFTER_EVENT;
   const git = async (...args: string[]) =>
     (
       await execFileAsync(

@@ -46,3 +46,11 @@ export function indentation(text: string): number {
   while (count < text.length && (text.charCodeAt(count) === 32 || text.charCodeAt(count) === 9)) count++;
   return count;
 }
+
+/** The tests `N passed` and `N failed` in a runner's count line add up to, or null when it names neither. */
+export function passedAndFailed(counts: string): number | null {
+  const failed = /(\d+) failed/.exec(counts);
+  const passed = /(\d+) passed/.exec(counts);
+  if (!failed && !passed) return null;
+  return Number(failed?.[1] ?? 0) + Number(passed?.[1] ?? 0);
+}

@@ -3,58 +3,43 @@
  * then `× message` (error), `! message` (warning) or `i message` (information) and a code frame.
  * Each error is one failure named `category: message`; warnings count only when there is no error.
  */
+import { DraftParser } from "../draft-parser.ts";
 import type { FailureDraft } from "../failure-collector.ts";
-import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
+import { type FormatFactory, indentation } from "../format-parser.ts";
 
 const headerLine = /^(\S+?)(?::(\d+):(\d+))? ([a-zA-Z][\w/]*)(?: +[A-Z]+)* +━+\s*$/;
 const markerLine = /^\s+([×✖!⚠iℹ]) (.*)$/;
 
 export const biome: FormatFactory = (context) => new BiomeParser(context);
 
-class BiomeParser implements FormatParser {
+class BiomeParser extends DraftParser {
   readonly runner = "biome";
   readonly triggers = ["━━━"];
-  engaged = false;
-  private readonly context: FormatContext;
-  private draft: FailureDraft | null = null;
   private category = "";
   private severity = "";
-  private blockLines = 0;
   private errors = 0;
   private warnings: FailureDraft[] = [];
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.detail(text)) return;
-      this.finish();
-    }
+  protected scan(text: string, lineNumber: number): void {
     const header = headerLine.exec(text);
     if (!header) return;
     const [, file, line, column, category] = header;
-    const collector = this.context.collector;
-    this.draft = collector.draft(this.runner, category, lineNumber, `${file}:${line}:${column}:${category}`);
-    collector.anchor(this.draft, file, Number(line ?? 1));
+    const draft = this.start(category, lineNumber, `${file}:${line}:${column}:${category}`);
+    this.collector.anchor(draft, file, Number(line ?? 1));
     this.category = category;
     this.severity = "";
-    this.blockLines = 0;
-    this.engaged = true;
   }
 
   end(): void {
     this.finish();
-    if (this.errors === 0) for (const warning of this.warnings) this.context.collector.commit(warning);
+    if (this.errors === 0) for (const warning of this.warnings) this.collector.commit(warning);
     this.warnings = [];
   }
 
   /** Reads one line of a diagnostic; false when the line is not part of it. */
-  private detail(text: string): boolean {
+  protected detail(text: string, draft: FailureDraft): boolean {
     if (text.trim() && indentation(text) === 0) return false;
-    const collector = this.context.collector;
-    const draft = this.draft as FailureDraft;
+    const collector = this.collector;
     if (++this.blockLines > 60) return true;
     const marker = this.severity ? null : markerLine.exec(text);
     if (marker) {
@@ -64,12 +49,11 @@ class BiomeParser implements FormatParser {
     return true;
   }
 
-  private finish(): void {
-    const draft = this.draft;
-    this.draft = null;
-    this.engaged = false;
+  /** Commits an error; keeps a warning until the end shows whether there was any error. */
+  protected finish(): void {
+    const draft = this.take();
     if (!draft) return;
-    const collector = this.context.collector;
+    const collector = this.collector;
     if (this.severity === "error") {
       this.errors++;
       collector.commit(draft);

@@ -3,8 +3,9 @@
  * section with the panic location, message, and (with RUST_BACKTRACE) frames; `test result:` lines
  * give the counts, one per test binary.
  */
+import { DraftParser } from "../draft-parser.ts";
 import type { FailureDraft } from "../failure-collector.ts";
-import type { FormatContext, FormatFactory, FormatParser } from "../format-parser.ts";
+import type { FormatFactory } from "../format-parser.ts";
 
 const failedLine = /^test (.+) \.\.\. FAILED\s*$/;
 const headerLine = /^---- (.+) stdout ----\s*$/;
@@ -15,26 +16,14 @@ const frameFunctionLine = /^\s+\d+: (.*)$/;
 
 export const cargoTest: FormatFactory = (context) => new CargoTestParser(context);
 
-class CargoTestParser implements FormatParser {
+class CargoTestParser extends DraftParser {
   readonly runner = "cargo-test";
   readonly triggers = ["FAIL", "---- ", "passed"];
-  engaged = false;
-  private readonly context: FormatContext;
-  private draft: FailureDraft | null = null;
   private inBacktrace = false;
   private lastFunction = "";
-  private blockLines = 0;
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.detail(text)) return;
-      this.finish();
-    }
-    const collector = this.context.collector;
+  protected scan(text: string, lineNumber: number): void {
+    const collector = this.collector;
     // Every line this parser acts on starts with `test ` or `---- `; go's `--- PASS` lines reach it too.
     if (!text.startsWith("test ") && !text.startsWith("---- ")) return;
     const failed = failedLine.exec(text);
@@ -44,29 +33,19 @@ class CargoTestParser implements FormatParser {
     }
     const header = headerLine.exec(text);
     if (header) {
-      this.draft = collector.draft(this.runner, header[1], lineNumber);
+      this.start(header[1], lineNumber);
       this.inBacktrace = false;
-      this.blockLines = 0;
-      this.engaged = true;
       return;
     }
     const result = resultLine.exec(text);
     if (result) collector.countTests(this.runner, Number(result[1]) + Number(result[2]));
   }
 
-  end(): void {
-    this.finish();
-  }
-
   /** Reads one line of a failure's stdout section; false when the line is not part of it. */
-  private detail(text: string): boolean {
+  protected detail(text: string, draft: FailureDraft): boolean {
     if (headerLine.test(text) || resultLine.test(text) || text === "failures:") return false;
-    const collector = this.context.collector;
-    const draft = this.draft as FailureDraft;
-    if (++this.blockLines > collector.limits.blockLines) {
-      this.finish();
-      return true;
-    }
+    if (this.blockFull()) return true;
+    const collector = this.collector;
     if (panicLine.test(text)) {
       collector.anchorsIn(draft, text);
       this.inBacktrace = false;
@@ -87,11 +66,5 @@ class CargoTestParser implements FormatParser {
     if (!text.trim()) return draft.messageLines.length === 0;
     if (!text.startsWith("note: ")) collector.message(draft, text);
     return true;
-  }
-
-  private finish(): void {
-    if (this.draft) this.context.collector.commit(this.draft);
-    this.draft = null;
-    this.engaged = false;
   }
 }

@@ -3,8 +3,9 @@
  * the assertion (code, left, right) and a `stacktrace:` of `path:line: (function)` frames. The run's
  * `Randomized with seed N` is the seed of every failure.
  */
+import { DraftParser } from "../draft-parser.ts";
 import type { FailureDraft } from "../failure-collector.ts";
-import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
+import { type FormatFactory, indentation } from "../format-parser.ts";
 
 const headerLine = /^ {2}\d+\) (?:((?:test|doctest|property) .*\(\S+\))|(\S+: failure on .*))\s*$/;
 const seedLine = /^Randomized with seed (\d+)/;
@@ -13,33 +14,19 @@ const countLine =
 
 export const exunit: FormatFactory = (context) => new ExunitParser(context);
 
-class ExunitParser implements FormatParser {
+class ExunitParser extends DraftParser {
   readonly runner = "exunit";
   readonly triggers = [") test ", ") doctest ", ") property ", ": failure on ", "Randomized", "failure"];
-  engaged = false;
-  private readonly context: FormatContext;
-  private draft: FailureDraft | null = null;
   private inStacktrace = false;
   private sawLocation = false;
-  private blockLines = 0;
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.detail(text)) return;
-      this.finish();
-    }
-    const collector = this.context.collector;
+  protected scan(text: string, lineNumber: number): void {
+    const collector = this.collector;
     const header = headerLine.exec(text);
     if (header) {
-      this.draft = collector.draft(this.runner, header[1] ?? header[2], lineNumber);
+      this.start(header[1] ?? header[2], lineNumber);
       this.inStacktrace = false;
       this.sawLocation = false;
-      this.blockLines = 0;
-      this.engaged = true;
       return;
     }
     const seed = seedLine.exec(text);
@@ -57,20 +44,12 @@ class ExunitParser implements FormatParser {
     }
   }
 
-  end(): void {
-    this.finish();
-  }
-
   /** Reads one line of a failure's report; false when the line is not part of it. */
-  private detail(text: string): boolean {
+  protected detail(text: string, draft: FailureDraft): boolean {
     const trimmed = text.trim();
     if (trimmed && indentation(text) < 5) return false;
-    const collector = this.context.collector;
-    const draft = this.draft as FailureDraft;
-    if (++this.blockLines > collector.limits.blockLines) {
-      this.finish();
-      return true;
-    }
+    if (this.blockFull()) return true;
+    const collector = this.collector;
     if (!trimmed) return true;
     if (!this.sawLocation) {
       this.sawLocation = true;
@@ -83,11 +62,5 @@ class ExunitParser implements FormatParser {
     else if (this.inStacktrace) collector.frame(draft, trimmed);
     else collector.message(draft, text);
     return true;
-  }
-
-  private finish(): void {
-    if (this.draft) this.context.collector.commit(this.draft);
-    this.draft = null;
-    this.engaged = false;
   }
 }

@@ -3,9 +3,9 @@
  * name; the `✖ failing tests:` section after it gives the location (`test at file:line:col`), the
  * error and the stack. When the run stopped before that section, the failures of the tree are kept.
  */
-import type { FailureDraft } from "../failure-collector.ts";
-import { detached } from "../failure-collector.ts";
-import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
+import { DraftParser } from "../draft-parser.ts";
+import { detached, type FailureDraft } from "../failure-collector.ts";
+import { type FormatFactory, indentation } from "../format-parser.ts";
 
 const treeLine = /^(\s*)([▶✖]) (.*?)(?: \(\d[\d.]*m?s\))?(?: # .*)?$/;
 const locationLine = /^test at (.+)$/;
@@ -22,30 +22,17 @@ interface TreeFailure {
 
 export const nodeTestSpec: FormatFactory = (context) => new NodeTestSpecParser(context);
 
-class NodeTestSpecParser implements FormatParser {
+class NodeTestSpecParser extends DraftParser {
   readonly runner = "node-test";
   readonly triggers = ["▶", "✖", "ℹ"];
-  engaged = false;
-  private readonly context: FormatContext;
   private suites: { indent: number; name: string }[] = [];
   private treeFailures: TreeFailure[] = [];
   private inSummary = false;
   /** A `▶` suite or an `ℹ` count was seen: the tree's `✖` lines really are node:test's. */
   private sawSuiteOrCount = false;
   private location = "";
-  private draft: FailureDraft | null = null;
-  private sawFrame = false;
-  private blockLines = 0;
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.detail(text)) return;
-      this.finish();
-    }
+  protected scan(text: string, lineNumber: number): void {
     if (eslintSummary.test(text)) return;
     if (text === "✖ failing tests:") {
       // The summary section: read every line until something else starts.
@@ -69,14 +56,14 @@ class NodeTestSpecParser implements FormatParser {
     const count = countLine.exec(text);
     if (count) {
       this.sawSuiteOrCount = true;
-      this.context.collector.countTests(this.runner, Number(count[2]));
+      this.collector.countTests(this.runner, Number(count[2]));
       return;
     }
     const tree = treeLine.exec(text);
     if (!tree) return;
     const indent = tree[1].length;
     const name = tree[3];
-    if (this.inSummary && tree[2] === "✖" && indent === 0) this.start(name, lineNumber);
+    if (this.inSummary && tree[2] === "✖" && indent === 0) this.summaryEntry(name, lineNumber);
     else if (!this.inSummary) this.treeEntry(indent, tree[2], name, lineNumber);
   }
 
@@ -85,9 +72,7 @@ class NodeTestSpecParser implements FormatParser {
     // The run ended before its summary: keep what the tree showed.
     for (const failure of this.treeFailures) {
       if (failure.reported || !this.sawSuiteOrCount) continue;
-      this.context.collector.commit(
-        this.context.collector.draft(this.runner, failure.name, failure.lineNumber),
-      );
+      this.collector.commit(this.collector.draft(this.runner, failure.name, failure.lineNumber));
     }
     this.treeFailures = [];
   }
@@ -102,42 +87,32 @@ class NodeTestSpecParser implements FormatParser {
     }
     // `✖ name` at a suite's own indentation closes that suite; it failed through its tests.
     if (closing?.name === name) return;
-    if (this.treeFailures.length >= this.context.collector.limits.maxFailures) return;
+    if (this.treeFailures.length >= this.collector.limits.maxFailures) return;
     const full = [...this.suites.map((suite) => suite.name), name].join(" > ");
     this.treeFailures.push({ leaf: detached(name), name: detached(full), lineNumber, reported: false });
   }
 
-  private start(leaf: string, lineNumber: number): void {
+  /** A `✖ name` of the summary: its report follows, named as the tree named it. */
+  private summaryEntry(leaf: string, lineNumber: number): void {
     const known = this.treeFailures.find((failure) => !failure.reported && failure.leaf === leaf);
     if (known) known.reported = true;
-    const collector = this.context.collector;
-    this.draft = collector.draft(this.runner, known?.name ?? leaf, lineNumber);
-    if (this.location) collector.anchorsIn(this.draft, this.location);
+    const draft = this.start(known?.name ?? leaf, lineNumber);
+    if (this.location) this.collector.anchorsIn(draft, this.location);
     this.location = "";
-    this.sawFrame = false;
-    this.blockLines = 0;
-    this.engaged = true;
   }
 
   /** Reads one line of a failure's report; false when the line is not part of it. */
-  private detail(text: string): boolean {
+  protected detail(text: string, draft: FailureDraft): boolean {
     if (text === "" || indentation(text) < 2) return false;
-    const collector = this.context.collector;
-    const draft = this.draft as FailureDraft;
-    if (++this.blockLines > collector.limits.blockLines) {
-      this.finish();
-      return true;
-    }
-    if (frameLine.test(text)) {
-      this.sawFrame = true;
-      collector.frame(draft, text);
-    } else if (!this.sawFrame) collector.message(draft, text.slice(2));
+    if (this.blockFull()) return true;
+    if (frameLine.test(text)) this.frame(draft, text);
+    else if (!this.sawFrame) this.collector.message(draft, text.slice(2));
     return true;
   }
 
-  private finish(): void {
-    if (this.draft) this.context.collector.commit(this.draft);
-    this.draft = null;
+  /** Commits the open draft; inside the summary the parser still reads every line. */
+  protected finish(): void {
+    super.finish();
     this.engaged = this.inSummary;
   }
 }

@@ -6,8 +6,9 @@
  * own. So a nested failure waits until its parent's `not ok` gives the next part of its full name,
  * and is counted once its top-level test has ended.
  */
+import { DraftParser } from "../draft-parser.ts";
 import type { FailureDraft } from "../failure-collector.ts";
-import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
+import { type FormatFactory, indentation } from "../format-parser.ts";
 
 const notOkLine = /^(\s*)not ok \d+(?: - )?(.*)$/;
 const directive = /(?:^|[^\\])# (?:TODO|SKIP)\b/i;
@@ -22,63 +23,45 @@ interface Waiting {
 
 export const nodeTestTap: FormatFactory = (context) => new NodeTestTapParser(context);
 
-class NodeTestTapParser implements FormatParser {
+class NodeTestTapParser extends DraftParser {
   readonly runner = "node-test";
   readonly triggers = ["not ok", "# pass", "# fail"];
-  engaged = false;
-  private readonly context: FormatContext;
   private waiting: Waiting[] = [];
-  private draft: FailureDraft | null = null;
   private leaf = "";
   private headerIndent = 0;
   private parentFailure = false;
   /** The YAML field whose indented block is being read. */
   private field = "";
   private fieldIndent = 0;
-  private blockLines = 0;
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.diagnostic(text)) return;
-      this.finish();
-    }
+  protected scan(text: string, lineNumber: number): void {
     const notOk = notOkLine.exec(text);
     if (notOk) {
       if (directive.test(notOk[2])) return;
       this.leaf = unescapeName(notOk[2].trim());
-      this.draft = this.context.collector.draft(this.runner, this.leaf, lineNumber);
+      this.start(this.leaf, lineNumber);
       this.headerIndent = notOk[1].length;
       this.parentFailure = false;
       this.field = "";
-      this.blockLines = 0;
-      this.engaged = true;
       return;
     }
     const count = countLine.exec(text);
-    if (count) this.context.collector.countTests(this.runner, Number(count[2]));
+    if (count) this.collector.countTests(this.runner, Number(count[2]));
   }
 
   end(): void {
     this.finish();
-    for (const waiting of this.waiting) this.context.collector.commit(waiting.draft);
+    for (const waiting of this.waiting) this.collector.commit(waiting.draft);
     this.waiting = [];
   }
 
   /** Reads one line of the YAML block under a `not ok`; false when the line is not part of it. */
-  private diagnostic(text: string): boolean {
-    const draft = this.draft as FailureDraft;
-    const collector = this.context.collector;
+  protected detail(text: string, draft: FailureDraft): boolean {
+    const collector = this.collector;
     const trimmed = text.trim();
     const indent = indentation(text);
     if (trimmed && indent <= this.headerIndent) return false;
-    if (++this.blockLines > collector.limits.blockLines) {
-      this.finish();
-      return true;
-    }
+    if (this.blockFull()) return true;
     if (trimmed === "...") {
       this.finish();
       return true;
@@ -104,12 +87,10 @@ class NodeTestTapParser implements FormatParser {
   }
 
   /** The `not ok` block ended: name its waiting subtests, and count them once the top level is reached. */
-  private finish(): void {
-    const draft = this.draft;
-    this.draft = null;
-    this.engaged = false;
+  protected finish(): void {
+    const draft = this.take();
     if (!draft) return;
-    const collector = this.context.collector;
+    const collector = this.collector;
     const indent = this.headerIndent;
     for (const waiting of this.waiting) {
       if (waiting.indent <= indent) continue;

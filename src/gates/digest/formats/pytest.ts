@@ -3,8 +3,9 @@
  * error and diff, `path:line: Error` lines the frames); the short test summary's `FAILED nodeid - msg`
  * lines give the full node id (file::Class::test), which becomes the failure's name.
  */
+import { DraftParser } from "../draft-parser.ts";
 import type { FailureDraft } from "../failure-collector.ts";
-import type { FormatContext, FormatFactory, FormatParser } from "../format-parser.ts";
+import { type FormatFactory, passedAndFailed } from "../format-parser.ts";
 
 const sectionLine = /^=+ (FAILURES|ERRORS|short test summary info|.+) =+$/;
 const headerLine = /^_{3,} (.+?) _{3,}$/;
@@ -16,25 +17,13 @@ const finalLine = /^=*\s*((?:\d+ [\w ]+?,? )+)in [\d.]+s\b/;
 
 export const pytest: FormatFactory = (context) => new PytestParser(context);
 
-class PytestParser implements FormatParser {
+class PytestParser extends DraftParser {
   readonly runner = "pytest";
   readonly triggers = ["__ ", "=== ", "FAIL", "ERROR", "passed", "failed"];
-  engaged = false;
-  private readonly context: FormatContext;
   private inFailures = false;
-  private draft: FailureDraft | null = null;
-  private blockLines = 0;
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.detail(text)) return;
-      this.finish();
-    }
-    const collector = this.context.collector;
+  protected scan(text: string, lineNumber: number): void {
+    const collector = this.collector;
     // Cheap tests on the first characters first: go's `=== RUN` lines reach this parser too.
     const first = text.charCodeAt(0);
     if (first === underscore) {
@@ -45,9 +34,7 @@ class PytestParser implements FormatParser {
     const final = finalLine.exec(text);
 
     if (final && /\b(?:passed|failed)\b/.test(final[1])) {
-      const failed = /(\d+) failed/.exec(final[1]);
-      const passed = /(\d+) passed/.exec(final[1]);
-      collector.countTests(this.runner, Number(failed?.[1] ?? 0) + Number(passed?.[1] ?? 0));
+      collector.countTests(this.runner, passedAndFailed(final[1]) ?? 0);
       return;
     }
     const section = sectionLine.exec(text);
@@ -63,37 +50,20 @@ class PytestParser implements FormatParser {
     }
   }
 
-  end(): void {
-    this.finish();
-  }
-
   private header(text: string, lineNumber: number): void {
     const header = this.inFailures ? headerLine.exec(text) : null;
-    if (!header) return;
-    this.draft = this.context.collector.draft(this.runner, header[1], lineNumber, keyOfHeader(header[1]));
-    this.blockLines = 0;
-    this.engaged = true;
+    if (header) this.start(header[1], lineNumber, keyOfHeader(header[1]));
   }
 
   /** Reads one line of a failure's section; false when the line is not part of it. */
-  private detail(text: string): boolean {
+  protected detail(text: string, draft: FailureDraft): boolean {
     if (headerLine.test(text) || sectionLine.test(text)) return false;
-    const collector = this.context.collector;
-    const draft = this.draft as FailureDraft;
-    if (++this.blockLines > collector.limits.blockLines) {
-      this.finish();
-      return true;
-    }
+    if (this.blockFull()) return true;
+    const collector = this.collector;
     if (text.startsWith("E "))
       collector.message(draft, text.startsWith("E       ") ? text.slice(8) : text.slice(2));
     else if (locationLine.test(text)) collector.frame(draft, text);
     return true;
-  }
-
-  private finish(): void {
-    if (this.draft) this.context.collector.commit(this.draft);
-    this.draft = null;
-    this.engaged = false;
   }
 }
 

@@ -4,8 +4,9 @@
  * frames; the `rspec ./spec/x_spec.rb:11 # description` lines add each example's own location. The
  * parser reads every line of those two sections.
  */
+import { DraftParser } from "../draft-parser.ts";
 import type { FailureDraft } from "../failure-collector.ts";
-import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
+import { type FormatFactory, indentation } from "../format-parser.ts";
 
 const headerLine = /^ {2}\d+\) (.+)$/;
 const rerunLine = /^rspec (\S+?)(?::(\d+)|\[[\d:,]+\]) # (.+)$/;
@@ -15,26 +16,14 @@ const seedLine = /^Randomized with seed (\d+)/;
 
 export const rspec: FormatFactory = (context) => new RspecParser(context);
 
-class RspecParser implements FormatParser {
+class RspecParser extends DraftParser {
   readonly runner = "rspec";
   readonly triggers = ["Failures:", "Failed examples:", "Randomized", "failure"];
-  engaged = false;
-  private readonly context: FormatContext;
   /** The section being read: `failures`, `examples` (the rerun lines), or none. */
   private section: "" | "failures" | "examples" = "";
-  private draft: FailureDraft | null = null;
-  private blockLines = 0;
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.detail(text)) return;
-      this.finish();
-    }
-    const collector = this.context.collector;
+  protected scan(text: string, lineNumber: number): void {
+    const collector = this.collector;
     if (text === "Failures:" || text === "Failed examples:") {
       this.section = text === "Failures:" ? "failures" : "examples";
       this.engaged = true;
@@ -42,9 +31,7 @@ class RspecParser implements FormatParser {
     }
     const header = this.section === "failures" ? headerLine.exec(text) : null;
     if (header) {
-      this.draft = collector.draft(this.runner, header[1], lineNumber);
-      this.blockLines = 0;
-      this.engaged = true;
+      this.start(header[1], lineNumber);
       return;
     }
     const rerun = rerunLine.exec(text);
@@ -68,28 +55,19 @@ class RspecParser implements FormatParser {
     if (seed) collector.seed(this.runner, seed[1]);
   }
 
-  end(): void {
-    this.finish();
-  }
-
   /** Reads one line of a failure's report; false when the line is not part of it. */
-  private detail(text: string): boolean {
+  protected detail(text: string, draft: FailureDraft): boolean {
     if (text.trim() && indentation(text) < 5) return false;
-    const collector = this.context.collector;
-    const draft = this.draft as FailureDraft;
-    if (++this.blockLines > collector.limits.blockLines) {
-      this.finish();
-      return true;
-    }
+    if (this.blockFull()) return true;
     const frame = frameLine.exec(text);
-    if (frame) collector.frame(draft, frame[1]);
-    else if (draft.stack.length === 0) collector.message(draft, text);
+    if (frame) this.collector.frame(draft, frame[1]);
+    else if (draft.stack.length === 0) this.collector.message(draft, text);
     return true;
   }
 
-  private finish(): void {
-    if (this.draft) this.context.collector.commit(this.draft);
-    this.draft = null;
+  /** Commits the open draft; inside a section the parser still reads every line. */
+  protected finish(): void {
+    super.finish();
     this.engaged = this.section !== "";
   }
 }

@@ -2,8 +2,9 @@
  * Python's unittest: `FAIL: test (module.Class.test)` / `ERROR: ...` headers between `====` rules, a
  * traceback whose `File "path", line N` frames are the anchors, then the error and diff.
  */
+import { DraftParser } from "../draft-parser.ts";
 import type { FailureDraft } from "../failure-collector.ts";
-import { type FormatContext, type FormatFactory, type FormatParser, indentation } from "../format-parser.ts";
+import { type FormatFactory, indentation } from "../format-parser.ts";
 
 const headerLine = /^(?:FAIL|ERROR): (\S+) \(([^)]*)\)(.*)$/;
 const ruleLine = /^(?:={20,}|-{20,})\s*$/;
@@ -13,34 +14,19 @@ const outcomeLine = /^(?:OK|FAILED)(?: \((.*)\))?\s*$/;
 
 export const unittest: FormatFactory = (context) => new UnittestParser(context);
 
-class UnittestParser implements FormatParser {
+class UnittestParser extends DraftParser {
   readonly runner = "unittest";
   readonly triggers = ["FAIL", "ERROR", "Ran ", "OK ("];
-  engaged = false;
-  private readonly context: FormatContext;
-  private draft: FailureDraft | null = null;
   private inMessage = false;
-  private blockLines = 0;
   private ran: number | null = null;
 
-  constructor(context: FormatContext) {
-    this.context = context;
-  }
-
-  line(text: string, lineNumber: number): void {
-    if (this.draft) {
-      if (this.detail(text)) return;
-      this.finish();
-    }
-    const collector = this.context.collector;
+  protected scan(text: string, lineNumber: number): void {
     const header = headerLine.exec(text);
     if (header) {
       const [, method, id, rest] = header;
       const base = id === method || id.endsWith(`.${method}`) ? id : `${id}.${method}`;
-      this.draft = collector.draft(this.runner, `${base}${rest ? ` ${rest.trim()}` : ""}`, lineNumber);
+      this.start(`${base}${rest ? ` ${rest.trim()}` : ""}`, lineNumber);
       this.inMessage = false;
-      this.blockLines = 0;
-      this.engaged = true;
       return;
     }
     const ran = ranLine.exec(text);
@@ -63,23 +49,19 @@ class UnittestParser implements FormatParser {
   }
 
   private countRan(): void {
-    if (this.ran !== null) this.context.collector.countTests(this.runner, Math.max(this.ran, 0));
+    if (this.ran !== null) this.collector.countTests(this.runner, Math.max(this.ran, 0));
     this.ran = null;
   }
 
   /** Reads one line of a failure's report; false when the line is not part of it. */
-  private detail(text: string): boolean {
-    const collector = this.context.collector;
-    const draft = this.draft as FailureDraft;
+  protected detail(text: string, draft: FailureDraft): boolean {
     if (ruleLine.test(text)) {
       if (!text.startsWith("-") || this.inMessage) return false;
       return true;
     }
     if (headerLine.test(text) || ranLine.test(text)) return false;
-    if (++this.blockLines > collector.limits.blockLines) {
-      this.finish();
-      return true;
-    }
+    if (this.blockFull()) return true;
+    const collector = this.collector;
     if (frameLine.test(text)) {
       this.inMessage = false;
       collector.frame(draft, text);
@@ -89,11 +71,5 @@ class UnittestParser implements FormatParser {
       collector.message(draft, text);
     }
     return true;
-  }
-
-  private finish(): void {
-    if (this.draft) this.context.collector.commit(this.draft);
-    this.draft = null;
-    this.engaged = false;
   }
 }
