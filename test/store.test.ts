@@ -453,8 +453,9 @@ describe("liveness", () => {
     skip: process.platform !== "linux" && "reads /proc",
   }, async () => {
     const oddName = join(temporary, "x) y (z");
-    await symlink(process.execPath, oddName);
-    const child = spawn(oddName, ["-e", "setInterval(() => {}, 60_000)"], { stdio: "ignore" });
+    // sleep keeps the command name it was started as (node renames its main thread, which would race).
+    await symlink("/bin/sleep", oddName);
+    const child = spawn(oddName, ["60"], { stdio: "ignore" });
     const exited = once(child, "exit") as RunningChild["exited"];
     try {
       await once(child, "spawn");
