@@ -4,10 +4,10 @@ import { mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { findExecutable } from "../src/engines/agent-cli/find-executable.ts";
 import { codexDefinition, createCodexEngine } from "../src/engines/codex/codex-engine.ts";
 import type { ScriptInput } from "../src/mock-model/script.ts";
 import { startMockModel } from "../src/mock-model/server.ts";
+import { findExecutable } from "../src/process/find-executable.ts";
 import { agentCliEnvironment } from "./support/agent-cli-env.ts";
 import { type EngineLoops, startEngineLoops } from "./support/engine-loops.ts";
 import { addApproval, addProject, patchAdd } from "./support/failing-projects.ts";

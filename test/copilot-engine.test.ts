@@ -4,12 +4,12 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { findExecutable } from "../src/engines/agent-cli/find-executable.ts";
 import { copilotDefinition, createCopilotEngine } from "../src/engines/copilot/copilot-engine.ts";
 import type { EngineEvent } from "../src/engines/engine.ts";
 import type { LoggedRequest } from "../src/mock-model/request-log.ts";
 import type { ScriptInput } from "../src/mock-model/script.ts";
 import { startMockModel } from "../src/mock-model/server.ts";
+import { findExecutable } from "../src/process/find-executable.ts";
 import { agentCliEnvironment } from "./support/agent-cli-env.ts";
 import { type EngineLoops, startEngineLoops } from "./support/engine-loops.ts";
 import { addApproval, addProject, patchAdd } from "./support/failing-projects.ts";

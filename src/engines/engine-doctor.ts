@@ -5,8 +5,8 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { findExecutable } from "../process/find-executable.ts";
 import { agentCliDefinitions } from "./agent-cli/definitions.ts";
-import { findExecutable } from "./agent-cli/find-executable.ts";
 
 const run = promisify(execFile);
 

@@ -5,9 +5,9 @@
  */
 import { UsageError } from "../errors.ts";
 import type { EngineSpec } from "../loop/spec.ts";
+import { findExecutable } from "../process/find-executable.ts";
 import { agentCliDefinitions } from "./agent-cli/definitions.ts";
 import type { AgentCliDefinition, Provider } from "./agent-cli/engine-definition.ts";
-import { findExecutable } from "./agent-cli/find-executable.ts";
 import { createBuiltinEngine } from "./builtin/builtin-engine.ts";
 import { builtinProvider } from "./builtin/builtin-settings.ts";
 import { createCommandEngine } from "./command-engine.ts";

@@ -4,12 +4,13 @@
  */
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
-import { delimiter, isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
 import { git } from "../git/git.ts";
 import { resolveCommit, resolveRepository } from "../git/repository.ts";
+import { findExecutable } from "../process/find-executable.ts";
 import type { Spec } from "./spec.ts";
 import type { LoadedSpec } from "./spec-file.ts";
 
@@ -141,10 +142,7 @@ async function missingProgram(
     }
     return first;
   }
-  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
-    if (folder && (await isExecutableFile(join(folder, first)))) return undefined;
-  }
-  return first;
+  return findExecutable(first) ? undefined : first;
 }
 
 async function isExecutableFile(path: string): Promise<boolean> {

@@ -3,6 +3,7 @@
  * dead predecessor, then repeats `decide → execute → append` until the loop stops or pauses.
  */
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { LoopBusyError } from "../errors.ts";
 import { createRedactor } from "../gates/redact.ts";
 import { homeLayout } from "../paths.ts";
@@ -113,7 +114,7 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
       ? await sweepTaggedProcesses(runIdVariable, (value) => previousRuns.has(value))
       : [];
   if (killed.length > 0) await context.append("processes_swept", { pids: killed, runIds: [...previousRuns] });
-  await context.append("run_started", { runId: context.runId, pid: process.pid, host: hostName(), command });
+  await context.append("run_started", { runId: context.runId, pid: process.pid, host: hostname(), command });
   const state = context.state();
   const iteration = currentIteration(state);
   if (iteration?.makerRunning) {
@@ -182,8 +183,4 @@ async function executeSafely(context: RunContext, action: Action): Promise<void>
       });
     }
   }
-}
-
-function hostName(): string {
-  return currentLockOwner("").host;
 }
