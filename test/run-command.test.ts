@@ -153,7 +153,8 @@ describe("runCommand", () => {
 
 describe("sweepTaggedProcesses", () => {
   test("kills only processes with a matching tag and never itself", { skip: !onLinux }, async () => {
-    const tagged = runCommand({ ...base, stepId: "sweep-me", cwd: folder, command: "sleep 300" });
+    // `exec`: one tagged process from the start, so the set found before the sweep cannot still be growing.
+    const tagged = runCommand({ ...base, stepId: "sweep-me", cwd: folder, command: "exec sleep 300" });
     const other = runCommand({ ...base, stepId: "leave-me", cwd: folder, command: "sleep 0.5" });
     let found: number[] = [];
     await waitFor(
