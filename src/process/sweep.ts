@@ -16,6 +16,8 @@ export const stepTagVariable = "LOOPWRIGHT_STEP_TAG";
 const procRoot = "/proc";
 const roundLimit = 10;
 const goneWaitMs = 1000;
+/** The pause before the confirming scan of a sweep. */
+const confirmDelayMs = 30;
 const pollMs = 20;
 
 /**
@@ -62,6 +64,7 @@ export async function sweepTaggedProcesses(
   signal: NodeJS.Signals = "SIGKILL",
 ): Promise<number[]> {
   const signalled = new Set<number>();
+  let quietRounds = 0;
   for (let round = 0; round < roundLimit; round++) {
     const pids = findTaggedProcesses(variable, matches);
     const fresh = pids.filter((pid) => !signalled.has(pid));
@@ -73,7 +76,14 @@ export async function sweepTaggedProcesses(
         // Gone already, or not ours to signal.
       }
     }
-    if (fresh.length === 0) break;
+    if (fresh.length > 0) {
+      quietRounds = 0;
+      continue;
+    }
+    // A process in the middle of exec can show no environment for a moment: one more look, a little later.
+    quietRounds += 1;
+    if (quietRounds >= 2) break;
+    await delay(confirmDelayMs);
   }
   const deadline = Date.now() + goneWaitMs;
   while ([...signalled].some((pid) => !isProcessGone(pid)) && Date.now() < deadline) {
