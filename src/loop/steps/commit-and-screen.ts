@@ -11,6 +11,7 @@ import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
 import { screenDiff } from "../../verify/tamper/screen-diff.ts";
+import { parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
 import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
@@ -45,9 +46,10 @@ export async function screenChange(context: RunContext): Promise<void> {
   const iteration = currentIteration(state);
   if (!iteration?.commit || !state.baseSha) throw new Error("nothing committed to screen");
   const sha = iteration.commit.sha;
-  const files = await changedFiles(context.makerWorktree, state.baseSha, sha);
-  const screen = screenScope(files, state.spec.scope);
   const diff = await diffText(context.makerWorktree, state.baseSha, sha);
+  // The files come from the diff itself (both sides of a rename): one git run less per iteration.
+  const files = [...new Set(parseUnifiedDiff(diff).flatMap((file) => [file.oldPath, file.path]))].sort();
+  const screen = screenScope(files, state.spec.scope);
   const diffPath = join(context.layout.iterationDirectory(context.loop.id, iteration.number), "diff.patch");
   await writeFile(diffPath, diff);
   const diffHash = createHash("sha256").update(normalizeDiff(diff)).digest("hex");
