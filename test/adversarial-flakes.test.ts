@@ -48,6 +48,10 @@ test("a gate green only on a flaky test: the confirmation re-run fails, the gate
     ["failed", "flaky: tests passed and failed on the same commit"],
   );
   assert.match(run.markdown, /\| tests \| tests-pass \| ⚠ flaky: passed and failed on the same commit \|/);
+  assert.deepEqual(
+    run.report.gateStandings.map((gate) => [gate.id, gate.status]),
+    [["tests", "flaky"]],
+  );
   assert.equal(eventsOf(run, "loop_finished").length, 0);
 });
 

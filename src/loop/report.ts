@@ -135,3 +135,25 @@ function describeGate(gate: GateSpec, iteration: IterationState, baseline: GateR
       return graded?.timedOut ? "✗ timed out" : `✗ exit ${graded?.exitCode}${origin}`;
   }
 }
+
+/** Each deterministic gate's standing in the last graded iteration, for `report --json`. */
+export function gateStandings(state: LoopState): {
+  id: string;
+  status: string;
+  newFailures: string[];
+  preexistingFailures: string[];
+  passedOnBase: boolean | null;
+}[] {
+  const last = [...state.iterations].reverse().find((iteration) => allGateResults(iteration).length > 0);
+  return state.spec.gates.filter(isDeterministic).map((gate) => {
+    const baseline = state.baseline[gate.id];
+    const assessment = last ? assessGate(gate, last, baseline, { confirm: true }) : undefined;
+    return {
+      id: gate.id,
+      status: assessment?.status ?? "not run",
+      newFailures: assessment?.newFailures ?? [],
+      preexistingFailures: assessment?.preexistingFailures ?? [],
+      passedOnBase: baseline ? baseline.passed : null,
+    };
+  });
+}

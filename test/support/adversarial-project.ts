@@ -123,6 +123,7 @@ export function hasPytest(): boolean {
 
 export interface Report {
   goal: string;
+  gateStandings: { id: string; status: string; newFailures: string[]; preexistingFailures: string[] }[];
   stopReason: string;
   stopMessage: string;
   iterations: {

@@ -1,6 +1,6 @@
 /** `report <loop>`: the final report in Markdown (or its data with --json). */
 import { summarizeLoop } from "../../loop/iteration-summary.ts";
-import { renderReport } from "../../loop/report.ts";
+import { gateStandings, renderReport } from "../../loop/report.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
@@ -12,7 +12,12 @@ export async function reportCommand(reference: string, options: { json?: boolean
     if (options.json) {
       const verdict = [...state.iterations].reverse().find((iteration) => iteration.verifier?.verdict)
         ?.verifier?.verdict;
-      const report = { goal: state.spec.goal, ...summarizeLoop(state, events), verdict: verdict ?? null };
+      const report = {
+        goal: state.spec.goal,
+        ...summarizeLoop(state, events),
+        gateStandings: gateStandings(state),
+        verdict: verdict ?? null,
+      };
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       process.stdout.write(renderReport(state, events));
