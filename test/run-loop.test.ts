@@ -49,6 +49,14 @@ test("a scripted loop fails once, then is verified; the user's checkout is untou
     assert.match(report.stdout, /## Goal\n\nanswer.txt says 42./);
     assert.match(report.stdout, /\*\*verified\*\*/);
 
+    const logs = await sandbox.cli(["logs", "fix-answer", "--iteration", "1", "--gate", "answer"]);
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.match(logs.stdout, /==> iteration 1 gate answer \(grade\)/);
+    assert.match(logs.stdout, /\$ grep -qx 42 answer\.txt/);
+    const missing = await sandbox.cli(["logs", "fix-answer", "--iteration", "1", "--gate", "nope"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no log for gate 'nope'/);
+
     const brief = await sandbox.cli(["brief", "fix-answer", "--iteration", "2"]);
     assert.match(brief.stdout, /Gate answer failed: exit code 1/);
     assert.match(brief.stdout, /Iteration 1: first guess/);
