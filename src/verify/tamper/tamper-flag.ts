@@ -1,6 +1,9 @@
 /**
- * A tamper flag: one sign, found by screening a change, that the maker may have weakened the checks
- * rather than met the goal. Flags never fail an iteration by themselves; the verifier must rule on each.
+ * A tamper flag: one sign, found by screening a change or comparing its gate runs with the base
+ * commit's, that the maker may have weakened the checks rather than met the goal. Flags come in two
+ * classes (see `tamperClassOf`): **blocking** flags fail the iteration whatever the verifier rules,
+ * unless the spec accepts their kind explicitly (`tamper.accept`); **advisory** flags go to the
+ * verifier, which must rule on each.
  */
 
 /** What a flag points at. */
@@ -15,21 +18,49 @@ export type TamperFlagKind =
   | "test-deleted"
   /** A runner or coverage configuration that excludes, ignores or deselects more tests or files. */
   | "tests-excluded"
+  /** A test file renamed or moved to a path its runner no longer discovers. */
+  | "test-renamed-out"
   /** Test code changed in a file the path patterns cannot see as a test (a Rust `#[cfg(test)]` module). */
   | "inline-tests-changed"
   /** Fewer tests ran than in the baseline. */
-  | "fewer-tests-executed";
+  | "fewer-tests-executed"
+  /** A test that failed on the base commit is no longer executed. */
+  | "baseline-failure-not-executed"
+  /** A test that failed on the base commit passes, and the change touched only test files. */
+  | "test-only-fix"
+  /** A value loopwright knows to be a secret appears in the change. */
+  | "secret-in-change"
+  /** A file of the tamper set changed (tests, runner and build configuration, manifests, CI, scripts gates run). */
+  | "tamper-file";
 
 /** All flag kinds, in the order a report lists them. */
 export const tamperFlagKinds: readonly TamperFlagKind[] = [
+  "secret-in-change",
   "skip-marker-added",
   "assertion-deleted",
   "test-deleted",
   "tests-excluded",
+  "test-renamed-out",
   "threshold-loosened",
   "inline-tests-changed",
   "fewer-tests-executed",
+  "baseline-failure-not-executed",
+  "test-only-fix",
+  "tamper-file",
 ];
+
+/** `blocking`: decided by loopwright, whatever the verifier says; `advisory`: the verifier rules. */
+export type TamperClass = "blocking" | "advisory";
+
+const advisoryKinds: ReadonlySet<string> = new Set<TamperFlagKind>(["inline-tests-changed", "tamper-file"]);
+
+/**
+ * The class of a flag kind. Unknown kinds (a newer timeline read by an older loopwright) are blocking:
+ * a check that cannot be understood must not be waved through.
+ */
+export function tamperClassOf(kind: string): TamperClass {
+  return advisoryKinds.has(kind) ? "advisory" : "blocking";
+}
 
 /**
  * One flag. `file` is repository-relative (absent only for flags about a whole run, such as
