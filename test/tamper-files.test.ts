@@ -26,6 +26,23 @@ describe("classifyTamperFiles", () => {
     ["lib/math_test.rb", "tests"],
     ["test/math_test.exs", "tests"],
     ["test/test_helper.exs", "tests"],
+    // Layouts of real projects named by convention rather than by folder.
+    ["tests.js", "tests"],
+    ["test.js", "tests"],
+    ["test.mjs", "tests"],
+    ["spec.js", "tests"],
+    ["packages/core/test.ts", "tests"],
+    ["lib/foo_spec.js", "tests"],
+    ["lib/foo_test.js", "tests"],
+    ["polls/tests.py", "tests"],
+    ["test.py", "tests"],
+    ["app/tests_models.py", "tests"],
+    ["t/basic.t", "tests"],
+    ["lib/t/parse.t", "tests"],
+    ["xt/author/pod.t", "tests"],
+    ["index.test-d.ts", "tests"],
+    ["types/index.test-d.tsx", "tests"],
+    ["src/tests.rs", "tests"],
     // Configurations.
     ["jest.config.ts", "test-config"],
     ["packages/web/vitest.config.mts", "test-config"],
@@ -108,6 +125,12 @@ describe("classifyTamperFiles", () => {
       "README.md",
       "docs/testing.md",
       "src/lib.rs",
+      "src/testing.ts",
+      "lib/attest.js",
+      "src/contest.py",
+      "src/latest_spec_version.md",
+      "lib/protest.rb",
+      "src/format.tsx",
     ];
     assert.deepEqual(classifyTamperFiles(files), []);
   });

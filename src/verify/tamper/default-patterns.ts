@@ -1,6 +1,6 @@
 /**
  * The default tamper set: files a maker could edit to make the checks pass without meeting the goal.
- * Tests by the conventions of JS/TS, Python, Go, Rust, Java/Kotlin, Ruby and Elixir; test-runner, lint,
+ * Tests by the conventions of JS/TS, Python, Go, Rust, Java/Kotlin, Ruby, Elixir and Perl; test-runner, lint,
  * type-check, build and coverage configuration; package manifests and lockfiles; CI pipelines; git hooks.
  * Rust tests inside `#[cfg(test)]` modules of ordinary source files are found in the diff instead.
  */
@@ -48,10 +48,16 @@ export const defaultTamperPatterns: readonly TamperPatternGroup[] = [
         "__snapshots__/**",
         "*.snap",
       ),
+      // Files named for what they are, whatever the language: `test.js`, `tests.py` (Django),
+      // `spec.js`, `src/tests.rs`, `lib/foo_spec.js`, `foo_test.js`, node:test's `test-*.js`, tsd's
+      // `index.test-d.ts`.
+      ...anywhere("{test,tests,spec,specs}.*", "*_spec.*", "*_test.*", "test-*.*", "*.test-d.*"),
       // Folders by convention: JS, Python, Rust integration tests, Java src/test, Ruby, Elixir.
       ...anywhere("test/**", "tests/**", "spec/**", "e2e/**", "cypress/**"),
-      // Python.
-      ...anywhere("test_*.py", "*_test.py", "conftest.py"),
+      // Python (unittest discovers `test*.py`).
+      ...anywhere("test*.py", "*_test.py", "conftest.py"),
+      // Perl: `t/*.t`, `xt/*.t`.
+      ...anywhere("*.t"),
       // Go.
       ...anywhere("*_test.go", "testdata/**"),
       // Java and Kotlin.
