@@ -260,3 +260,39 @@ describe("screenDiff beyond file names", () => {
     assert.deepEqual(screenDiff("not a diff\n@@ nonsense\n+it.skip(\n"), []);
   });
 });
+
+describe("classifyTamperFiles with the paths the spec's commands name", () => {
+  const named = [
+    {
+      pattern: "test/run.js",
+      category: "gate-script",
+      reason: "gate tests runs this script (`node test/run.js`)",
+    },
+    {
+      pattern: "t/basic.t",
+      category: "gate-script",
+      reason: "gate tests runs this script (`perl t/basic.t`)",
+    },
+    { pattern: "scripts/test-all", category: "gate-script", reason: "gate tests runs this script" },
+    { pattern: "checks", category: "tests", reason: "test file named by gate tests (`mocha checks`)" },
+    { pattern: "ci/jest.js", category: "test-config", reason: "configuration named by gate tests" },
+  ] as const;
+  const cases: [string, string | undefined][] = [
+    ["test/run.js", "gate-script"],
+    ["t/basic.t", "tests"],
+    ["scripts/test-all", "gate-script"],
+    ["checks/add.js", "tests"],
+    ["checks/deep/mul.js", "tests"],
+    ["checksum.js", undefined],
+    ["ci/jest.js", "test-config"],
+    ["src/calc.js", undefined],
+  ];
+  for (const [file, category] of cases) {
+    it(`puts ${file} in ${category ?? "nothing"}`, () => {
+      assert.deepEqual(
+        classifyTamperFiles([file], [], named).map((found) => found.category),
+        category ? [category] : [],
+      );
+    });
+  }
+});

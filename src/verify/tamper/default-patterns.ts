@@ -17,7 +17,11 @@ export type TamperCategory =
   | "lockfile"
   | "ci"
   | "git-hooks"
-  | "protected";
+  | "protected"
+  /** A script a gate command runs (see `command-paths.ts`): changing it changes what the gate means. */
+  | "gate-script"
+  /** A script a setup command runs. */
+  | "setup-script";
 
 /** A category, the reason a person reads, and its picomatch globs (matched with `dot: true`). */
 export interface TamperPatternGroup {
@@ -28,6 +32,21 @@ export interface TamperPatternGroup {
 
 /** `**\/name` for each name: a file of that name in any folder. */
 const anywhere = (...names: string[]) => names.map((name) => `**/${name}`);
+
+/**
+ * Test files by their name alone (not their folder): such a file stays a test even when a command runs
+ * it directly (`perl t/basic.t`, `node test/add.test.js`, `python tests.py`).
+ */
+export const testFileNamePatterns: readonly string[] = anywhere(
+  "*.test.*",
+  "*.spec.*",
+  "{test,tests,spec,specs}.*",
+  "*_spec.*",
+  "*_test.*",
+  "test_*.py",
+  "*.test-d.*",
+  "*.t",
+);
 
 /**
  * The default tamper patterns, most specific category first (a file's reason is its first match).
