@@ -12,6 +12,7 @@ import { screenInlineTests } from "./inline-tests.ts";
 import { lexDiff } from "./lexed-diff.ts";
 import { screenLoosenedThresholds } from "./loosened-thresholds.ts";
 import { screenNarrowedInclusions } from "./narrowed-inclusions.ts";
+import { screenRenamedTests } from "./renamed-tests.ts";
 import { screenSkipMarkers } from "./skip-markers.ts";
 import { type TamperFlag, tamperFlagKinds } from "./tamper-flag.ts";
 import { parseUnifiedDiff } from "./unified-diff.ts";
@@ -46,6 +47,7 @@ export function screenDiff(diffText: string, options: ScreenDiffOptions = {}): T
     ...screenDeletedAssertions(files, accountedFor),
     ...screenExcludedTests(files),
     ...screenNarrowedInclusions(files),
+    ...screenRenamedTests(files),
     ...files.flatMap((file) => [...screenSkipMarkers(file), ...screenInlineTests(file)]),
   ];
   const fileOrder = new Map(files.map((file, index) => [file.path, index]));
