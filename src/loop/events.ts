@@ -173,6 +173,8 @@ export interface EventPayloads {
     iteration: number;
     status: VerifierStatus;
     verdict?: Verdict;
+    /** The verifier's `overall` disagreed with its own rulings: what loopwright derived instead, and why. */
+    disagreement?: string;
     error?: string;
     output?: string;
     wroteFiles: string[];

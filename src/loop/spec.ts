@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "./duration.ts";
+import { resolveAcceptName } from "./tamper-acceptance.ts";
 
 /**
  * The loop spec: the user-facing YAML format, validated at the boundary. Parsing yields a `Spec` with
@@ -120,6 +121,32 @@ export const budgetSchema = z
   .strict();
 export type Budget = z.infer<typeof budgetSchema>;
 
+/**
+ * `tamper.accept`: blocking tamper classes this loop accepts (kind names such as `skip-marker-added`, or
+ * class names such as `skip-marker`); their flags go to the verifier instead of failing the iteration.
+ * A non-empty `accept` needs a `reason`, which the report quotes.
+ */
+export const tamperSchema = z
+  .object({
+    accept: z.array(z.string()).default([]),
+    reason: z.string().trim().min(1).optional(),
+  })
+  .strict()
+  .superRefine((tamper, context) => {
+    tamper.accept.forEach((name, index) => {
+      const resolved = resolveAcceptName(name);
+      if ("problem" in resolved)
+        context.addIssue({ code: "custom", path: ["accept", index], message: resolved.problem });
+    });
+    if (tamper.accept.length > 0 && !tamper.reason) {
+      context.addIssue({
+        code: "custom",
+        path: ["reason"],
+        message: "required when accept is not empty: say why these tamper classes are legitimate here",
+      });
+    }
+  });
+
 export const specSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9-]+$/, "use lowercase letters, digits and -"),
@@ -140,6 +167,7 @@ export const specSchema = z
       })
       .strict()
       .default({ allow: ["**"], deny: [], protect: [] }),
+    tamper: tamperSchema.default({ accept: [] }),
     finish: z
       .object({ action: z.enum(["none", "branch"]).default("branch") })
       .strict()
