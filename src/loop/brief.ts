@@ -145,7 +145,9 @@ function previousIteration(state: LoopState, iteration: IterationState, inputs: 
   const digestBudget = Math.floor(digestLimit / Math.max(1, redResults(state, iteration).length));
   for (const result of redResults(state, iteration)) {
     const gate = state.spec.gates.find((candidate) => candidate.id === result.id);
-    const why = result.timedOut ? "timed out" : `exit code ${result.exitCode}`;
+    const why =
+      (result.timedOut ? "timed out" : `exit code ${result.exitCode}`) +
+      (result.incomplete ? `; the suite did not run: ${result.incomplete}` : "");
     const when = phaseNotes[result.phase] ?? ` on re-run ${result.phase}`;
     const baseline = gate ? state.baseline[gate.id] : undefined;
     const before = new Set(baseline?.failures ?? []);

@@ -52,6 +52,11 @@ export interface GateResult {
   failures?: string[];
   /** How many tests ran, when the runner prints it. */
   testsExecuted?: number;
+  /**
+   * Why a test gate's run does not count as a run of the suite (no test ran, interrupted, crashed): such
+   * a run never passes, whatever its exit code and baseline policy.
+   */
+  incomplete?: string;
   /** The rendered failure digest (bounded), next to the log. */
   digestPath?: string;
 }

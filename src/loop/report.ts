@@ -132,6 +132,7 @@ function describeGate(gate: GateSpec, iteration: IterationState, baseline: GateR
           : `✗ exit ${graded.exitCode}${origin}`
         : "not run";
     default:
+      if (graded?.incomplete) return `✗ did not run the suite: ${graded.incomplete}`;
       return graded?.timedOut ? "✗ timed out" : `✗ exit ${graded?.exitCode}${origin}`;
   }
 }

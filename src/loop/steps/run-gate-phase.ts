@@ -5,7 +5,9 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RunnerName } from "../../gates/digest/digest-types.ts";
 import { digestLog, renderDigest } from "../../gates/digest/index.ts";
+import { incompleteRunReason } from "../../gates/incomplete-run.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { headSha } from "../../git/commits.ts";
 import { changedFiles } from "../../git/diffs.ts";
@@ -67,8 +69,17 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
             });
           }
           const gate = gates.find((candidate) => candidate.id === outcome.id);
-          return digestGateLog(outcome.logPath, context.gateWorktree).then((digest) =>
-            context.append("gate_ended", {
+          return digestGateLog(outcome.logPath, context.gateWorktree).then(({ runners, ...digest }) => {
+            const incomplete = incompleteRunReason({
+              kind: gate?.kind ?? "tests-pass",
+              command: gate?.run ?? "",
+              exitCode: outcome.exitCode,
+              timedOut: outcome.timedOut,
+              runners,
+              testsExecuted: digest.testsExecuted,
+              tail: outcome.tail,
+            });
+            return context.append("gate_ended", {
               iteration: iterationNumber,
               result: {
                 id: outcome.id,
@@ -77,7 +88,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
                 phase,
                 sha,
                 exitCode: outcome.exitCode,
-                passed: outcome.passed,
+                passed: outcome.passed && !incomplete,
                 timedOut: outcome.timedOut,
                 durationMs: Math.round(outcome.durationMs),
                 logPath: outcome.logPath,
@@ -85,9 +96,10 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
                 survivorsKilled: outcome.survivorsKilled.length,
                 error: outcome.spawnError,
                 ...digest,
+                ...(incomplete ? { incomplete } : {}),
               },
-            }),
-          );
+            });
+          });
         }),
     },
   );
@@ -104,9 +116,9 @@ const failureNamesKept = 2000;
 async function digestGateLog(
   logPath: string,
   worktree: string,
-): Promise<{ failures: string[]; testsExecuted?: number; digestPath?: string }> {
+): Promise<{ failures: string[]; testsExecuted?: number; digestPath?: string; runners: RunnerName[] }> {
   const digest = await digestLog(logPath, { root: worktree, logPath });
-  if (digest.readError) return { failures: [] };
+  if (digest.readError) return { failures: [], runners: [] };
   const failures = [...new Set(digest.failures.map((failure) => failure.name))].slice(0, failureNamesKept);
   const digestPath = logPath.replace(/\.log$/, ".digest.md");
   if (digest.totalFailures > 0) await writeFile(digestPath, renderDigest(digest));
@@ -114,5 +126,6 @@ async function digestGateLog(
     failures,
     testsExecuted: digest.testsExecuted,
     digestPath: digest.totalFailures > 0 ? digestPath : undefined,
+    runners: digest.runners,
   };
 }
