@@ -8,6 +8,7 @@ import { assessGate } from "./gate-status.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
 import { type GateSpec, isDeterministic } from "./spec.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
+import { flagStanding } from "./tamper-floor.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {
   const summary = summarizeLoop(state, events);
@@ -18,6 +19,12 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
       ? `**${state.stopReason}**: ${state.stopMessage ?? ""}`
       : `**${state.status}** (not stopped yet)`,
   );
+  if (state.spec.tamper.accept.length > 0) {
+    lines.push(
+      "",
+      `**Tamper classes accepted by this loop** (their flags went to the verifier instead of failing the iteration): ${state.spec.tamper.accept.join(", ")}. Reason given: ${state.spec.tamper.reason ?? ""}`,
+    );
+  }
   if (state.finished) {
     lines.push(
       "",
@@ -59,11 +66,18 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
     lines.push("", "## Tamper flags", "");
     for (const flag of flags) {
       const ruling = rulings.find((candidate) => candidate.id === flag.id);
-      const verdictText = ruling
+      const standing = flagStanding(state.spec, flag);
+      const ruled = ruling
         ? ruling.legitimate
           ? `ruled legitimate: ${ruling.reason}`
           : `ruled NOT legitimate: ${ruling.reason}`
         : "not ruled";
+      const verdictText =
+        standing === "blocking"
+          ? "BLOCKING: failed the iteration (decided by loopwright, not the verifier)"
+          : standing === "accepted"
+            ? `blocking, ACCEPTED by tamper.accept; ${ruled}`
+            : ruled;
       lines.push(
         `- ${flag.id} ${flag.kind}${flag.file ? ` \`${flag.file}${flag.line ? `:${flag.line}` : ""}\`` : ""}: ${flag.detail} — ${verdictText}`,
       );

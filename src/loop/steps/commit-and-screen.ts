@@ -15,6 +15,7 @@ import { parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
 import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { missingBaseFailureFlags } from "./missing-base-failures.ts";
 
 export const loopTrailer = "Loopwright-Loop";
 export const iterationTrailer = "Loopwright-Iteration";
@@ -54,7 +55,8 @@ export async function screenChange(context: RunContext): Promise<void> {
   await writeFile(diffPath, diff);
   const diffHash = createHash("sha256").update(normalizeDiff(diff)).digest("hex");
   // Flags first, numbered deterministically: a re-run of this step after a crash records the same ids.
-  for (const flag of tamperFlagsOf(files, diff, state.spec.scope.protect)) {
+  const missing = await missingBaseFailureFlags(state, context.makerWorktree, state.baseSha, sha);
+  for (const flag of [...tamperFlagsOf(files, diff, state.spec.scope.protect), ...missing]) {
     await context.append("tamper_flagged", { iteration: iteration.number, flag });
   }
   await context.append("change_screened", {
