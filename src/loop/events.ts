@@ -57,6 +57,8 @@ export interface GateResult {
    * a run never passes, whatever its exit code and baseline policy.
    */
   incomplete?: string;
+  /** A recheck that reran only these failing tests of the graded run (the runner allowed it), not the whole gate. */
+  rerunOnly?: string[];
   /** The rendered failure digest (bounded), next to the log. */
   digestPath?: string;
 }

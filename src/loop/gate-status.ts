@@ -30,7 +30,7 @@ export function passesPolicy(gate: GateSpec, result: GateResult, baseline: GateR
   if (result.passed) return true;
   if (gate.baseline === "strict" || !baseline || result.timedOut) return false;
   // Failures the base commit had are accepted only from a run of at least as many tests.
-  if (ranFewer(result, baseline)) return false;
+  if (!result.rerunOnly && ranFewer(result, baseline)) return false;
   const failing = result.failures ?? [];
   if (failing.length === 0) return false;
   const before = new Set(baseline.failures ?? []);

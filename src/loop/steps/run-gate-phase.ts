@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { RunnerName } from "../../gates/digest/digest-types.ts";
 import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { incompleteRunReason } from "../../gates/incomplete-run.ts";
+import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { headSha } from "../../git/commits.ts";
 import { changedFiles } from "../../git/diffs.ts";
@@ -34,6 +35,17 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
   }
   const gates = state.spec.gates.filter((gate) => gateIds.includes(gate.id));
+  // A recheck reruns only the graded run's failing tests where the runner can be told which.
+  const graded = phase === "recheck" ? (currentIteration(state)?.gates.grade ?? {}) : {};
+  const narrowed = new Map(
+    gates.flatMap((gate) => {
+      const failures = graded[gate.id]?.failures ?? [];
+      const command = recheckCommand(gate.run ?? "", failures);
+      return command ? [[gate.id, { command, failures }] as const] : [];
+    }),
+  );
+  const commandOf = (gateId: string) =>
+    narrowed.get(gateId)?.command ?? gates.find((gate) => gate.id === gateId)?.run ?? "";
   let pending: Promise<void> = Promise.resolve();
   const record = (work: () => Promise<void>) => {
     pending = pending.then(work);
@@ -42,7 +54,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     gates.map((gate) => ({
       id: gate.id,
       kind: gate.kind,
-      command: gate.run ?? "",
+      command: commandOf(gate.id),
       timeoutMs: gate.timeout,
       parallel: gate.parallel,
     })),
@@ -72,7 +84,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
           return digestGateLog(outcome.logPath, context.gateWorktree).then(({ runners, ...digest }) => {
             const incomplete = incompleteRunReason({
               kind: gate?.kind ?? "tests-pass",
-              command: gate?.run ?? "",
+              command: commandOf(outcome.id),
               exitCode: outcome.exitCode,
               timedOut: outcome.timedOut,
               runners,
@@ -84,7 +96,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
               result: {
                 id: outcome.id,
                 kind: gate?.kind ?? "tests-pass",
-                command: gate?.run ?? "",
+                command: commandOf(outcome.id),
                 phase,
                 sha,
                 exitCode: outcome.exitCode,
@@ -97,6 +109,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
                 error: outcome.spawnError,
                 ...digest,
                 ...(incomplete ? { incomplete } : {}),
+                ...(narrowed.has(outcome.id) ? { rerunOnly: narrowed.get(outcome.id)?.failures } : {}),
               },
             });
           });
