@@ -112,9 +112,14 @@ test("a maker that narrows the test script in package.json is flagged (manifest,
       `  - { id: tests, kind: tests-pass, run: "npm test --silent", timeout: 30s }`,
     ),
   );
-  assertCaught(run, ["T1 tamper-file package.json", "C-tests fewer-tests-executed"]);
+  assertCaught(run, [
+    "T1 tamper-file package.json",
+    "T2 gate-script-changed package.json:5",
+    "C-tests fewer-tests-executed",
+  ]);
+  assert.match(eventsOf(run, "tamper_flagged")[1].flag.detail, /test\/\*\.test\.js → .*test\/mul\.test\.js/);
   assert.equal(
-    eventsOf(run, "tamper_flagged")[1].flag.detail,
+    eventsOf(run, "tamper_flagged")[2].flag.detail,
     "gate tests: 1 tests executed, 2 fewer than the 3 of the baseline",
   );
 });
