@@ -5,6 +5,7 @@
 
 import type { GateResult } from "./events.ts";
 import { passesPolicy } from "./gate-status.ts";
+import { countFailures } from "./gate-wording.ts";
 import { workingRules } from "./prompts/working-rules.ts";
 import { isDeterministic, verifierGateId } from "./spec.ts";
 import { allGateResults, countedIterations, type IterationState, type LoopState } from "./state.ts";
@@ -94,7 +95,7 @@ function baselineSection(state: LoopState): string | undefined {
       names.length > 0
         ? `: ${names.slice(0, 20).join("; ")}${names.length > 20 ? `; and ${names.length - 20} more` : ""}`
         : "";
-    return `- ${result.id} failed there (exit ${result.exitCode}, ${names.length} failing test(s))${listed}`;
+    return `- ${result.id} failed there (exit ${result.exitCode}, ${countFailures(result.kind, names.length)})${listed}`;
   });
   return `## Before the loop (the base commit)\nThese failures predate the loop:\n${lines.join("\n")}`;
 }
@@ -153,7 +154,7 @@ function previousIteration(state: LoopState, iteration: IterationState, inputs: 
     const origin =
       failing.length === 0
         ? ""
-        : `\n${fresh.length} failing test(s) new since the base commit${preexisting.length > 0 ? `, ${preexisting.length} already failing there (pre-existing: ${preexisting.slice(0, 10).join(", ")}${preexisting.length > 10 ? ", ..." : ""})` : ""}.`;
+        : `\n${countFailures(result.kind, fresh.length)} new since the base commit${preexisting.length > 0 ? `, ${preexisting.length} already failing there (pre-existing: ${preexisting.slice(0, 10).join(", ")}${preexisting.length > 10 ? ", ..." : ""})` : ""}.`;
     const flakyNote =
       result.phase === "recheck" || result.phase.startsWith("confirm")
         ? "\nThis gate passed and failed on the same commit: it is flaky. Make it deterministic, or find the race."
