@@ -6,6 +6,7 @@
 import { deriveOverall } from "../verify/derive-overall.ts";
 import type { GateResult } from "./events.ts";
 import { passesPolicy } from "./gate-status.ts";
+import { countFailures } from "./gate-wording.ts";
 import { workingRules } from "./prompts/working-rules.ts";
 import { isDeterministic, verifierGateId } from "./spec.ts";
 import { allGateResults, countedIterations, type IterationState, type LoopState } from "./state.ts";
@@ -96,7 +97,7 @@ function baselineSection(state: LoopState): string | undefined {
       names.length > 0
         ? `: ${names.slice(0, 20).join("; ")}${names.length > 20 ? `; and ${names.length - 20} more` : ""}`
         : "";
-    return `- ${result.id} failed there (exit ${result.exitCode}, ${names.length} failing test(s))${listed}`;
+    return `- ${result.id} failed there (exit ${result.exitCode}, ${countFailures(result.kind, names.length)})${listed}`;
   });
   return `## Before the loop (the base commit)\nThese failures predate the loop:\n${lines.join("\n")}`;
 }
@@ -157,7 +158,7 @@ function previousIteration(state: LoopState, iteration: IterationState, inputs: 
     const origin =
       failing.length === 0
         ? ""
-        : `\n${fresh.length} failing test(s) new since the base commit${preexisting.length > 0 ? `, ${preexisting.length} already failing there (pre-existing: ${preexisting.slice(0, 10).join(", ")}${preexisting.length > 10 ? ", ..." : ""})` : ""}.`;
+        : `\n${countFailures(result.kind, fresh.length)} new since the base commit${preexisting.length > 0 ? `, ${preexisting.length} already failing there (pre-existing: ${preexisting.slice(0, 10).join(", ")}${preexisting.length > 10 ? ", ..." : ""})` : ""}.`;
     const passedOnRerun =
       gate !== undefined &&
       allGateResults(iteration).some(

@@ -4,7 +4,7 @@
  * `eventSchemaVersion` is stored with each event; bump it when a payload changes shape, and keep
  * `apply` able to read the older versions.
  */
-import type { GateKind } from "./spec.ts";
+import type { Budget, GateKind, GateSpec } from "./spec.ts";
 
 /** Tokens a turn used, as its engine reported them. */
 export interface TurnUsage {
@@ -115,12 +115,16 @@ export interface SteeringChange {
   new: unknown;
 }
 
-/** A steering request as the `steer` command files it; applied at the next iteration boundary. */
+/**
+ * A steering request as the `steer` command files it, already validated and parsed (gates with their
+ * defaults, durations in milliseconds), so that applying it never parses again; applied at the next
+ * iteration boundary.
+ */
 export interface SteerRequest {
   goal?: string;
-  addGates?: unknown[];
+  addGates?: GateSpec[];
   removeGates?: string[];
-  budget?: Record<string, string | number>;
+  budget?: Partial<Budget>;
 }
 
 /** `over_budget`: a turn crossed `maxCostUsdPerIteration`; the loop stops with budget_exhausted. */

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
 import { type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
@@ -55,14 +55,13 @@ export function parseSpecText(text: string, fileLabel: string, specDirectory: st
   if (problems.length > 0) throw new SpecError(problems);
 
   const repoPath = resolve(directory, parsed.repo);
-  const toRepositoryRoot = commandRewriterForRepository(directory, repoPath);
+  // Engines' ./ paths are the spec folder's; gate and setup commands run as written at the repository
+  // root (the worktree), so their ./ paths are the repository's (the README's rule).
   const spec: Spec = {
     ...parsed,
     branch: parsed.branch ?? `loop/${parsed.name}`,
     maker: withAbsoluteRun(maker, directory),
     verifier: withAbsoluteRun(verifier, directory),
-    setup: parsed.setup.map(toRepositoryRoot),
-    gates: parsed.gates.map((gate) => (gate.run ? { ...gate, run: toRepositoryRoot(gate.run) } : gate)),
   };
   return { spec, specDirectory: directory, repoPath };
 }
@@ -125,34 +124,6 @@ function inlineScript(engine: EngineSpec, role: "maker" | "verifier", context: S
 function withAbsoluteRun(engine: EngineSpec, directory: string): EngineSpec {
   if (!engine.run) return engine;
   return { ...engine, run: rewriteFirstWord(engine.run, (word) => resolve(directory, word)) };
-}
-
-/**
- * Gate and setup commands run at the worktree root. When the spec lives in a subfolder of the repository,
- * a command written `./check.sh` relative to the spec is rewritten relative to the repository root
- * (`./loops/check.sh`); a spec outside the repository makes it absolute. No repository found: unchanged.
- */
-function commandRewriterForRepository(directory: string, repoPath: string): (command: string) => string {
-  const root = repositoryRoot(repoPath);
-  if (root === undefined || root === directory) return (command) => command;
-  return (command) =>
-    rewriteFirstWord(command, (word) => {
-      const target = resolve(directory, word);
-      const fromRoot = relative(root, target);
-      if (fromRoot === ".." || fromRoot.startsWith(`..${sep}`) || isAbsolute(fromRoot)) return target;
-      return `./${fromRoot.split(sep).join(posix.sep)}`;
-    });
-}
-
-/** The nearest folder at or above `start` that holds `.git` (a folder, or a file in a worktree); no git run. */
-function repositoryRoot(start: string): string | undefined {
-  let current = start;
-  while (true) {
-    if (existsSync(join(current, ".git"))) return current;
-    const parent = dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
-  }
 }
 
 /** Applies `rewrite` to the command's first word when it starts with `./` or `../`, quoting it for `sh -c`. */

@@ -11,12 +11,11 @@ import type {
   IterationOutcome,
   LoopEvent,
   MakerStatus,
-  SteerRequest,
   StopReason,
 } from "../../src/loop/events.ts";
 import { type Spec, specSchema } from "../../src/loop/spec.ts";
 import { currentIteration, type IterationState, type LoopState, replay } from "../../src/loop/state.ts";
-import { applySteering } from "../../src/loop/steering.ts";
+import { applySteering, type SteerInput, validateSteerRequest } from "../../src/loop/steering.ts";
 
 /** A parsed spec with every default filled in: two deterministic gates (`tests`, `lint`) unless overridden. */
 export function fakeSpec(overrides: Record<string, unknown> = {}): Spec {
@@ -350,8 +349,11 @@ export class FakeLoop {
     });
   }
 
-  steered(request: SteerRequest): this {
-    return this.append("steer_requested", { request });
+  /** Files a steer as the `steer` command does: validated and parsed against the spec it will apply to. */
+  steered(input: SteerInput): this {
+    const state = this.state();
+    const pending = applySteering(state.spec, state.pendingSteers).spec;
+    return this.append("steer_requested", { request: validateSteerRequest(pending, input) });
   }
 
   /** Applies the pending steering requests as the runner does. */
