@@ -5,6 +5,7 @@
 import { formatDuration } from "../loop/duration.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import type { LoopState } from "../loop/state.ts";
+import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
 
@@ -18,7 +19,8 @@ export function progressPrinter(
   write: (line: string) => void = (line) => process.stdout.write(line),
 ): EventListener {
   const started = Date.now();
-  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${text}\n`);
+  // What a maker says is printed: it must not drive the terminal (clipboard, title, forged lines).
+  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${stripTerminalControls(text)}\n`);
   return (event, state) => {
     const line = describe(event, state);
     if (line) say(line);
