@@ -6,46 +6,10 @@
  * The change that held it is a blocking `secret-in-change` finding naming the file and line.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { promisify } from "node:util";
-import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
-
-const execFileAsync = promisify(execFile);
-const secret = `sk-plant-${Math.random().toString(16).slice(2)}${Date.now().toString(16)}`;
-const secretEnvironment = { SERVICE_API_TOKEN: secret };
-
-/** Every file under `folder` whose bytes contain `needle`. */
-async function filesContaining(folder: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
-  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    const bytes = await readFile(path).catch(() => Buffer.alloc(0));
-    if (bytes.includes(needle)) found.push(path);
-  }
-  return found;
-}
-
-/** Every object of a repository, decompressed, as one text (blobs, trees, commits). */
-async function allObjects(gitDirectory: string): Promise<string> {
-  const { stdout } = await execFileAsync(
-    "git",
-    ["--git-dir", gitDirectory, "cat-file", "--batch-all-objects", "--batch", "--unordered"],
-    { maxBuffer: 256 * 1024 * 1024, encoding: "latin1" },
-  );
-  return stdout;
-}
-
-async function assertNowhere(sandbox: Sandbox, outputs: string[], remote?: string): Promise<void> {
-  assert.deepEqual(await filesContaining(sandbox.home, secret), [], "no file of the state folder holds it");
-  for (const output of outputs) assert.ok(!output.includes(secret), `printed: ${output.slice(0, 200)}`);
-  assert.ok(!(await allObjects(join(sandbox.repo, ".git"))).includes(secret), "not in the user's objects");
-  if (remote) assert.ok(!(await allObjects(remote)).includes(secret), "not on the pushed remote");
-}
+import { createSandbox } from "./support/loop-sandbox.ts";
+import { assertNowhere, secretEnvironment } from "./support/planted-secrets.ts";
 
 test("a secret split across a line longer than 64 KiB is redacted in the gate log and in `logs`", async () => {
   // A 70 KiB line, written in two parts a moment apart: the secret straddles the pause, after the
@@ -95,6 +59,35 @@ budget: { maxIterations: 1 }
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is that none reach the terminal.
     assert.doesNotMatch(run.stdout, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/, JSON.stringify(run.stdout));
     assert.match(run.stdout, /maker completed in .*stopped: verified/);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("a LESSONS.md that is a FIFO or a link to a private file is left out of the brief; the loop goes on", async () => {
+  const sandbox = await createSandbox({ "README.md": "# repo\n" });
+  try {
+    await sandbox.write({ "../private.txt": "PRIVATE-HOST-FILE\n" });
+    await sandbox.spec(`name: fifo-lessons
+goal: done.txt exists
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - run: [mkfifo LESSONS.md]
+    - run: [rm LESSONS.md, ln -s ${join(sandbox.root, "private.txt")} LESSONS.md]
+    - write: { done.txt: "yes\\n" }
+gates:
+  - { id: done, kind: tests-pass, run: "test -f done.txt" }
+budget: { maxIterations: 3 }
+`);
+    const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")], { timeoutMs: 60_000 });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    for (const iteration of ["2", "3"]) {
+      const brief = await sandbox.cli(["brief", "fifo-lessons", "--iteration", iteration]);
+      assert.equal(brief.code, 0, brief.stderr);
+      assert.doesNotMatch(brief.stdout, /PRIVATE-HOST-FILE|Lessons from this repository/);
+    }
   } finally {
     await sandbox.cleanup();
   }

@@ -14,10 +14,12 @@ export interface ReadRegularFileOptions {
   maximumBytes: number;
   /** Refuse a symbolic link at the last component instead of following it. */
   noFollow?: boolean;
+  /** How the bytes become text; default UTF-8 (latin1 keeps every byte, for binary files). */
+  encoding?: BufferEncoding;
 }
 
 /**
- * Reads a regular file as UTF-8. Opens with O_NONBLOCK (a FIFO without a writer does not block the
+ * Reads a regular file as text (UTF-8 unless told otherwise). Opens with O_NONBLOCK (a FIFO without a writer does not block the
  * open) and checks the type and size with fstat on the opened descriptor, so a file swapped between a
  * check and the read cannot slip through. Never throws for a runtime failure.
  */
@@ -59,7 +61,7 @@ export async function readRegularFile(
         code: "EFBIG",
       };
     }
-    return { ok: true, text: buffer.subarray(0, length).toString("utf8") };
+    return { ok: true, text: buffer.subarray(0, length).toString(options.encoding ?? "utf8") };
   } catch (error) {
     return failure(error);
   } finally {
