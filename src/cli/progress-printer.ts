@@ -7,6 +7,7 @@ import type { LoopEvent } from "../loop/events.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { describeFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
+import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
 
@@ -20,7 +21,8 @@ export function progressPrinter(
   write: (line: string) => void = (line) => process.stdout.write(line),
 ): EventListener {
   const started = Date.now();
-  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${text}\n`);
+  // What a maker says is printed: it must not drive the terminal (clipboard, title, forged lines).
+  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${stripTerminalControls(text)}\n`);
   return (event, state) => {
     const line = describe(event, state);
     if (line) say(line);

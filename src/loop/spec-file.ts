@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
+import { readRegularFile } from "./read-regular-file.ts";
 import { type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
@@ -20,20 +20,26 @@ export type ParsedSpec = {
 /** A spec loaded from a file: a `ParsedSpec` plus the file's absolute path. */
 export type LoadedSpec = ParsedSpec & { specPath: string };
 
+/** A spec file larger than this is refused unread: specs are a page or two, not megabytes. */
+export const maximumSpecBytes = 1024 * 1024;
+
+/** Longest excerpt of a value quoted in a problem: a spec symlinked to a private file must not echo it. */
+const quotedValueLength = 60;
+
+/** Longest problem line: a field's problem quoting a huge value is cut, saying so. */
+const problemLength = 300;
+
 /**
  * Reads, validates and resolves a spec file. Throws `SpecError` listing every problem, one line each,
  * `<path as given>:<line>: <field path>: <message>`; a file that cannot be read is `<path>: no such file`
- * (or `is a folder`, `cannot read (CODE)`).
+ * (or `is a folder`, `not a regular file (a FIFO)`, `too large (…)`, `cannot read (CODE)`). Only a regular
+ * file of at most 1 MiB is read; quoted values are cut to a short excerpt.
  */
 export async function loadSpecFile(path: string): Promise<LoadedSpec> {
   const specPath = resolve(path);
-  let text: string;
-  try {
-    text = await readFile(specPath, "utf8");
-  } catch (error) {
-    throw new SpecError([`${path}: ${readFailure(error)}`]);
-  }
-  return { ...parseSpecText(text, path, dirname(specPath)), specPath };
+  const read = await readRegularFile(specPath, { maximumBytes: maximumSpecBytes });
+  if (!read.ok) throw new SpecError([`${path}: ${read.problem}`]);
+  return { ...parseSpecText(read.text, path, dirname(specPath)), specPath };
 }
 
 /**
@@ -45,7 +51,7 @@ export function parseSpecText(text: string, fileLabel: string, specDirectory: st
   const directory = resolve(specDirectory);
   const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
   const validated = validateLocated(specSchema, yaml, fileLabel);
-  if (!validated.ok) throw new SpecError(validated.problems);
+  if (!validated.ok) throw new SpecError(validated.problems.map(boundProblem));
   const parsed = validated.value;
 
   const problems: string[] = [];
@@ -73,7 +79,7 @@ function readMapping(text: string, fileLabel: string, hint: string): LocatedYaml
   const { data } = parsed.yaml;
   if (data === undefined || data === null) throw new SpecError([`${fileLabel}: the file is empty; ${hint}`]);
   if (typeof data !== "object" || Array.isArray(data)) {
-    const got = Array.isArray(data) ? "a list" : `the value ${JSON.stringify(data)}`;
+    const got = Array.isArray(data) ? "a list" : `the value ${JSON.stringify(excerpt(String(data)))}`;
     throw new SpecError([`${fileLabel}:${parsed.yaml.lineOf([])}: expected a mapping, got ${got}; ${hint}`]);
   }
   return parsed.yaml;
@@ -136,6 +142,15 @@ function rewriteFirstWord(command: string, rewrite: (word: string) => string): s
 function shellQuote(word: string): string {
   if (/^[\w@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The start of a value, marked as cut when it was longer. */
+function excerpt(value: string): string {
+  return value.length <= quotedValueLength ? value : `${value.slice(0, quotedValueLength)}…`;
+}
+
+function boundProblem(problem: string): string {
+  return problem.length <= problemLength ? problem : `${problem.slice(0, problemLength)}… (cut)`;
 }
 
 function readFailure(error: unknown): string {

@@ -23,6 +23,7 @@ import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
+import { scrubSecretsFromChange } from "./scrub-secrets.ts";
 
 export const loopTrailer = "Loopwright-Loop";
 export const iterationTrailer = "Loopwright-Iteration";
@@ -31,6 +32,7 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const iteration = currentIteration(context.state());
   if (!iteration) throw new Error("no iteration in progress");
   const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
+  await scrubSecretsFromChange(context, iteration.number, iteration.startSha);
   const result = await commitAll(context.makerWorktree, {
     message: `loopwright: ${context.loop.name} iteration ${iteration.number}`,
     trailers,
@@ -59,7 +61,7 @@ export async function screenChange(context: RunContext): Promise<void> {
   const files = [...new Set(parseUnifiedDiff(diff).flatMap((file) => [file.oldPath, file.path]))].sort();
   const screen = screenScope(files, state.spec.scope);
   const diffPath = join(context.layout.iterationDirectory(context.loop.id, iteration.number), "diff.patch");
-  await writeFile(diffPath, diff);
+  await writeFile(diffPath, context.redact(diff));
   const diffHash = createHash("sha256").update(normalizeDiff(diff)).digest("hex");
   // Flags first, numbered deterministically: a re-run of this step after a crash records the same ids.
   const commands: SpecCommand[] = [
