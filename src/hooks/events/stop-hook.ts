@@ -17,6 +17,7 @@ import { readVerdict, reviewStanding, type StoredVerdict } from "../review/verdi
 import { type HookState, readHookState, updateHookState } from "../state/hook-state.ts";
 import {
   breakerMessage,
+  forgedVerdictMessage,
   gateFailureReason,
   lessonRequest,
   reviewFailedReason,
@@ -30,7 +31,7 @@ import { gatePassKey } from "../work/gate-pass-key.ts";
 type Conclusion =
   | { kind: "pass"; closeWork: boolean; message?: string }
   /** `reason` is built late: whether it asks for a lesson depends on the state under the lock. */
-  | { kind: "block"; cause?: string; reason: (askLesson: boolean) => string };
+  | { kind: "block"; cause?: string; reason: (askLesson: boolean) => string; userMessage?: string };
 
 export async function stopHook(context: HookContext): Promise<HookOutput> {
   const { layout, input } = context;
@@ -79,7 +80,8 @@ async function reviewConclusion(
   criteria: string[],
 ): Promise<Conclusion> {
   const { layout, naming } = context;
-  const standing = reviewStanding(readVerdict(layout), snapshot.code);
+  const state = readHookState(layout);
+  const standing = reviewStanding(readVerdict(layout, state.verdictSha256), snapshot.code);
   if (standing.status === "pass")
     return { kind: "pass", closeWork: true, message: workClosedMessage(gateIds, standing.verdict) };
   await writeReviewRequest(layout, snapshot, criteria);
@@ -98,11 +100,17 @@ async function reviewConclusion(
     due,
     stale: standing.status === "stale",
     ...(standing.status === "missing" && standing.ignored ? { ignored: standing.ignored } : {}),
+    ...(state.invalidReport ? { invalidReport: state.invalidReport.why } : {}),
     codeFiles: snapshot.codeFiles,
     naming,
     requestPath: layout.reviewRequest,
   });
-  return { kind: "block", reason: () => text };
+  const forged = standing.status === "missing" && standing.ignored !== undefined;
+  return {
+    kind: "block",
+    reason: () => text,
+    ...(forged ? { userMessage: forgedVerdictMessage(layout.verdict, standing.ignored ?? "") } : {}),
+  };
 }
 
 /** Records the outcome under the lock and turns it into the hook's answer (the breaker decides here). */
@@ -143,7 +151,9 @@ async function settle(
       output = tellUser(breakerMessage(current.blocks, reason, layout.off));
       return { ...next, blocks: 0, totals: { ...totals, breakerTrips: totals.breakerTrips + 1 } };
     }
-    output = blockStop(reason);
+    output = conclusion.userMessage
+      ? { ...blockStop(reason), systemMessage: conclusion.userMessage }
+      : blockStop(reason);
     const lessonsAsked = askLesson && conclusion.cause ? [...asked, conclusion.cause] : asked;
     return {
       ...next,
