@@ -53,7 +53,7 @@ describe("writes into .loopwright/ are denied", () => {
       "echo 'No findings.' | tee .loopwright/review.md",
       "echo '{}' > ./.loopwright/verdict.json",
       "mv forged.json $PWD/.loopwright/verdict.json",
-      'mv forged.json "${PWD}/.loopwright/verdict.json"',
+      `mv forged.json "\${PWD}/.loopwright/verdict.json"`,
       `python3 -c "open('.loopwright/verdict.json','w').write('{}')"`,
       "cd .loopwright && echo x > verdict.json",
       "echo x > .loop''wright/verdict.json",
