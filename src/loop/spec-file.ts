@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
-import { type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
+import { type AnyModeSpec, type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
@@ -17,6 +17,9 @@ export type ParsedSpec = {
   repoPath: string;
 };
 
+/** A validated spec that may lack a maker (hook mode needs none). */
+export type ParsedAnyModeSpec = Omit<ParsedSpec, "spec"> & { spec: AnyModeSpec };
+
 /** A spec loaded from a file: a `ParsedSpec` plus the file's absolute path. */
 export type LoadedSpec = ParsedSpec & { specPath: string };
 
@@ -27,13 +30,23 @@ export type LoadedSpec = ParsedSpec & { specPath: string };
  */
 export async function loadSpecFile(path: string): Promise<LoadedSpec> {
   const specPath = resolve(path);
-  let text: string;
+  return { ...parseSpecText(await readSpecFile(path), path, dirname(specPath)), specPath };
+}
+
+/** Like `loadSpecFile`, but a spec without a maker (hook mode only) is valid. */
+export async function loadSpecFileForAnyMode(
+  path: string,
+): Promise<ParsedAnyModeSpec & { specPath: string }> {
+  const specPath = resolve(path);
+  return { ...parseSpecTextForAnyMode(await readSpecFile(path), path, dirname(specPath)), specPath };
+}
+
+async function readSpecFile(path: string): Promise<string> {
   try {
-    text = await readFile(specPath, "utf8");
+    return await readFile(resolve(path), "utf8");
   } catch (error) {
     throw new SpecError([`${path}: ${readFailure(error)}`]);
   }
-  return { ...parseSpecText(text, path, dirname(specPath)), specPath };
 }
 
 /**
@@ -42,6 +55,26 @@ export async function loadSpecFile(path: string): Promise<LoadedSpec> {
  * A scripted engine's `script:` file is read here (synchronously). Throws `SpecError` like `loadSpecFile`.
  */
 export function parseSpecText(text: string, fileLabel: string, specDirectory: string): ParsedSpec {
+  const parsed = parseSpecTextForAnyMode(text, fileLabel, specDirectory);
+  const { maker } = parsed.spec;
+  if (!maker)
+    throw new SpecError([
+      formatProblem(
+        fileLabel,
+        1,
+        ["maker"],
+        "required to run a loop (hook mode needs only name, goal and gates)",
+      ),
+    ]);
+  return { ...parsed, spec: { ...parsed.spec, maker } };
+}
+
+/** Like `parseSpecText`, but a spec without a maker is valid: what hook mode and `validate` read. */
+export function parseSpecTextForAnyMode(
+  text: string,
+  fileLabel: string,
+  specDirectory: string,
+): ParsedAnyModeSpec {
   const directory = resolve(specDirectory);
   const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
   const validated = validateLocated(specSchema, yaml, fileLabel);
@@ -50,16 +83,16 @@ export function parseSpecText(text: string, fileLabel: string, specDirectory: st
 
   const problems: string[] = [];
   const scriptContext = { directory, fileLabel, yaml, problems };
-  const maker = inlineScript(parsed.maker, "maker", scriptContext);
+  const maker = parsed.maker && inlineScript(parsed.maker, "maker", scriptContext);
   const verifier = inlineScript(parsed.verifier, "verifier", scriptContext);
   if (problems.length > 0) throw new SpecError(problems);
 
   const repoPath = resolve(directory, parsed.repo);
   const toRepositoryRoot = commandRewriterForRepository(directory, repoPath);
-  const spec: Spec = {
+  const spec: AnyModeSpec = {
     ...parsed,
     branch: parsed.branch ?? `loop/${parsed.name}`,
-    maker: withAbsoluteRun(maker, directory),
+    ...(maker ? { maker: withAbsoluteRun(maker, directory) } : {}),
     verifier: withAbsoluteRun(verifier, directory),
     setup: parsed.setup.map(toRepositoryRoot),
     gates: parsed.gates.map((gate) => (gate.run ? { ...gate, run: toRepositoryRoot(gate.run) } : gate)),
