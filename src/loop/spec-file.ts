@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
 import { readRegularFile } from "./read-regular-file.ts";
-import { type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
+import { type AnyModeSpec, type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
@@ -16,6 +16,9 @@ export type ParsedSpec = {
   /** Absolute path of `spec.repo`, resolved against `specDirectory`. */
   repoPath: string;
 };
+
+/** A validated spec that may lack a maker (hook mode needs none). */
+export type ParsedAnyModeSpec = Omit<ParsedSpec, "spec"> & { spec: AnyModeSpec };
 
 /** A spec loaded from a file: a `ParsedSpec` plus the file's absolute path. */
 export type LoadedSpec = ParsedSpec & { specPath: string };
@@ -37,9 +40,22 @@ const problemLength = 300;
  */
 export async function loadSpecFile(path: string): Promise<LoadedSpec> {
   const specPath = resolve(path);
-  const read = await readRegularFile(specPath, { maximumBytes: maximumSpecBytes });
+  return { ...parseSpecText(await readSpecFile(path), path, dirname(specPath)), specPath };
+}
+
+/** Like `loadSpecFile`, but a spec without a maker (hook mode only) is valid. */
+export async function loadSpecFileForAnyMode(
+  path: string,
+): Promise<ParsedAnyModeSpec & { specPath: string }> {
+  const specPath = resolve(path);
+  return { ...parseSpecTextForAnyMode(await readSpecFile(path), path, dirname(specPath)), specPath };
+}
+
+/** The spec's text: a regular file, size-capped (a FIFO, a device or a huge file is a spec error). */
+async function readSpecFile(path: string): Promise<string> {
+  const read = await readRegularFile(resolve(path), { maximumBytes: maximumSpecBytes });
   if (!read.ok) throw new SpecError([`${path}: ${read.problem}`]);
-  return { ...parseSpecText(read.text, path, dirname(specPath)), specPath };
+  return read.text;
 }
 
 /**
@@ -48,6 +64,26 @@ export async function loadSpecFile(path: string): Promise<LoadedSpec> {
  * A scripted engine's `script:` file is read here (synchronously). Throws `SpecError` like `loadSpecFile`.
  */
 export function parseSpecText(text: string, fileLabel: string, specDirectory: string): ParsedSpec {
+  const parsed = parseSpecTextForAnyMode(text, fileLabel, specDirectory);
+  const { maker } = parsed.spec;
+  if (!maker)
+    throw new SpecError([
+      formatProblem(
+        fileLabel,
+        1,
+        ["maker"],
+        "required to run a loop (hook mode needs only name, goal and gates)",
+      ),
+    ]);
+  return { ...parsed, spec: { ...parsed.spec, maker } };
+}
+
+/** Like `parseSpecText`, but a spec without a maker is valid: what hook mode and `validate` read. */
+export function parseSpecTextForAnyMode(
+  text: string,
+  fileLabel: string,
+  specDirectory: string,
+): ParsedAnyModeSpec {
   const directory = resolve(specDirectory);
   const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
   const validated = validateLocated(specSchema, yaml, fileLabel);
@@ -56,17 +92,17 @@ export function parseSpecText(text: string, fileLabel: string, specDirectory: st
 
   const problems: string[] = [];
   const scriptContext = { directory, fileLabel, yaml, problems };
-  const maker = inlineScript(parsed.maker, "maker", scriptContext);
+  const maker = parsed.maker && inlineScript(parsed.maker, "maker", scriptContext);
   const verifier = inlineScript(parsed.verifier, "verifier", scriptContext);
   if (problems.length > 0) throw new SpecError(problems);
 
   const repoPath = resolve(directory, parsed.repo);
   // Engines' ./ paths are the spec folder's; gate and setup commands run as written at the repository
   // root (the worktree), so their ./ paths are the repository's (the README's rule).
-  const spec: Spec = {
+  const spec: AnyModeSpec = {
     ...parsed,
     branch: parsed.branch ?? `loop/${parsed.name}`,
-    maker: withAbsoluteRun(maker, directory),
+    ...(maker ? { maker: withAbsoluteRun(maker, directory) } : {}),
     verifier: withAbsoluteRun(verifier, directory),
   };
   return { spec, specDirectory: directory, repoPath };

@@ -154,7 +154,8 @@ export const specSchema = z
     repo: z.string().default("."),
     base: z.string().default("HEAD"),
     branch: z.string().optional(),
-    maker: engineSchema,
+    /** Optional in the file: hook mode never runs a maker; `run` requires one (see spec-file.ts). */
+    maker: engineSchema.optional(),
     verifier: engineSchema.default({ engine: "auto" }),
     setup: z.array(z.string()).default([]),
     gates: z.array(gateSchema).default([]),
@@ -186,7 +187,7 @@ export const specSchema = z
       }
       seen.add(gate.id);
     });
-    if (spec.maker.engine === "auto") {
+    if (spec.maker?.engine === "auto") {
       context.addIssue({
         code: "custom",
         path: ["maker", "engine"],
@@ -195,8 +196,10 @@ export const specSchema = z
     }
   });
 
-/** A validated spec with defaults applied; durations in milliseconds. */
-export type Spec = z.infer<typeof specSchema> & { branch: string };
+/** A validated spec that may lack a maker: enough for hook mode (goal and gates). */
+export type AnyModeSpec = z.infer<typeof specSchema> & { branch: string };
+/** A validated spec a loop can run (it has a maker), defaults applied; durations in milliseconds. */
+export type Spec = AnyModeSpec & { maker: EngineSpec };
 
 /** The JSON Schema of the spec as a user writes it (durations as strings or seconds). */
 export function specJsonSchema(): unknown {

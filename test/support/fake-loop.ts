@@ -30,7 +30,8 @@ export function fakeSpec(overrides: Record<string, unknown> = {}): Spec {
     ],
     ...overrides,
   });
-  return { ...parsed, branch: parsed.branch ?? `loop/${parsed.name}` };
+  if (!parsed.maker) throw new Error("a fake loop's spec needs a maker");
+  return { ...parsed, maker: parsed.maker, branch: parsed.branch ?? `loop/${parsed.name}` };
 }
 
 const baseSha = "b".repeat(40);
