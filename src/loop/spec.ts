@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { branchNameProblem } from "../git/branch-name.ts";
 import { parseDuration } from "./duration.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
 
@@ -187,6 +188,14 @@ export const specSchema = z
       }
       seen.add(gate.id);
     });
+    const branchProblem = spec.branch === undefined ? undefined : branchNameProblem(spec.branch);
+    if (branchProblem) {
+      context.addIssue({
+        code: "custom",
+        path: ["branch"],
+        message: `invalid branch name: ${branchProblem}`,
+      });
+    }
     if (spec.maker?.engine === "auto") {
       context.addIssue({
         code: "custom",
