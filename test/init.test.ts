@@ -102,6 +102,23 @@ describe("runInit on one fixture project per ecosystem", () => {
     for (const gate of spec.gates) assertCommandPasses(gate.run ?? "", project);
   });
 
+  test("python without a manifest: a test_*.py beside the code gets unittest, passing", async () => {
+    const project = join(await temporaryFolder(), "calc");
+    await mkdir(project);
+    await writeFile(join(project, "calc.py"), "def add(a, b):\n    return a + b\n");
+    await writeFile(
+      join(project, "test_calc.py"),
+      "import unittest\nfrom calc import add\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    );
+    const { path } = await runInit({ directory: project, force: false });
+    const { spec } = await readSpec(path, project);
+    assert.deepEqual(
+      spec.gates.map((gate) => [gate.id, gate.kind, gate.run]),
+      [["tests", "tests-pass", "python3 -m unittest"]],
+    );
+    for (const gate of spec.gates) assertCommandPasses(gate.run ?? "", project);
+  });
+
   test("rust: cargo test and cargo build, no clippy unless configured, passing offline", async () => {
     const project = await copyFixture("rust");
     const { path } = await runInit({ directory: project, force: false });
@@ -346,6 +363,21 @@ describe("detectProject (pure)", () => {
       "go-vet": "lint-clean: go vet ./...",
       "make-tests": "tests-pass: make test",
     });
+  });
+
+  test("python without a manifest: pytest when configured or a tests/ folder, nothing for scripts alone", () => {
+    const commands = (files: Record<string, string>) => gateCommands(detectProject(projectFiles(files)));
+    assert.deepEqual(commands({ "calc.py": "", "calc_test.py": "" }), {
+      tests: "tests-pass: python3 -m unittest",
+    });
+    assert.deepEqual(commands({ "calc.py": "", "test_calc.py": "", "conftest.py": "" }), {
+      tests: "tests-pass: python3 -m pytest",
+    });
+    assert.deepEqual(commands({ "calc.py": "", "pytest.ini": "" }), {
+      tests: "tests-pass: python3 -m pytest",
+    });
+    assert.deepEqual(commands({ "calc.py": "", "tests/": "" }), { tests: "tests-pass: python3 -m pytest" });
+    assert.deepEqual(commands({ "script.py": "" }), {});
   });
 
   test("python: unittest without pytest; ruff, flake8 and mypy when configured", () => {

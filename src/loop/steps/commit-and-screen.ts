@@ -22,6 +22,8 @@ import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-dif
 import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { missingBaseFailureFlags } from "./missing-base-failures.ts";
+import { scrubSecretsFromChange } from "./scrub-secrets.ts";
 
 export const loopTrailer = "Loopwright-Loop";
 export const iterationTrailer = "Loopwright-Iteration";
@@ -30,6 +32,7 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const iteration = currentIteration(context.state());
   if (!iteration) throw new Error("no iteration in progress");
   const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
+  await scrubSecretsFromChange(context, iteration.number, iteration.startSha);
   const result = await commitAll(context.makerWorktree, {
     message: `loopwright: ${context.loop.name} iteration ${iteration.number}`,
     trailers,
@@ -58,7 +61,7 @@ export async function screenChange(context: RunContext): Promise<void> {
   const files = [...new Set(parseUnifiedDiff(diff).flatMap((file) => [file.oldPath, file.path]))].sort();
   const screen = screenScope(files, state.spec.scope);
   const diffPath = join(context.layout.iterationDirectory(context.loop.id, iteration.number), "diff.patch");
-  await writeFile(diffPath, diff);
+  await writeFile(diffPath, context.redact(diff));
   const diffHash = createHash("sha256").update(normalizeDiff(diff)).digest("hex");
   // Flags first, numbered deterministically: a re-run of this step after a crash records the same ids.
   const commands: SpecCommand[] = [
@@ -66,7 +69,8 @@ export async function screenChange(context: RunContext): Promise<void> {
     ...state.spec.gates.flatMap((gate) => (gate.run ? [{ command: gate.run, gate: gate.id }] : [])),
   ];
   const named = await commandFilesAt(context.makerWorktree, state.baseSha, sha, commands);
-  for (const flag of tamperFlagsOf(files, diff, state.spec.scope.protect, named)) {
+  const missing = await missingBaseFailureFlags(state, context.makerWorktree, state.baseSha, sha);
+  for (const flag of [...tamperFlagsOf(files, diff, state.spec.scope.protect, named), ...missing]) {
     await context.append("tamper_flagged", { iteration: iteration.number, flag });
   }
   await context.append("change_screened", {
