@@ -71,9 +71,7 @@ const testRunners =
   /^(?:pytest|py\.test|mocha|jest|vitest|ava|tap|tape|jasmine|karma|playwright|cypress|rspec|phpunit|nose2|nosetests|prove|green|trial)$/;
 const runnerSubcommands = /^(?:run|watch|related|test|start|open)$/;
 const pythonRunnerModules = /^(?:pytest|unittest|nose2|nose|green|trial|xmlrunner)$/;
-/** Python modules that check or build the code they are given rather than run it. */
-const pythonCheckModules =
-  /^(?:py_compile|compileall|mypy|pyright|ruff|flake8|pylint|black|isort|build|pip)$/;
+/^(?:py_compile|compileall|mypy|pyright|ruff|flake8|pylint|black|isort|build|pip)$/;
 /** Wrappers whose options all come attached (`--reporter=text`) or as known flags, then a command. */
 const plainWrappers = /^(?:time|nice|nohup|exec|command|sudo|stdbuf|c8|nyc|xvfb-run|dotenv|cross-env|env)$/;
 
@@ -202,13 +200,12 @@ function readInterpreter(program: string, rest: ShellWord[], directory: string, 
     if (module >= 0) {
       const name = words[module + 1];
       if (!name || name.expands) return;
-      if (pythonCheckModules.test(name.text)) return;
-      if (pythonRunnerModules.test(name.text)) {
-        readRunnerArguments(words.slice(module + 2), directory, reading, name.text);
-        return;
-      }
+      // `python -m` looks in the current folder first: a module of that name there is what runs.
       add("script", { ...name, text: `${name.text.replaceAll(".", "/")}.py` });
       add("script", { ...name, text: name.text.replaceAll(".", "/") });
+      if (pythonRunnerModules.test(name.text)) {
+        readRunnerArguments(words.slice(module + 2), directory, reading, name.text);
+      }
       return;
     }
     if (words.some((word) => word.text === "-c")) return;
