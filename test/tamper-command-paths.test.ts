@@ -61,7 +61,11 @@ describe("pathsNamedBy: scripts a command runs", () => {
     ["source ./env.sh && pytest", ["script env.sh"]],
     ["deno run --allow-read tools/check.ts", ["script tools/check.ts"]],
     ["perl t/basic.t", ["script t/basic.t"]],
-    ["make -f build/test.mk check", ["config build/test.mk"]],
+    ["make -f build/test.mk check", ["make-target build/test.mk#check"]],
+    ["make test", ["make-target Makefile#test"]],
+    ["make -C web -j4 test lint", ["make-target web/Makefile#test", "make-target web/Makefile#lint"]],
+    ["make", ["make-target Makefile#"]],
+    ["make CFLAGS=-O2 check", ["make-target Makefile#check"]],
     // Checked, not run: a syntax check names the code under test, not a script (only a module of the
     // repository that would shadow the checker, as `python -m` looks in the current folder first).
     ["node --check src/slugify.js", []],

@@ -15,9 +15,12 @@ import { posix } from "node:path";
 import { type ShellWord, simpleCommands } from "./shell-words.ts";
 
 /** How a command uses a path. */
-export type NamedPathRole = "script" | "tests" | "config" | "package-script";
+export type NamedPathRole = "script" | "tests" | "config" | "package-script" | "make-target";
 
-/** A path a command names. For `package-script`, `path` is the package.json and `script` the name run. */
+/**
+ * A path a command names. For `package-script`, `path` is the package.json and `script` the name run;
+ * for `make-target`, `path` is the Makefile and `script` the target (`""`: the default goal).
+ */
 export interface NamedPath {
   path: string;
   role: NamedPathRole;
@@ -30,10 +33,14 @@ export type PackageScripts = Record<string, string>;
 /** The scripts of the package.json in `directory` ("" is the repository root), if there is one. */
 export type PackageScriptsLookup = (directory: string) => PackageScripts | undefined;
 
-/** Every path `command` names, in the order found, each once. */
-export function pathsNamedBy(command: string, packages: PackageScriptsLookup = () => undefined): NamedPath[] {
+/** Every path `command` (run in `directory`, default the root) names, in the order found, each once. */
+export function pathsNamedBy(
+  command: string,
+  packages: PackageScriptsLookup = () => undefined,
+  directory = "",
+): NamedPath[] {
   const found: NamedPath[] = [];
-  readCommandLine(command, "", { packages, found, depth: 0 });
+  readCommandLine(command, directory, { packages, found, depth: 0 });
   const seen = new Set<string>();
   return found.filter((entry) => {
     const key = `${entry.role}\u0000${entry.path}\u0000${entry.script ?? ""}`;
@@ -161,6 +168,10 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     readInterpreter(program, rest, directory, reading);
     return undefined;
   }
+  if (program === "make" || program === "gmake") {
+    readMake(rest, directory, reading);
+    return undefined;
+  }
   if (program === "go" || program === "cargo") {
     const { positionals, options } = split(rest.slice(1), program);
     for (const [option, value] of options) if (configOptions.test(option)) add("config", value);
@@ -281,6 +292,33 @@ function readPackageManager(program: string, words: ShellWord[], directory: stri
   for (const script of [`pre${name}`, name, `post${name}`]) {
     const text = scripts[script];
     if (text !== undefined) readCommandLine(text, packageDirectory, nested);
+  }
+}
+
+/** `make [-C dir] [-f file] [VAR=x] [targets]`: one `make-target` per target (`""` for the default goal). */
+function readMake(words: ShellWord[], directory: string, reading: Reading): void {
+  let makeDirectory = directory;
+  let makefile: string | undefined;
+  const targets: string[] = [];
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index];
+    const attached = /^(?:--directory|--file|--makefile)=(.*)$/.exec(word.text);
+    const option = /^(-C|-f|--directory|--file|--makefile)$/.exec(word.text)?.[1];
+    const value = attached ? attached[1] : option ? words[++index]?.text : undefined;
+    if (value !== undefined) {
+      if (word.text.startsWith("-C") || word.text.startsWith("--directory")) {
+        makeDirectory = repositoryPath(makeDirectory, value) ?? makeDirectory;
+      } else makefile = value;
+      continue;
+    }
+    if (/^-[jlo]$/.test(word.text) && /^\d+$/.test(words[index + 1]?.text ?? "")) index++;
+    if (word.text.startsWith("-") || word.expands || word.text.includes("=")) continue;
+    targets.push(word.text);
+  }
+  const path = repositoryPath(makeDirectory, makefile ?? "Makefile");
+  if (path === undefined || path === "") return;
+  for (const target of targets.length > 0 ? targets : [""]) {
+    reading.found.push({ path, role: "make-target", script: target });
   }
 }
 
