@@ -85,6 +85,11 @@ describe("pathsNamedBy: scripts a command runs", () => {
 describe("pathsNamedBy: what wraps the command", () => {
   const cases: [string, string[]][] = [
     ["CI=1 NODE_ENV=test sh scripts/verify.sh", ["script scripts/verify.sh"]],
+    ["/bin/sh scripts/verify.sh", ["script scripts/verify.sh"]],
+    ["/usr/bin/env python3 tools/check.py", ["script tools/check.py"]],
+    ["/usr/local/bin/node --test test/", ["tests test"]],
+    ["python3 -mpytest tests", ["script pytest.py", "script pytest", "tests tests"]],
+    ["python3 -Werror -munittest test.py", ["script unittest.py", "script unittest", "tests test.py"]],
     ["env -u HOME CI=1 ./check.sh", ["script check.sh"]],
     ["npx mocha tests.js", ["tests tests.js"]],
     ["npx --yes -p mocha mocha tests.js", ["tests tests.js"]],

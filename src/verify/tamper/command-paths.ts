@@ -97,8 +97,11 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
   // Leading assignments, and wrappers that run the rest.
   for (;;) {
     while (words.length > 0 && /^[A-Za-z_]\w*=/.test(words[0].text)) words = words.slice(1);
-    const program = words[0]?.text;
-    if (program === undefined) return undefined;
+    if (words.length === 0) return undefined;
+    // A program named by an absolute path (`/bin/sh`, `/usr/bin/env`) is the system's: read it by name.
+    if (words[0].text.startsWith("/"))
+      words = [{ ...words[0], text: posix.basename(words[0].text) }, ...words.slice(1)];
+    const program = words[0].text;
     if (plainWrappers.test(program)) {
       words = words.slice(1);
       while (words.length > 0 && (words[0].text.startsWith("-") || /^[A-Za-z_]\w*=/.test(words[0].text))) {
@@ -207,16 +210,17 @@ function readInterpreter(program: string, rest: ShellWord[], directory: string, 
   const checkOnly = program.startsWith("python") || program === "py" ? /^$/ : /^(?:--check|-c)$/;
   if (words.some((word) => checkOnly.test(word.text))) return;
   if (program.startsWith("python") || program === "py") {
-    const module = words.findIndex((word) => word.text === "-m");
+    // `-m module`, or attached: `-mpytest`.
+    const module = words.findIndex((word) => /^-m/.test(word.text));
     if (module >= 0) {
-      const name = words[module + 1];
+      const attached = words[module].text.slice(2);
+      const name = attached === "" ? words[module + 1] : { ...words[module], text: attached };
+      const rest = words.slice(module + (attached === "" ? 2 : 1));
       if (!name || name.expands) return;
       // `python -m` looks in the current folder first: a module of that name there is what runs.
       add("script", { ...name, text: `${name.text.replaceAll(".", "/")}.py` });
       add("script", { ...name, text: name.text.replaceAll(".", "/") });
-      if (pythonRunnerModules.test(name.text)) {
-        readRunnerArguments(words.slice(module + 2), directory, reading, name.text);
-      }
+      if (pythonRunnerModules.test(name.text)) readRunnerArguments(rest, directory, reading, name.text);
       return;
     }
     if (words.some((word) => word.text === "-c")) return;
