@@ -12,6 +12,8 @@
  */
 
 import { posix } from "node:path";
+import { makeTargetsRun, packageScriptRun } from "./package-and-make-runs.ts";
+import { repositoryPath } from "./repository-path.ts";
 import { type ShellWord, simpleCommands } from "./shell-words.ts";
 
 /** How a command uses a path. */
@@ -164,7 +166,9 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     return undefined;
   }
   if (/^(?:npm|pnpm|yarn|bun)$/.test(program)) {
-    readPackageManager(program, rest, directory, reading);
+    const run = packageScriptRun(program, rest, directory);
+    if (run?.runnerArguments) readRunnerArguments(run.runnerArguments, directory, reading, program);
+    else if (run?.script !== undefined) readPackageScript(run.directory, run.script, reading);
     return undefined;
   }
   if (interpreters.test(program) || program === "deno") {
@@ -172,7 +176,7 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     return undefined;
   }
   if (program === "make" || program === "gmake") {
-    readMake(rest, directory, reading);
+    reading.found.push(...makeTargetsRun(rest, directory));
     return undefined;
   }
   if (program === "go" || program === "cargo") {
@@ -253,81 +257,21 @@ function readRunnerArguments(words: ShellWord[], directory: string, reading: Rea
   }
 }
 
-/** `npm test`, `npm run x`, `yarn x`, `pnpm --dir d test`, `bun run x`: the package script and what it names. */
-function readPackageManager(program: string, words: ShellWord[], directory: string, reading: Reading): void {
-  let packageDirectory = directory;
-  const positionals: ShellWord[] = [];
-  for (let index = 0; index < words.length; index++) {
-    const text = words[index].text;
-    if (text === "--") break;
-    const attached = /^(--prefix|--dir|--cwd|-C)=(.*)$/.exec(text);
-    if (/^(?:--prefix|--dir|--cwd|-C)$/.test(text) || attached) {
-      const value = attached ? attached[2] : words[++index]?.text;
-      if (value !== undefined) packageDirectory = repositoryPath(directory, value) ?? packageDirectory;
-      continue;
-    }
-    if (/^(?:-w|--workspace|--filter|-F)$/.test(text)) {
-      index++;
-      continue;
-    }
-    if (text.startsWith("-")) continue;
-    positionals.push(words[index]);
-  }
-  const [first, second] = positionals.map((word) => word.text);
-  const lifecycle = /^(?:test|t|tst|start|stop|restart)$/;
-  let name: string | undefined;
-  if (first === undefined) return;
-  if (/^(?:run|run-script|rum|urn)$/.test(first)) name = second;
-  else if (lifecycle.test(first)) name = { t: "test", tst: "test" }[first] ?? first;
-  else if ((program === "yarn" || program === "pnpm") && !builtins.test(first)) name = first;
-  else if (program === "bun" && first !== "test" && !builtins.test(first)) name = first;
-  if (program === "bun" && first === "test") {
-    readRunnerArguments(words.slice(words.indexOf(positionals[0]) + 1), directory, reading, "bun");
-    return;
-  }
-  if (name === undefined) return;
-  const manifest = posix.join(packageDirectory, "package.json");
+/** The package script `name` of the package.json in `directory`, and what it (with its pre- and post-script) names. */
+function readPackageScript(directory: string, name: string, reading: Reading): void {
+  const manifest = posix.join(directory, "package.json");
+  const seen = reading.found.some(
+    (entry) => entry.role === "package-script" && entry.path === manifest && entry.script === name,
+  );
   reading.found.push({ path: manifest, role: "package-script", script: name });
-  const scripts = reading.packages(packageDirectory);
-  if (!scripts) return;
+  const scripts = reading.packages(directory);
+  if (!scripts || seen) return;
   const nested = { ...reading, depth: reading.depth + 1 };
-  const seen = reading.found.filter((entry) => entry.role === "package-script" && entry.path === manifest);
-  if (seen.length > 1 && seen.slice(0, -1).some((entry) => entry.script === name)) return;
   for (const script of [`pre${name}`, name, `post${name}`]) {
     const text = scripts[script];
-    if (text !== undefined) readCommandLine(text, packageDirectory, nested);
+    if (text !== undefined) readCommandLine(text, directory, nested);
   }
 }
-
-/** `make [-C dir] [-f file] [VAR=x] [targets]`: one `make-target` per target (`""` for the default goal). */
-function readMake(words: ShellWord[], directory: string, reading: Reading): void {
-  let makeDirectory = directory;
-  let makefile: string | undefined;
-  const targets: string[] = [];
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index];
-    const attached = /^(?:--directory|--file|--makefile)=(.*)$/.exec(word.text);
-    const option = /^(-C|-f|--directory|--file|--makefile)$/.exec(word.text)?.[1];
-    const value = attached ? attached[1] : option ? words[++index]?.text : undefined;
-    if (value !== undefined) {
-      if (word.text.startsWith("-C") || word.text.startsWith("--directory")) {
-        makeDirectory = repositoryPath(makeDirectory, value) ?? makeDirectory;
-      } else makefile = value;
-      continue;
-    }
-    if (/^-[jlo]$/.test(word.text) && /^\d+$/.test(words[index + 1]?.text ?? "")) index++;
-    if (word.text.startsWith("-") || word.expands || word.text.includes("=")) continue;
-    targets.push(word.text);
-  }
-  const path = repositoryPath(makeDirectory, makefile ?? "Makefile");
-  if (path === undefined || path === "") return;
-  for (const target of targets.length > 0 ? targets : [""]) {
-    reading.found.push({ path, role: "make-target", script: target });
-  }
-}
-
-const builtins =
-  /^(?:install|i|add|remove|rm|uninstall|ci|init|create|exec|dlx|x|why|list|ls|outdated|update|upgrade|up|link|unlink|publish|pack|config|cache|info|view|audit|dedupe|prune|rebuild|help|version|login|logout|workspaces?|global|import|patch|store|env|setup|bin|root|node|dlx|set|plugin|constraints|explain)$/;
 
 /** Options (with their value when the option takes one) and positionals. */
 function split(
@@ -382,13 +326,4 @@ function addPath(
 
 function readNested(text: string, directory: string, reading: Reading): void {
   readCommandLine(text, directory, { ...reading, depth: reading.depth + 1 });
-}
-
-/** `path` from `directory`, repository-relative without `./` or a trailing slash; undefined outside it. */
-function repositoryPath(directory: string, path: string): string | undefined {
-  if (posix.isAbsolute(path) || path.startsWith("~")) return undefined;
-  const joined = posix.normalize(posix.join(directory, path)).replace(/\/+$/, "");
-  if (joined === "." || joined === "") return "";
-  if (joined === ".." || joined.startsWith("../")) return undefined;
-  return joined;
 }
