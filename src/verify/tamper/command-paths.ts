@@ -78,7 +78,14 @@ const shells = /^(?:sh|bash|zsh|dash|ksh)$/;
 const interpreters = /^(?:node|nodejs|tsx|ts-node|ruby|perl|php|Rscript|lua|python(?:\d+(?:\.\d+)?)?|py)$/;
 const testRunners =
   /^(?:pytest|py\.test|mocha|jest|vitest|ava|tap|tape|jasmine|karma|playwright|cypress|rspec|phpunit|nose2|nosetests|prove|green|trial)$/;
-const runnerSubcommands = /^(?:run|watch|related|test|start|open)$/;
+/** Runners that run every file of a folder they are given, whatever its name. */
+const folderRunners = /^(?:mocha|tape|tap|ava)$/;
+/** Subcommands of the runners that have them (`vitest run`, `playwright test`, `cypress run`). */
+const runnerSubcommands: Record<string, RegExp> = {
+  vitest: /^(?:run|watch|related|bench|dev)$/,
+  playwright: /^test$/,
+  cypress: /^(?:run|open)$/,
+};
 const pythonRunnerModules = /^(?:pytest|unittest|nose2|nose|green|trial|xmlrunner)$/;
 /^(?:py_compile|compileall|mypy|pyright|ruff|flake8|pylint|black|isort|build|pip)$/;
 /** Wrappers whose options all come attached (`--reporter=text`) or as known flags, then a command. */
@@ -182,17 +189,11 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
   if (program === "go" || program === "cargo") {
     const { positionals, options } = split(rest.slice(1), program);
     for (const [option, value] of options) if (configOptions.test(option)) add("config", value);
-    if (program === "go" && rest[0]?.text === "test") {
-      for (const word of positionals) {
-        if (!/^\.\.?\//.test(word.text) || word.text === "./...") continue;
-        add("tests", { ...word, text: word.text.replace(/\/\.\.\.$/, "/**") });
-      }
-    }
     if (program === "go" && rest[0]?.text === "run") add("script", positionals[0]);
     return undefined;
   }
   if (testRunners.test(program)) {
-    const afterSubcommand = runnerSubcommands.test(rest[0]?.text ?? "") ? rest.slice(1) : rest;
+    const afterSubcommand = runnerSubcommands[program]?.test(rest[0]?.text ?? "") ? rest.slice(1) : rest;
     readRunnerArguments(afterSubcommand, directory, reading, program);
     return undefined;
   }
@@ -250,10 +251,14 @@ function readRunnerArguments(words: ShellWord[], directory: string, reading: Rea
   for (const word of positionals) {
     if (runner === "unittest" && /^[A-Za-z_][\w.]*$/.test(word.text) && !/\.py$/.test(word.text)) {
       addPath(reading, directory, "tests", { ...word, text: `${word.text.replaceAll(".", "/")}.py` });
-      addPath(reading, directory, "tests", { ...word, text: word.text.replaceAll(".", "/") });
       continue;
     }
-    addPath(reading, directory, "tests", { ...word, text: word.text.replace(/::.*$/, "") });
+    const path = word.text.replace(/::.*$/, "");
+    // A folder: mocha, tape, tap and ava run every file in it, but the other runners pick the tests in
+    // it by name (which the default patterns know); its other files are code, not tests (`jest src`).
+    const folder = !/\.[A-Za-z]\w*$|[*?[{]/.test(path);
+    if (folder && !folderRunners.test(runner)) continue;
+    addPath(reading, directory, "tests", { ...word, text: path });
   }
 }
 
