@@ -1,9 +1,10 @@
 /**
  * What a user must know about the engines a spec picks, said once by `validate`, `doctor` and the
  * timeline: which verifier `auto` chose (and whether it shares the maker's provider), and where a cost
- * cap cannot be enforced because the engine reports no usage.
+ * cap cannot be enforced because the engine reports no usage or its model has no price.
  */
 import type { EngineSpec, Spec } from "../loop/spec.ts";
+import { unpricedWarnings } from "./pricing-notes.ts";
 import { agentCliDefinition, chooseVerifier, providerOf } from "./registry.ts";
 
 export interface EngineNotes {
@@ -31,6 +32,12 @@ export function engineNotes(spec: Spec): EngineNotes {
       );
     }
   }
+  warnings.push(
+    ...unpricedWarnings(spec, [
+      { role: "maker", engine: spec.maker },
+      { role: "verifier", engine: choice.spec },
+    ]),
+  );
   return { maker: describeEngine(spec.maker), verifier: describeEngine(choice.spec), warnings };
 }
 
