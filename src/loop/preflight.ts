@@ -13,11 +13,16 @@ import { UsageError } from "../errors.ts";
 import { git } from "../git/git.ts";
 import { resolveCommit, resolveRepository } from "../git/repository.ts";
 import { findExecutable } from "../process/find-executable.ts";
+import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
+import { commandWords } from "./command-words.ts";
+import { placeholderGoal } from "./goal-placeholder.ts";
 import type { Spec } from "./spec.ts";
 import type { LoadedSpec } from "./spec-file.ts";
 
 export interface Preflight {
   problems: string[];
+  /** What will work but probably not as meant (`validate` prints them; they do not stop a run). */
+  warnings: string[];
   repoRoot?: string;
   baseSha?: string;
 }
@@ -26,6 +31,11 @@ export interface Preflight {
 export async function preflight(loaded: LoadedSpec, label: string): Promise<Preflight> {
   const { spec } = loaded;
   const problems: string[] = [];
+  const warnings: string[] = [];
+  const placeholder = placeholderGoal(spec.goal);
+  if (placeholder) {
+    problems.push(`${label}: goal: ${placeholder}: write what should change and what done means`);
+  }
   let repoRoot: string | undefined;
   let baseSha: string | undefined;
   try {
@@ -60,9 +70,26 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
       repoRoot,
       repoRoot && baseSha ? { repoRoot, baseSha } : undefined,
     );
-    if (missing) problems.push(`${label}: gates[${index}].run: command not found: ${missing}`);
+    if (missing) {
+      // The README's rule, said where it bites: engines from the spec's folder, gates from the repository.
+      const hint = /^\.\.?\//.test(missing) ? " (a gate's ./ path is relative to the repository)" : "";
+      problems.push(`${label}: gates[${index}].run: command not found: ${missing}${hint}`);
+      continue;
+    }
+    if (!repoRoot) continue;
+    const words = commandWords(gate.run);
+    const module = await missingPythonModule(words, repoRoot);
+    if (module)
+      problems.push(
+        `${label}: gates[${index}].run: ${words[0]} cannot find the module ${module} (${words[0]} -m ${module})`,
+      );
+    const tool = npxToolNotInstalled(words, repoRoot);
+    if (tool)
+      warnings.push(
+        `gates[${index}].run: ${tool} is not installed in the repository (node_modules/.bin): npx would download it at every run`,
+      );
   }
-  return { problems, repoRoot, baseSha };
+  return { problems, warnings, repoRoot, baseSha };
 }
 
 /** A readable summary of what the loop would do, without doing it. */
@@ -128,7 +155,7 @@ async function missingProgram(
   directory: string | undefined,
   repository?: { repoRoot: string; baseSha: string },
 ): Promise<string | undefined> {
-  const first = command.trim().split(/\s+/)[0] ?? "";
+  const first = commandWords(command)[0] ?? "";
   if (!first || /[$`()<>|&;'"=*?{}]/.test(first) || shellWords.has(first)) return undefined;
   if (first.includes("/")) {
     const path = isAbsolute(first) ? first : directory ? join(directory, first) : undefined;

@@ -9,6 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { createEngine, resolveVerifier } from "../../engines/registry.ts";
 import { git } from "../../git/git.ts";
+import { deriveOverall } from "../../verify/derive-overall.ts";
 import { checkEvidence } from "../../verify/evidence-check.ts";
 import { parseVerdictOutput, type VerdictCheck, verdictJsonSchema } from "../../verify/verdict.ts";
 import { buildVerifierPrompt } from "../../verify/verifier-prompt.ts";
@@ -117,7 +118,13 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     const output = result.output ?? result.text;
     const check = await judge(output, context, iteration, redGates, sha);
     if (check.valid) {
-      await context.append("verifier_ended", { ...base, status: "ruled", verdict: check.verdict });
+      const { disagreement } = deriveOverall(check.verdict, state.spec.gates);
+      await context.append("verifier_ended", {
+        ...base,
+        status: "ruled",
+        verdict: check.verdict,
+        disagreement,
+      });
       return;
     }
     lastProblems = check.problems;
