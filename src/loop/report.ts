@@ -10,7 +10,7 @@ import { summarizeLoop } from "./iteration-summary.ts";
 import { type GateSpec, isDeterministic } from "./spec.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
 import { flagStanding } from "./tamper-floor.ts";
-import { describeFlag, describeRuling, describeVerified } from "./tamper-standing.ts";
+import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {
   const summary = summarizeLoop(state, events);
@@ -79,7 +79,9 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
           : standing === "accepted"
             ? `blocking, ACCEPTED by tamper.accept; ${ruled}`
             : ruled;
-      lines.push(`- ${describeFlag(flag, "`")} — ${verdictText}`);
+      lines.push(
+        `- ${flag.id} ${flag.kind}${flag.file ? ` \`${flag.file}${flag.line ? `:${flag.line}` : ""}\`` : ""}: ${flag.detail} — ${verdictText}`,
+      );
     }
   }
   const verdict = [...state.iterations].reverse().find((iteration) => iteration.verifier?.verdict)

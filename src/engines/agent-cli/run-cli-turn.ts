@@ -4,10 +4,14 @@
  * enforces the turn's limits: the wall clock (whole process tree), cancellation, a cost watchdog that
  * stops the turn as soon as the cost the CLI reports crosses the cap, and a watch that stops a CLI which
  * only retries to reach an unreachable API (see unreachable-api.ts): that turn is an infrastructure error.
+ * The CLI runs in the operating-system sandbox where there is one (see sandbox/turn-sandbox.ts): a
+ * read-only role cannot write whatever its own permission rules let through, and nothing it starts
+ * outlives the turn.
  */
 import { join } from "node:path";
 import { createRedactor } from "../../gates/redact.ts";
 import { runCommand } from "../../process/run-command.ts";
+import { turnSandboxPlan } from "../../sandbox/turn-sandbox.ts";
 import type { TurnRequest, TurnResult } from "../engine.ts";
 import type { CliTranslator } from "./cli-translator.ts";
 import { shellQuote } from "./shell-quote.ts";
@@ -22,6 +26,10 @@ export interface CliTurnOptions<State> {
   translator: CliTranslator<State>;
   /** Written to the CLI's stdin; without it stdin is /dev/null. */
   stdin?: string;
+  /** Where the CLI keeps its own state (login, sessions, cache): writable in the sandbox. */
+  programState?: string[];
+  /** Files or folders outside the worktree a read-only turn may read (its evidence). */
+  evidence?: string[];
 }
 
 /** Marks a process as running inside an engine session: loopwright's own hooks step aside there. */
@@ -67,6 +75,14 @@ export async function runCliTurn<State>(options: CliTurnOptions<State>): Promise
     cwd: request.cwd,
     env,
     stdin: options.stdin,
+    sandbox: turnSandboxPlan({
+      readOnly: request.readOnly,
+      cwd: request.cwd,
+      turnDirectory: request.turnDirectory,
+      evidence: options.evidence,
+      programState: options.programState,
+      env,
+    }),
     timeoutMs: request.wallClockMs,
     signal: watchdog.signal,
     logPath: transcriptPath,

@@ -14,6 +14,7 @@ import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definitio
 import { type ModelPrice, priceTable } from "../agent-cli/pricing.ts";
 import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
 import type { Engine, TurnRequest, TurnResult } from "../engine.ts";
+import { evidenceFiles } from "../evidence-files.ts";
 import {
   codexArguments,
   modelOfConfig,
@@ -69,6 +70,8 @@ async function runCodexTurn(spec: EngineSpec, request: TurnRequest): Promise<Tur
       schemaPath,
     }),
     stdin: request.prompt,
+    evidence: [...(schemaPath ? [schemaPath] : []), ...evidenceFiles(request.context)],
+    programState: [env.CODEX_HOME ?? join(env.HOME ?? homedir(), ".codex")],
     translator: createCodexTranslator({
       model: codexModel(spec, env),
       prices,
