@@ -139,8 +139,8 @@ function gateScriptFlag(file: string, reason: string, diffFiles: readonly DiffFi
 }
 
 /**
- * What the spec's commands name, reading package.json files (the root's, and those of folders the
- * commands move to) from the base and the graded commit.
+ * What the spec's commands name, reading the files they need (package.json files, shell scripts) from
+ * the base and the graded commit.
  */
 async function commandFilesAt(
   worktree: string,
@@ -150,13 +150,13 @@ async function commandFilesAt(
 ): Promise<SpecCommandFiles> {
   const texts = new Map<string, string | undefined>();
   const wanted = new Set<string>();
-  const lookup = (commit: string) => (directory: string) => {
-    const key = `${commit}:${directory ? `${directory}/` : ""}package.json`;
+  const lookup = (commit: string) => (path: string) => {
+    const key = `${commit}:${path}`;
     if (!texts.has(key)) wanted.add(key);
     return texts.get(key);
   };
-  // Each round reads the package.json files the last one asked for; scripts that cd elsewhere ask for more.
-  for (let round = 0; round < 4; round++) {
+  // Each round reads the files the last one asked for; the scripts in them may ask for more.
+  for (let round = 0; round < 6; round++) {
     wanted.clear();
     const result = specCommandFiles(commands, { base: lookup(baseSha), graded: lookup(sha) });
     if (wanted.size === 0) return result;
