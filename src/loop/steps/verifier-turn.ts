@@ -133,9 +133,9 @@ async function judge(
   if (!shape.valid) return shape;
   const problems = await checkEvidence(shape.verdict, {
     lineCount: async (path) => {
-      const text = await git(["show", `${sha}:${path}`], context.makerWorktree, { trim: false }).catch(
-        () => undefined,
-      );
+      const text = await git(["show", "--no-textconv", `${sha}:${path}`], context.loop.repoRoot, {
+        trim: false,
+      }).catch(() => undefined);
       return text === undefined ? undefined : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
     },
     gateOutput: async (gateId) => {
