@@ -66,7 +66,6 @@ budget: { maxIterations: 1 }
     assert.equal(result.code, 0, `verified: ${result.stderr}`);
     const events = eventsIn(result.stdout);
     const committed = events.find((event) => event.type === "commit_created");
-    assert.match(String(committed?.data.makerGit), variant.recorded, "what the maker did is recorded");
     const finished = events.find((event) => event.type === "loop_finished");
     const branch = `loop/wanderer-${counter}`;
     const tip = await sandbox.git("rev-parse", branch);
@@ -81,5 +80,6 @@ budget: { maxIterations: 1 }
       "the verified commit is pushed",
     );
     assert.equal(await sandbox.git("rev-parse", "HEAD"), base, "the user's checkout did not move");
+    assert.match(String(committed?.data.makerGit), variant.recorded, "what the maker did is recorded");
   });
 }
