@@ -167,3 +167,33 @@ budget: { maxIterations: 1 }
     assert.deepEqual(await readdir(markers), [], "no planted program ran on the user's commit");
   });
 }
+
+test("a maker that replaces its checkout with a symlink to the user's checkout gets nothing written there", async () => {
+  const before = await userRepositoryState();
+  const files = await readdir(sandbox.repo);
+  const maker = join(sandbox.root, "maker-symlink.sh");
+  await writeFile(
+    maker,
+    `#!/bin/sh\nset -e\necho 42 > answer.txt\nhere="$(pwd)"\ncd /\nrm -rf "$here"\nln -s "${sandbox.repo}" "$here"\n`,
+  );
+  await chmod(maker, 0o755);
+  const spec = await sandbox.spec(
+    `name: symlinker
+goal: answer.txt says 42.
+repo: ./repo
+maker: { engine: command, run: "${maker}" }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+gates:
+  - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
+budget: { maxIterations: 2 }
+`,
+    join(sandbox.root, "symlinker.yaml"),
+  );
+  const result = await sandbox.cli(["run", spec]);
+  assert.notEqual(result.code, 0, "not verified: there was never a checkout to grade");
+  assert.match(result.stdout, /replaced by a symlink/, "the reason is named");
+  assert.deepEqual(await readdir(sandbox.repo), files, "no file of the user's was removed or added");
+  assert.deepEqual(await userRepositoryState(), before, "the user's repository is byte-identical");
+  assert.equal(await sandbox.git("rev-parse", "loop/symlinker"), await sandbox.git("rev-parse", "main"));
+  assert.deepEqual(await readdir(markers), []);
+});

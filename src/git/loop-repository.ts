@@ -219,9 +219,16 @@ async function ensureRealFolder(checkout: string): Promise<void> {
   await mkdir(checkout, { recursive: true });
 }
 
-async function assertRealFolder(checkout: string): Promise<void> {
+/** True when `checkout` is a folder itself, not a symlink to one (a maker may replace its checkout). */
+export async function isRealFolder(checkout: string): Promise<boolean> {
   const stats = await lstat(checkout).catch(() => undefined);
-  if (!stats?.isDirectory()) throw new Error(`the checkout ${checkout} is missing or is not a folder`);
+  return stats?.isDirectory() === true;
+}
+
+async function assertRealFolder(checkout: string): Promise<void> {
+  if (!(await isRealFolder(checkout))) {
+    throw new Error(`the checkout ${checkout} is missing or is not a folder (replaced by a symlink?)`);
+  }
 }
 
 /** The start of a regular file (never a FIFO or a device, which could block). */

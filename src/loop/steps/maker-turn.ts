@@ -8,7 +8,7 @@
 import { createEngine } from "../../engines/registry.ts";
 import { commitTree, treeOf } from "../../git/commits.ts";
 import { storeRef } from "../../git/loop-branch.ts";
-import { checkOut, snapshotTree } from "../../git/loop-repository.ts";
+import { checkOut, isRealFolder, snapshotTree } from "../../git/loop-repository.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
@@ -21,8 +21,11 @@ export async function runMakerTurn(context: RunContext, resume: boolean): Promis
   const attempt = iteration.makerAttempts + 1;
   const repository = await loopRepositoryOf(context);
   let preservedRef: string | undefined;
-  const left = await snapshotTree(repository, context.makerWorktree, makerIndex);
-  if (left !== (await treeOf(context.loop.repoRoot, iteration.startSha))) {
+  // A checkout the last turn replaced (by a symlink, say) holds nothing to keep; it is recreated below.
+  const left = (await isRealFolder(context.makerWorktree))
+    ? await snapshotTree(repository, context.makerWorktree, makerIndex)
+    : undefined;
+  if (left !== undefined && left !== (await treeOf(context.loop.repoRoot, iteration.startSha))) {
     const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
     const message = resume
       ? `loopwright: interrupted maker turn of iteration ${iteration.number}`
