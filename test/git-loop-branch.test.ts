@@ -83,3 +83,38 @@ budget: { maxIterations: 1 }
     assert.match(String(committed?.data.makerGit), variant.recorded, "what the maker did is recorded");
   });
 }
+
+test("a loop whose branch the user has checked out does not move it under them: resume stops with the reason", async () => {
+  const spec = await sandbox.spec(
+    `name: occupied
+goal: count.txt holds 2.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { count.txt: "1\\n" }
+    - write: { count.txt: "2\\n" }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 2 count.txt" }]
+budget: { maxIterations: 1 }
+`,
+    join(sandbox.root, "occupied.yaml"),
+  );
+  const first = await sandbox.cli(["run", spec]);
+  assert.equal(first.code, 3, first.stdout + first.stderr);
+  const elsewhere = join(sandbox.root, "user-worktree");
+  await sandbox.git("worktree", "add", "-q", elsewhere, "loop/occupied");
+  const tip = await sandbox.git("rev-parse", "loop/occupied");
+  assert.equal((await sandbox.cli(["steer", "occupied", "--budget", "maxIterations=2"])).code, 0);
+  const resumed = await sandbox.cli(["resume", "occupied"]);
+  assert.notEqual(resumed.code, 0);
+  assert.match(resumed.stdout + resumed.stderr, /loop\/occupied is checked out in .*user-worktree/);
+  assert.equal(
+    await sandbox.git("rev-parse", "loop/occupied"),
+    tip,
+    "the user's checked-out branch did not move",
+  );
+  await sandbox.git("worktree", "remove", elsewhere);
+  const again = await sandbox.cli(["resume", "occupied"]);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+  assert.equal(await sandbox.git("show", "loop/occupied:count.txt"), "2");
+});

@@ -49,3 +49,18 @@ export async function storeRef(root: string, ref: string, sha: string): Promise<
     throw new Error(`storeRef writes only refs/loopwright/, got '${ref}'`);
   await git(["update-ref", "-m", "loopwright: preserve work", ref, sha], root);
 }
+
+/**
+ * The worktree of the user's repository (their checkout, or a linked worktree) that has `branch`
+ * checked out, if any: loopwright moves its branch with `update-ref`, which would leave that checkout's
+ * files out of step with its branch.
+ */
+export async function checkedOutAt(root: string, branch: string): Promise<string | undefined> {
+  const listing = await git(["worktree", "list", "--porcelain"], root);
+  for (const entry of listing.split("\n\n")) {
+    const lines = entry.split("\n");
+    if (!lines.includes(`branch refs/heads/${branch}`)) continue;
+    return lines.find((line) => line.startsWith("worktree "))?.slice("worktree ".length) ?? root;
+  }
+  return undefined;
+}

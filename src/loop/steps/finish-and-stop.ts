@@ -6,6 +6,7 @@
 
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { git } from "../../git/git.ts";
 import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { pushBranch } from "../../git/push.ts";
 import { defaultRemote } from "../../git/repository.ts";
@@ -48,8 +49,13 @@ export async function stopLoop(context: RunContext, reason: StopReason, message:
 
 /** Removes the maker's and the gates' checkouts and the loop's private git (the branch stays); idempotent. */
 export async function removeLoopWorktrees(context: RunContext): Promise<void> {
-  const privateGit = join(context.layout.loopDirectory(context.loop.id), "git");
-  for (const folder of [context.makerWorktree, context.gateWorktree, privateGit]) {
+  const loopFolder = context.layout.loopDirectory(context.loop.id);
+  for (const folder of [context.makerWorktree, context.gateWorktree, join(loopFolder, "git")]) {
     await rm(folder, { recursive: true, force: true }).catch(() => {});
+  }
+  // A loop started by an older loopwright had linked worktrees: drop their (now stale) registrations.
+  const listing = await git(["worktree", "list", "--porcelain"], context.loop.repoRoot).catch(() => "");
+  if (listing.split("\n").some((line) => line.startsWith(`worktree ${loopFolder}/`))) {
+    await git(["worktree", "prune"], context.loop.repoRoot).catch(() => {});
   }
 }

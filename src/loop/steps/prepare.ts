@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { engineNotes } from "../../engines/engine-notes.ts";
-import { ensureBranch } from "../../git/loop-branch.ts";
+import { checkedOutAt, ensureBranch } from "../../git/loop-branch.ts";
 import { checkOut } from "../../git/loop-repository.ts";
 import { runCommand } from "../../process/run-command.ts";
 import type { RunContext } from "../run-context.ts";
@@ -17,6 +17,12 @@ export async function prepare(context: RunContext): Promise<void> {
   const baseSha = state.baseSha;
   if (!baseSha) throw new Error("the loop has no base commit recorded");
   const branch = state.spec.branch;
+  const holder = await checkedOutAt(repoRoot, branch);
+  if (holder) {
+    throw new Error(
+      `the loop's branch ${branch} is checked out in ${holder}; loopwright moves it while the loop runs, so switch that checkout to another branch first`,
+    );
+  }
   const repository = await loopRepositoryOf(context);
   const tip = await ensureBranch(repoRoot, branch, baseSha);
   await checkOut(repository, context.makerWorktree, makerIndex, tip, { branch });
