@@ -56,6 +56,15 @@ describe("pathsNamedBy: scripts a command runs", () => {
     ["deno run --allow-read tools/check.ts", ["script tools/check.ts"]],
     ["perl t/basic.t", ["script t/basic.t"]],
     ["make -f build/test.mk check", ["config build/test.mk"]],
+    // Checked, not run: a syntax check names the code under test, not a script.
+    ["node --check src/slugify.js", []],
+    ["node -c src/slugify.js", []],
+    ["python3 -m py_compile app/main.py", []],
+    ["python -m compileall -q app", []],
+    ["ruby -c lib/x.rb", []],
+    ["perl -c lib/X.pm", []],
+    ["bash -n scripts/deploy.sh", []],
+    ["sh -n ./install.sh", []],
   ];
   for (const [command, expected] of cases) {
     it(command, () => assert.deepEqual(named(command), expected));

@@ -28,6 +28,8 @@ before(async () => {
     "checks/add.js": checks,
     "scripts/verify-fix.sh": "#!/bin/sh\nset -e\nnode --test checks/add.js\n",
     "scripts/prepare.sh": "#!/bin/sh\ntrue\n",
+    "scripts/verify-all.sh": '#!/bin/sh\nset -e\necho "checking"\nsh scripts/run-checks.sh "$@"\n',
+    "scripts/run-checks.sh": "#!/bin/sh\nnode --test checks/add.js\n",
   });
 });
 after(() => sandbox.cleanup());
@@ -62,6 +64,23 @@ test("a gate script rewritten to exit 0 is a blocking gate-script-changed flag a
   assert.equal(tamperClassOf(flagged.flag.kind), "blocking");
   assert.notEqual(run.report.stopReason, "verified");
   assert.notEqual(run.code, 0);
+});
+
+test("a script that a gate script runs, rewritten, is a blocking flag too", async () => {
+  const run = await runLoop(
+    sandbox,
+    spec(
+      "nested-script",
+      writes("scripts/run-checks.sh", "#!/bin/sh\necho ok\n"),
+      "sh scripts/verify-all.sh",
+    ),
+  );
+  assert.deepEqual(flagsOf(run), ["T1 gate-script-changed scripts/run-checks.sh:2"]);
+  assert.match(
+    eventsOf(run, "tamper_flagged")[0].flag.detail,
+    /gate tests runs this script \(`sh scripts\/run-checks\.sh "\$@"`, from scripts\/verify-all\.sh\)/,
+  );
+  assert.notEqual(run.report.stopReason, "verified");
 });
 
 test("the package.json script a gate runs through npm test, rewritten, is a blocking flag on its line", async () => {

@@ -71,6 +71,9 @@ const testRunners =
   /^(?:pytest|py\.test|mocha|jest|vitest|ava|tap|tape|jasmine|karma|playwright|cypress|rspec|phpunit|nose2|nosetests|prove|green|trial)$/;
 const runnerSubcommands = /^(?:run|watch|related|test|start|open)$/;
 const pythonRunnerModules = /^(?:pytest|unittest|nose2|nose|green|trial|xmlrunner)$/;
+/** Python modules that check or build the code they are given rather than run it. */
+const pythonCheckModules =
+  /^(?:py_compile|compileall|mypy|pyright|ruff|flake8|pylint|black|isort|build|pip)$/;
 /** Wrappers whose options all come attached (`--reporter=text`) or as known flags, then a command. */
 const plainWrappers = /^(?:time|nice|nohup|exec|command|sudo|stdbuf|c8|nyc|xvfb-run|dotenv|cross-env|env)$/;
 
@@ -139,6 +142,7 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     return undefined;
   }
   if (shells.test(program)) {
+    if (rest.some((word) => /^-\w*n\w*$/.test(word.text))) return undefined; // `-n`: read, not run
     const command = rest.findIndex((word) => /^-\w*c\w*$/.test(word.text));
     if (command >= 0) {
       const text = rest[command + 1];
@@ -190,11 +194,15 @@ function readInterpreter(program: string, rest: ShellWord[], directory: string, 
   const add = (role: NamedPathRole, word: ShellWord | undefined) => addPath(reading, directory, role, word);
   const words =
     program === "deno" || program === "bun" ? rest.slice(/^(?:run|test)$/.test(rest[0]?.text) ? 1 : 0) : rest;
+  // A syntax check (`node --check`, `ruby -c`, `perl -c`) reads the file without running it.
+  const checkOnly = program.startsWith("python") || program === "py" ? /^$/ : /^(?:--check|-c)$/;
+  if (words.some((word) => checkOnly.test(word.text))) return;
   if (program.startsWith("python") || program === "py") {
     const module = words.findIndex((word) => word.text === "-m");
     if (module >= 0) {
       const name = words[module + 1];
       if (!name || name.expands) return;
+      if (pythonCheckModules.test(name.text)) return;
       if (pythonRunnerModules.test(name.text)) {
         readRunnerArguments(words.slice(module + 2), directory, reading, name.text);
         return;
