@@ -1,14 +1,15 @@
 /** `show <loop>`: each iteration (commit, gates, verdict, fingerprint, brief size, cost, duration), the stop reason. */
 import { formatDuration } from "../../loop/duration.ts";
 import { summarizeLoop } from "../../loop/iteration-summary.ts";
-import { readState } from "../../loop/timeline.ts";
+import { describeDamage, readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
 export async function showCommand(reference: string, options: { json?: boolean }): Promise<number> {
   const session = await openSession();
   try {
     const loop = await findLoopOrThrow(session.store, reference);
-    const { state, events } = await readState(session.store, loop);
+    const { state, events, damaged } = await readState(session.store, loop);
+    if (damaged.length > 0) process.stderr.write(`loopwright: ${describeDamage(loop, damaged)}\n`);
     const summary = { id: loop.id, repoRoot: loop.repoRoot, ...summarizeLoop(state, events) };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
