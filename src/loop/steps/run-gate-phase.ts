@@ -32,9 +32,15 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
   }
   const gates = state.spec.gates.filter((gate) => gateIds.includes(gate.id));
+  // Events are recorded in order while the gates run. A recording that fails (the store gave up) must
+  // not reject a promise nobody awaits yet: that would crash the controller and orphan running gates.
+  // The first failure is kept and thrown once every gate has ended.
   let pending: Promise<void> = Promise.resolve();
+  let recordFailure: { error: unknown } | undefined;
   const record = (work: () => Promise<void>) => {
-    pending = pending.then(work);
+    pending = pending.then(work).catch((error: unknown) => {
+      recordFailure ??= { error };
+    });
   };
   await runGates(
     gates.map((gate) => ({
@@ -92,6 +98,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     },
   );
   await pending;
+  if (recordFailure) throw recordFailure.error;
 }
 
 /** How many failing test names a gate result keeps (enough to compare with the baseline, bounded). */
