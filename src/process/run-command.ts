@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, statSync, type WriteStream } from "node:fs";
+import { statSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
 import { createOutputTail } from "../gates/output-tail.ts";
 import { createLineRedactor, type Redact } from "../gates/redact.ts";
+import { logLimitFromEnvironment, openCappedLog } from "./capped-log.ts";
 import { isProcessGroupGone, runIdVariable, stepTagVariable, sweepTaggedProcesses } from "./sweep.ts";
 
 /** What to run and how; see `runCommand`. */
@@ -35,6 +36,8 @@ export interface RunCommandOptions {
   stepId: string;
   /** Redacted output as it arrives, in whole lines (the last one may lack its newline). */
   onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Cap of the log file in bytes (head and tail kept); default `LOOPWRIGHT_LOG_LIMIT` or 16 MiB. */
+  logLimitBytes?: number;
   /** Keep stdout on its own (redacted, first 1 MiB) in `CommandOutcome.stdout`. */
   captureStdout?: boolean;
   /** Between SIGTERM and SIGKILL when stopping; default 1000 ms. */
@@ -60,6 +63,8 @@ export interface CommandOutcome {
   spawnError?: string;
   /** Tagged processes still alive after it ended (daemons, escaped children), now killed. */
   survivorsKilled: number[];
+  /** Why the log could not be written (a full disk), in one line; the command itself is unaffected. */
+  logError?: string;
 }
 
 /**
@@ -97,6 +102,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
       durationMs: Math.round(performance.now() - started),
       tail: output.tail(),
       survivorsKilled: [],
+      ...(output.logError() ? { logError: output.logError() } : {}),
       ...(options.captureStdout
         ? { stdout: output.stdout(), stdoutTruncated: output.stdoutTruncated() }
         : {}),
@@ -237,12 +243,14 @@ function checkDirectory(path: string): string | undefined {
 /** The redacted output of one command: log file, tail, captured stdout, live callback. */
 function createOutputCollector(options: RunCommandOptions, redact: Redact) {
   const tail = createOutputTail();
-  let log: WriteStream | undefined;
-  if (options.logPath) {
-    log = createWriteStream(options.logPath, { flags: options.appendLog ? "a" : "w" });
-    log.on("error", () => {}); // An unwritable log must not fail the command; the tail still tells.
-    if (options.logHeader) log.write(redact(options.logHeader));
-  }
+  // An unwritable log must not fail the command: the tail still tells, and `logError` says why.
+  const log = options.logPath
+    ? openCappedLog(options.logPath, {
+        append: options.appendLog,
+        limitBytes: options.logLimitBytes ?? logLimitFromEnvironment(),
+      })
+    : undefined;
+  if (log && options.logHeader) log.write(redact(options.logHeader));
   const stdoutParts: string[] = [];
   let stdoutBytes = 0;
   let stdoutTruncated = false;
@@ -294,14 +302,7 @@ function createOutputCollector(options: RunCommandOptions, redact: Redact) {
     tail: () => tail.text(),
     stdout: () => stdoutParts.join(""),
     stdoutTruncated: () => stdoutTruncated,
-    close(): Promise<void> {
-      if (!log) return Promise.resolve();
-      const stream = log;
-      return new Promise((resolve) => {
-        if (stream.destroyed) return resolve();
-        stream.once("error", () => resolve());
-        stream.end(() => resolve());
-      });
-    },
+    logError: () => log?.failure(),
+    close: (): Promise<void> => log?.close() ?? Promise.resolve(),
   };
 }

@@ -89,7 +89,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
                 logPath: outcome.logPath,
                 tail: outcome.tail,
                 survivorsKilled: outcome.survivorsKilled.length,
-                error: outcome.spawnError,
+                error: outcome.spawnError ?? outcome.logError,
                 ...digest,
               },
             }),
