@@ -11,6 +11,7 @@ import { checkEvidence } from "../../verify/evidence-check.ts";
 import { parseVerdictOutput, type VerdictCheck, verdictJsonSchema } from "../../verify/verdict.ts";
 import { buildVerifierPrompt } from "../../verify/verifier-prompt.ts";
 import { countsAsPassed, passesPolicy } from "../gate-status.ts";
+import { readRegularFile } from "../read-regular-file.ts";
 import type { RunContext } from "../run-context.ts";
 import { isDeterministic } from "../spec.ts";
 import { allGateResults, currentIteration, type IterationState, phaseResults } from "../state.ts";
@@ -141,7 +142,11 @@ async function judge(
     gateOutput: async (gateId) => {
       const logs = allGateResults(iteration).filter((result) => result.id === gateId && result.sha === sha);
       if (logs.length === 0) return undefined;
-      const texts = await Promise.all(logs.map((result) => readFile(result.logPath, "utf8").catch(() => "")));
+      // Only a regular log, never through a link the maker planted (a link to /dev/zero never ends).
+      const reads = logs.map((result) =>
+        readRegularFile(result.logPath, { maximumBytes: 64 * 1024 * 1024, noFollow: true }),
+      );
+      const texts = (await Promise.all(reads)).map((read) => (read.ok ? read.text : ""));
       return texts.join("\n");
     },
   });
