@@ -22,8 +22,8 @@ goal: done.txt exists
 repo: ./repo
 maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
 gates:
-  - { id: done, kind: tests-pass, run: "test -f done.txt" }
-  - { id: chatty, kind: lint-clean, required: false, run: "echo FIRST-LINE; test ! -f done.txt || yes; echo never", timeout: 4s }
+  - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$'" }
+  - { id: chatty, kind: lint-clean, required: false, run: "echo FIRST-LINE; if ls | grep -q '^done[.]txt$'; then yes; fi; echo never", timeout: 4s }
 budget: { maxIterations: 1 }
 `);
     const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")]);
@@ -73,7 +73,7 @@ maker:
     - run: ["mkdir -p ../../iterations/1/gates-grade && ln -sfn /dev/full ../../iterations/1/gates-grade/done.log"]
       write: { done.txt: "yes\\n" }
 gates:
-  - { id: done, kind: tests-pass, run: "test -f done.txt && echo all good" }
+  - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$' && echo all good" }
 budget: { maxIterations: 2 }
 `);
     const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")], { timeoutMs: 60_000 });

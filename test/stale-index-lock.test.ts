@@ -1,7 +1,7 @@
 /**
- * A power loss during the maker's turn leaves git's `index.lock` in the maker's worktree. `resume`
- * clears it (loopwright owns that worktree, and its sweep has just killed every process of the dead
- * run) instead of failing three commits in a row and ending `circuit_broken`.
+ * A power loss while loopwright's own git writes the maker's index leaves `maker.index.lock` in the
+ * loop's private git folder. `resume` clears it (loopwright owns that folder, and its sweep has just
+ * killed every process of the dead run) instead of failing three commits in a row, `circuit_broken`.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -14,12 +14,12 @@ import { createSandbox } from "./support/loop-sandbox.ts";
 import { survivors } from "./support/surviving-processes.ts";
 import { waitFor } from "./support/wait-for.ts";
 
-test("resume after a power loss clears the stale index.lock in the maker's worktree and goes on to verified", async () => {
+test("resume after a power loss clears the stale lock of the maker's index and goes on to verified", async () => {
   const sandbox = await createSandbox({ "README.md": "# repo\n" });
   const planted = join(sandbox.root, "lock-path");
   try {
-    // First attempt only: leave index.lock as a git killed mid-write would, then hang until killed.
-    const plant = `if [ ! -e ${planted} ]; then git rev-parse --path-format=absolute --git-path index.lock > ${planted}; touch "$(cat ${planted})"; sleep 60; fi`;
+    // First attempt only: leave the index lock as loopwright's git killed mid-write would, then hang.
+    const plant = `if [ ! -e ${planted} ]; then echo "$(cd ../.. && pwd)/git/maker.index.lock" > ${planted}; touch "$(cat ${planted})"; sleep 60; fi`;
     await sandbox.spec(`name: power-loss
 goal: done.txt exists
 repo: ./repo
@@ -29,7 +29,7 @@ maker:
     - write: { done.txt: "yes\\n" }
       run: ['${plant}']
 gates:
-  - { id: done, kind: tests-pass, run: "test -f done.txt" }
+  - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$'" }
 budget: { maxIterations: 3 }
 `);
     const child = sandbox.spawnCli(["run", join(sandbox.root, "loop.yaml")]);
@@ -60,7 +60,12 @@ test("a worktree whose .git the maker redirected at the user's repository never 
     await writeFile(join(worktree, ".git"), `gitdir: ${join(sandbox.repo, ".git")}\n`);
     const userLock = join(sandbox.repo, ".git", "index.lock");
     await writeFile(userLock, "");
-    const context = { makerWorktree: worktree, gateWorktree: join(sandbox.root, "no-gates") } as RunContext;
+    const context = {
+      loop: { id: "none" },
+      layout: { loopDirectory: () => join(sandbox.root, "no-loop") },
+      makerWorktree: worktree,
+      gateWorktree: join(sandbox.root, "no-gates"),
+    } as unknown as RunContext;
     assert.deepEqual(await clearStaleIndexLocks(context), []);
     assert.ok(existsSync(userLock), "the user's lock is untouched");
   } finally {

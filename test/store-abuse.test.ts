@@ -19,7 +19,7 @@ goal: done.txt exists
 repo: ./repo
 maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
 gates:
-  - { id: done, kind: tests-pass, run: "test -f done.txt" }
+  - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$'" }
 budget: { maxIterations: 1 }
 `;
 
@@ -40,8 +40,8 @@ goal: done.txt exists
 repo: ./repo
 maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
 gates:
-  - { id: fast, kind: tests-pass, run: "test ! -f done.txt || touch ${marker}" }
-  - { id: slow, kind: tests-pass, run: "test ! -f done.txt || sleep 9" }
+  - { id: fast, kind: tests-pass, run: "if ls | grep -q '^done[.]txt$'; then touch ${marker}; fi" }
+  - { id: slow, kind: tests-pass, run: "if ls | grep -q '^done[.]txt$'; then sleep 9; fi" }
 budget: { maxIterations: 1 }
 `);
     const child = sandbox.spawnCli(["run", join(sandbox.root, "loop.yaml")]);
@@ -71,8 +71,8 @@ goal: done.txt exists
 repo: ./repo
 maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
 gates:
-  - { id: fast, kind: tests-pass, run: "test ! -f done.txt || touch ${marker}" }
-  - { id: slow, kind: tests-pass, run: "test ! -f done.txt || sleep 6" }
+  - { id: fast, kind: tests-pass, run: "if ls | grep -q '^done[.]txt$'; then touch ${marker}; fi" }
+  - { id: slow, kind: tests-pass, run: "if ls | grep -q '^done[.]txt$'; then sleep 6; fi" }
 budget: { maxIterations: 1 }
 `);
     // The store gives up after 1 s: the fast gate's end cannot be recorded while the slow gate runs.

@@ -1,4 +1,5 @@
 /** `ls`: loops with their status, iterations and stop reason. */
+import { describeVerified, legitimateFlagCount } from "../../loop/tamper-standing.ts";
 import { describeDamage, readState } from "../../loop/timeline.ts";
 import type { LoopRecord } from "../../store/store.ts";
 import { currentRepository, openSession } from "../session.ts";
@@ -33,6 +34,10 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
           repoRoot: loop.repoRoot,
           status,
           stopReason: state.stopReason ?? null,
+          /** `verified, 2 tamper flags ruled legitimate` for a verified loop, else the stop reason. */
+          stopDescription:
+            state.stopReason === "verified" ? describeVerified(state) : (state.stopReason ?? null),
+          tamperFlagsRuledLegitimate: legitimateFlagCount(state).ruledLegitimate,
           iterations: state.iterations.length,
           costUsd: state.costUsd,
           createdAt: loop.createdAt,
@@ -50,7 +55,7 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
       return 0;
     }
     for (const row of rows) {
-      const reason = row.stopReason ? ` (${row.stopReason})` : "";
+      const reason = row.stopDescription ? ` (${row.stopDescription})` : "";
       const where = options.all ? `  ${row.repoRoot}` : "";
       process.stdout.write(
         `${row.name.padEnd(24)} ${`${row.status}${reason}`.padEnd(30)} ${String(row.iterations).padStart(3)} it  $${row.costUsd.toFixed(2)}  ${row.id}${where}\n`,
@@ -69,6 +74,8 @@ function damagedRow(loop: LoopRecord) {
     repoRoot: loop.repoRoot,
     status: "damaged",
     stopReason: null,
+    stopDescription: null,
+    tamperFlagsRuledLegitimate: 0,
     iterations: 0,
     costUsd: 0,
     createdAt: loop.createdAt,
