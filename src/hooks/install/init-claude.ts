@@ -31,6 +31,7 @@ import { launcherScript } from "../templates/launcher-script.ts";
 import { lessonsFile } from "../templates/lessons-file.ts";
 import { reviewerAgent, reviewerMarker } from "../templates/reviewer-agent.ts";
 import { hookLimits } from "../work/deferred-work.ts";
+import { isHookModeCommand, projectHookCommand } from "./hook-command.ts";
 import {
   type FileChange,
   type InstallRecord,
@@ -45,11 +46,6 @@ export const settingsPath = ".claude/settings.json";
 export const agentPath = `.claude/agents/${reviewerAgentName}.md`;
 export const instructionsPath = "CLAUDE.md";
 export const lessonsPath = "LESSONS.md";
-/** How the settings call the launcher: relative to the project, so the settings can be committed. */
-export const launcherCommand = `"$CLAUDE_PROJECT_DIR"/${stateFolderName}/hook`;
-
-/** True for a hook command `init claude` wrote. */
-export const isHookModeCommand = (command: string) => command.includes(`${stateFolderName}/hook `);
 
 export interface InitClaudeResult {
   root: string;
@@ -77,11 +73,7 @@ export async function installHookMode(directory: string): Promise<InitClaudeResu
   const spec = await parseHookSpec(readFileSync(layout.spec, "utf8"), root);
   const settingsText = current(settingsPath);
   const settings = parseSettings(settingsText);
-  const merged = withHookMode(
-    settings,
-    hookModeEntries((event) => `${launcherCommand} ${event}`),
-    isHookModeCommand,
-  );
+  const merged = withHookMode(settings, hookModeEntries(projectHookCommand), isHookModeCommand);
   const agentText = current(agentPath);
   if (agentText !== undefined && !agentText.includes(reviewerMarker))
     throw new UsageError(
