@@ -257,10 +257,6 @@ function readText(path: string): string | undefined {
   }
 }
 
-function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
 function removeIfEmpty(folder: string): void {
   try {
     rmdirSync(folder);
