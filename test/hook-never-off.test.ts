@@ -92,6 +92,22 @@ describe("the committed hook command in a fresh clone", () => {
     return { code: result.status, output: JSON.parse(result.stdout) };
   }
 
+  test("a git worktree and git clean -fdx lose the launcher too: each says how to restore", async () => {
+    const sandbox = await installed();
+    const worktree = join(sandbox.root, "worktree");
+    await sandbox.git("worktree", "add", "-q", worktree);
+    await sandbox.git("clean", "-fdxq");
+    for (const checkout of [worktree, sandbox.repo]) {
+      const run = await settingsCommand(checkout, "prompt", sandbox.env);
+      assert.equal(run.code, 0);
+      assert.match(
+        run.output.systemMessage,
+        /no launcher and no loopwright.*loopwright init claude/,
+        checkout,
+      );
+    }
+  });
+
   test("without launcher or loopwright it says how to restore; with the project's dependency it works", async () => {
     const sandbox = await installed();
     const clone = join(sandbox.root, "clone");
