@@ -126,7 +126,7 @@ describe("runInit on one fixture project per ecosystem", () => {
     assert.deepEqual(
       spec.gates.map((gate) => [gate.id, gate.kind, gate.run]),
       [
-        ["tests", "tests-pass", "cargo test"],
+        ["tests", "tests-pass", "cargo test --no-fail-fast"],
         ["build", "build-succeeds", "cargo build"],
       ],
     );
@@ -137,6 +137,33 @@ describe("runInit on one fixture project per ecosystem", () => {
         CARGO_NET_OFFLINE: "true",
       });
     }
+  });
+
+  test("rust: the proposed test gate runs every test binary when an earlier one fails", async () => {
+    // Without --no-fail-fast cargo stops at the first failing binary: the baseline would count only the
+    // tests before it, and a change that breaks a later binary would look like fewer failures.
+    const project = await copyFixture("rust");
+    await writeFile(
+      join(project, "src", "lib.rs"),
+      "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn broken() {\n        assert_eq!(super::add(1, 1), 3);\n    }\n}\n",
+    );
+    await mkdir(join(project, "tests"));
+    await writeFile(
+      join(project, "tests", "later.rs"),
+      "#[test]\nfn later_binary_runs() {\n    assert_eq!(2 + 2, 4);\n}\n",
+    );
+    const { path } = await runInit({ directory: project, force: false });
+    const { spec } = await readSpec(path, project);
+    const command = spec.gates.find((gate) => gate.id === "tests")?.run ?? "";
+    const result = spawnSync("sh", ["-c", command], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, CARGO_TARGET_DIR: await temporaryFolder(), CARGO_NET_OFFLINE: "true" },
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    assert.notEqual(result.status, 0, output);
+    assert.match(output, /test tests::broken \.\.\. FAILED/);
+    assert.match(output, /test later_binary_runs \.\.\. ok/);
   });
 
   test("make: targets test, build and lint, passing", async () => {
@@ -396,7 +423,7 @@ describe("detectProject (pure)", () => {
       }),
     );
     assert.deepEqual(gateCommands(linted), {
-      tests: "tests-pass: cargo test --workspace",
+      tests: "tests-pass: cargo test --workspace --no-fail-fast",
       build: "build-succeeds: cargo build --workspace",
       lint: "lint-clean: cargo clippy --workspace --all-targets -- -D warnings",
     });
