@@ -6,6 +6,7 @@ import { formatDuration } from "../loop/duration.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
+import { describeUnappliedSteering } from "../loop/steering.ts";
 import { describeFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
@@ -102,8 +103,10 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return "paused: `loopwright resume` continues";
     case "cancel_requested":
       return "cancelling…";
-    case "loop_stopped":
-      return `stopped: ${event.data.reason === "verified" ? describeVerified(state) : event.data.reason}: ${event.data.message}`;
+    case "loop_stopped": {
+      const unapplied = describeUnappliedSteering(state);
+      return `stopped: ${event.data.reason === "verified" ? describeVerified(state) : event.data.reason}: ${event.data.message}${unapplied ? `\n        note: ${unapplied}` : ""}`;
+    }
     default:
       return undefined;
   }

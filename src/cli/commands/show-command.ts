@@ -6,6 +6,7 @@
 import { formatDuration } from "../../loop/duration.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
+import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
@@ -26,6 +27,8 @@ export async function showCommand(reference: string, options: { json?: boolean }
     ];
     const reason = summary.verifiedAs ?? summary.stopReason;
     out.push(`status: ${summary.status}${reason ? `: ${reason}: ${summary.stopMessage}` : ""}`);
+    const unapplied = describeUnappliedSteering(state);
+    if (unapplied) out.push(`note: ${unapplied}`);
     if (summary.baseline.length > 0) {
       out.push(`\nbaseline (the base commit ${state.baseSha?.slice(0, 12) ?? "–"}):`);
       for (const run of summary.baseline) out.push(`  ${describeRun(run, false)}`);
