@@ -128,7 +128,7 @@ gates:
     const show = (await sandbox.cli(["show", "phases"])).stdout;
     assert.match(show, /baseline \(the base commit [0-9a-f]{12}\):\n {2}✓ answer \d/);
     assert.match(show, / {2}✗ slow timed out after 1\.0s/);
-    assert.match(show, / {2}✗ lint exit 1, 2 lint findings/);
+    assert.match(show, / {2}✗ lint exit 1, 2 lint finding\(s\)/);
     assert.match(show, / {2}✗ answer \[grade\] exit 1 /);
     assert.match(show, / {2}✓ answer \[recheck\] /);
     assert.match(show, / {2}✓ stable \[confirm\] /);
@@ -137,7 +137,7 @@ gates:
       show,
       /⚠ answer is flaky: it passed and failed on the same commit \(reported, not blocking\)/,
     );
-    assert.doesNotMatch(show, /exit null|failing tests/);
+    assert.doesNotMatch(show, /exit null|failing test/);
     const json = JSON.parse((await sandbox.cli(["show", "phases", "--json"])).stdout);
     assert.deepEqual(
       json.baseline.map((gate: { id: string }) => gate.id),
@@ -152,11 +152,11 @@ gates:
     );
     assert.match(
       report,
-      /\| lint \| lint-clean \(informative\) \| ✗ exit 1, 2 lint findings \(0 new, 2 pre-existing lint findings\) \| failed \(2 lint findings\) \|/,
+      /\| lint \| lint-clean \(informative\) \| ✗ exit 1 \(0 new, 2 pre-existing failures\) \| failed \(2 lint findings\) \|/,
     );
-    assert.doesNotMatch(report, /exit null|tests\)/);
+    assert.doesNotMatch(report, /exit null|failing test/);
     const brief = (await sandbox.cli(["brief", "phases", "--iteration", "1"])).stdout;
-    assert.match(brief, /- lint failed there \(exit 1, 2 lint findings\)/);
+    assert.match(brief, /- lint failed there \(exit 1, 2 lint finding\(s\)\)/);
   } finally {
     await sandbox.cleanup();
   }
