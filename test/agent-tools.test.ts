@@ -4,7 +4,7 @@
  * truncation with a way to read on, the shell tool's process-tree kill, and the read-only command tool.
  */
 import assert from "node:assert/strict";
-import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Workspace as AgentWorkspace } from "../src/agent/agent-types.ts";
@@ -75,6 +75,28 @@ describe("paths stay inside the worktree", () => {
     const edits = await call("edit", { path: "secret-link", old_string: "top", new_string: "no" });
     assert.equal(edits.ok, false);
     assert.equal(await readFile(join(workspace.scratch, "..", "secret.txt"), "utf8"), "top secret\n");
+  });
+
+  it("refuses writing through a dangling symlink or a symlinked folder that leads out", async () => {
+    const outside = join(workspace.scratch, "..", "dangling-target.txt");
+    const outsideFolder = join(workspace.scratch, "..", "not-yet");
+    const links = ["dangling-link", "dangling-folder", "src/relative-dangling"].map((path) =>
+      join(workspace.root, path),
+    );
+    await symlink(outside, links[0]);
+    await symlink(outsideFolder, links[1]);
+    await symlink("../dangling-link", links[2]);
+    try {
+      for (const path of ["dangling-link", "dangling-folder/new.txt", "src/relative-dangling"]) {
+        const result = await call("write", { path, content: "planted" });
+        assert.equal(result.ok, false, path);
+        assert.match(result.text, /through a symbolic link/, path);
+      }
+      await assert.rejects(readFile(outside), /ENOENT/);
+      await assert.rejects(readFile(join(outsideFolder, "new.txt")), /ENOENT/);
+    } finally {
+      await Promise.all(links.map((link) => rm(link, { force: true })));
+    }
   });
 
   it("follows a symlink that stays inside", async () => {
@@ -205,6 +227,71 @@ describe("run (read-only commands, no shell)", () => {
       assert.match(result.text, reason, command);
     }
     assert.match(await readFile(join(workspace.root, "notes.md"), "utf8"), /TODO/);
+  });
+
+  it("refuses options that run a program or write, however they are spelled, and runs nothing", async () => {
+    const marker = join(workspace.root, "pwned");
+    for (const command of [
+      `git grep -O'sh -c "touch ${marker}"' TODO`,
+      "git grep -Osh TODO",
+      "git grep -nOsh TODO",
+      "git grep -n -O sh TODO",
+      "git grep --open-files-in-pager=sh TODO",
+      "git grep --open-files=sh TODO",
+      "git grep --open sh TODO",
+      "git diff --output=pwned",
+      "git diff --outp=pwned",
+      "git log -p --output pwned",
+      "git show --out=pwned",
+      "git diff --ext-diff",
+      "git diff --ext",
+      "git log -p --textconv",
+      "git diff --no-index /etc/hostname notes.md",
+      "git diff --no-ind notes.md long.txt",
+      "git -c core.pager=sh log",
+      "git --exec-path=. log",
+      "git -c diff.external=sh diff",
+      "GIT_EXTERNAL_DIFF=sh git diff",
+      "env GIT_PAGER=sh git log",
+      "tail -nf notes.md",
+      "tail --fol notes.md",
+      "find . -fprint pwned",
+      "find . -execdir touch pwned ;",
+    ]) {
+      const result = await call("run", { command }, { readOnly: true });
+      assert.equal(result.ok, false, command);
+      assert.match(result.text, /not allowed|not an allowed command|no shell syntax/, command);
+    }
+    await assert.rejects(readFile(marker), /ENOENT/);
+  });
+
+  it("refuses a pattern file outside the readable folders, attached, clustered or abbreviated", async () => {
+    for (const command of [
+      "grep -f/etc/hostname -r .",
+      "grep -rf/etc/hostname .",
+      "grep -f /etc/hostname -r .",
+      "grep --file=/etc/hostname -r .",
+      "grep --fi=/etc/hostname -r .",
+      "grep -rfsecret-link .",
+      "grep --exclude-from=../secret.txt -r TODO .",
+      "wc --files0-from=/etc/hostname",
+      "git grep -f/etc/hostname",
+    ]) {
+      const result = await call("run", { command }, { readOnly: true });
+      assert.equal(result.ok, false, command);
+      assert.match(result.text, /outside the working directory|through a symbolic link/, command);
+    }
+  });
+
+  it("still runs the harmless spellings: long options that only share a prefix, clusters without them", async () => {
+    for (const command of [
+      "grep -rn TODO .",
+      "grep -c --fixed-strings TODO notes.md",
+      "find . -name notes.md",
+    ]) {
+      const result = await call("run", { command }, { readOnly: true });
+      assert.equal(result.ok, true, `${command}: ${result.text}`);
+    }
   });
 
   it("is the only command tool of the read-only set: no write, edit or bash", async () => {

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
 import { copilotDefinition, createCopilotEngine } from "../src/engines/copilot/copilot-engine.ts";
 import type { EngineEvent } from "../src/engines/engine.ts";
 import type { LoggedRequest } from "../src/mock-model/request-log.ts";
@@ -15,6 +17,8 @@ import { type EngineLoops, startEngineLoops } from "./support/engine-loops.ts";
 import { addApproval, addProject, patchAdd } from "./support/failing-projects.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 import { survivors } from "./support/surviving-processes.ts";
+
+const execFileAsync = promisify(execFile);
 
 /**
  * Real loops with the real `copilot` CLI as the maker, driven by the mock-model server (the only fake):
@@ -304,6 +308,16 @@ describe("copilot in a read-only role", () => {
             tools: [{ name: "bash", input: { command: "echo sneaky > by-shell.txt", description: "write" } }],
           },
           { tools: [{ name: "bash", input: { command: "touch touched.txt", description: "touch" } }] },
+          {
+            tools: [
+              { name: "bash", input: { command: "git diff --output=by-diff.patch", description: "diff" } },
+            ],
+          },
+          {
+            tools: [
+              { name: "bash", input: { command: "git log -p --outp=by-log.patch", description: "log" } },
+            ],
+          },
           { tools: [{ name: "bash", input: { command: "cat add.js", description: "read" } }] },
           { tools: [{ name: "view", input: { path: join(evidence, "tests.log") } }] },
           {
@@ -317,6 +331,15 @@ describe("copilot in a read-only role", () => {
     try {
       await writeFile(join(cwd, "add.js"), fixtureRepo["add.js"]);
       await writeFile(join(evidence, "tests.log"), "# pass 1\n");
+      // A repository with a change, so that an allowed `git diff --output` would write its file.
+      await execFileAsync("git", ["init", "-q"], { cwd });
+      await execFileAsync("git", ["add", "add.js"], { cwd });
+      await execFileAsync(
+        "git",
+        ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"],
+        { cwd },
+      );
+      await writeFile(join(cwd, "add.js"), `${fixtureRepo["add.js"]}// changed\n`);
       const events: EngineEvent[] = [];
       const result = await createCopilotEngine({ engine: "copilot" }).runTurn({
         role: "verifier",
@@ -328,7 +351,7 @@ describe("copilot in a read-only role", () => {
         turnNumber: 1,
         wallClockMs: 60_000,
         maxCostUsd: 0,
-        turnDirectory: join(evidence, "turn"),
+        turnDirectory: join(base, "turn"),
         runId: "copilot-read-only-test",
         stepId: "verifier-1",
         // A user who approves everything by environment: a read-only turn must stay read-only.
@@ -341,15 +364,17 @@ describe("copilot in a read-only role", () => {
       });
       assert.equal(result.status, "completed", result.error);
       assert.deepEqual(JSON.parse(result.output ?? ""), addApproval);
-      assert.deepEqual(readdirSync(cwd), ["add.js"], "neither apply_patch nor the shell wrote");
+      assert.deepEqual(
+        readdirSync(cwd).sort(),
+        [".git", "add.js"],
+        "neither apply_patch, the shell nor git --output wrote",
+      );
 
       const outputs = toolOutputs(server.requests.at(-1));
-      assert.equal(outputs.length, 5);
-      assert.match(outputs[0], /denied/);
-      assert.match(outputs[1], /denied/);
-      assert.match(outputs[2], /denied/);
-      assert.match(outputs[3], /exports\.add = \(a, b\) => a - b;/);
-      assert.match(outputs[4], /# pass 1/, "the evidence outside the worktree is readable");
+      assert.equal(outputs.length, 7);
+      for (const index of [0, 1, 2, 3, 4]) assert.match(outputs[index], /denied/, `tool call ${index}`);
+      assert.match(outputs[5], /exports\.add = \(a, b\) => a - b;/);
+      assert.match(outputs[6], /# pass 1/, "the evidence outside the worktree is readable");
 
       // Tokens from the CLI's usage report (input includes the cached part); dollars stay unknown.
       assert.equal(result.usage?.cachedInputTokens, 100);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { sandboxAvailability } from "../src/sandbox/sandbox-availability.ts";
 import {
   answerGate,
   approvingVerdict,
@@ -84,7 +85,7 @@ node -e 'const c = require(process.env.LOOPWRIGHT_CONTEXT_FILE); console.log(JSO
   );
 });
 
-test("the verifier runs in a disposable worktree: what it writes is recorded, never on the loop branch", async () => {
+test("the verifier runs in a disposable, read-only worktree: what it writes is denied (or, without a sandbox, recorded), never on the loop branch", async () => {
   const run = await runLoop(
     sandbox,
     `name: scribbling-verifier
@@ -110,7 +111,9 @@ echo ${approvingVerdict}
   assert.equal(run.code, 0, run.stderr);
   const [ended] = eventsOf(run, "verifier_ended");
   assert.equal(ended.status, "ruled");
-  assert.deepEqual([...ended.wroteFiles].sort(), ["answer.txt", "verifier-notes.txt"]);
+  // The operating-system sandbox makes the worktree read-only; without one, the writes are recorded.
+  const expected = sandboxAvailability().available ? [] : ["answer.txt", "verifier-notes.txt"];
+  assert.deepEqual([...ended.wroteFiles].sort(), expected);
   assert.equal(await sandbox.git("show", "loop/scribbling-verifier:answer.txt"), "42");
   assert.equal(
     await sandbox.git("ls-tree", "--name-only", "loop/scribbling-verifier", "verifier-notes.txt"),

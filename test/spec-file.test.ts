@@ -154,7 +154,9 @@ describe("loading a valid spec", () => {
 
 describe("problems point at the line and field", () => {
   test("a missing required field points at its parent", () => {
-    assert.deepEqual(problemsOf(issueSpecWith({ 7: "# no maker yet" })), ["loop.yaml:1: maker: required"]);
+    assert.deepEqual(problemsOf(issueSpecWith({ 7: "# no maker yet" })), [
+      "loop.yaml:1: maker: required to run a loop (hook mode needs only name, goal and gates)",
+    ]);
   });
 
   test("a gate without a command points at the gate's line", () => {

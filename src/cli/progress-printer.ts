@@ -8,6 +8,7 @@ import { describeRed } from "../loop/gate-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { describeUnappliedSteering } from "../loop/steering.ts";
 import { describeFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
+import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
 
@@ -21,7 +22,8 @@ export function progressPrinter(
   write: (line: string) => void = (line) => process.stdout.write(line),
 ): EventListener {
   const started = Date.now();
-  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${text}\n`);
+  // What a maker says is printed: it must not drive the terminal (clipboard, title, forged lines).
+  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${stripTerminalControls(text)}\n`);
   return (event, state) => {
     const line = describe(event, state);
     if (line) say(line);

@@ -3,13 +3,17 @@
  * README): run with `sh -c` in the worktree; the brief on stdin and in `$LOOPWRIGHT_BRIEF_FILE`; the
  * JSON context in `$LOOPWRIGHT_CONTEXT_FILE`; `LOOPWRIGHT_ROLE`, `LOOPWRIGHT_ITERATION`,
  * `LOOPWRIGHT_LOOP` set. Its stdout is its answer (the verifier's JSON) or its account (the maker's,
- * last 2 KiB). A non-zero exit is a crash.
+ * last 2 KiB). A non-zero exit is a crash. It runs in the operating-system sandbox where there is one: a
+ * maker writes only its worktree and a temporary folder, a verifier or replanner writes nothing but
+ * temporary files and sees of loopwright's state only its brief, its context and the evidence.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createRedactor } from "../gates/redact.ts";
 import { runCommand } from "../process/run-command.ts";
+import { turnSandboxPlan } from "../sandbox/turn-sandbox.ts";
 import type { Engine, TurnRequest, TurnResult } from "./engine.ts";
+import { evidenceFiles } from "./evidence-files.ts";
 
 /** How much of a maker's stdout is kept as its account of the attempt. */
 export const accountLimit = 2048;
@@ -48,6 +52,13 @@ async function runCommandTurn(command: string, request: TurnRequest): Promise<Tu
     // The log, the account and the verdict are stored: secrets of the environment never are.
     redact: createRedactor({ ...process.env, ...request.env }),
     captureStdout: true,
+    sandbox: turnSandboxPlan({
+      readOnly: request.readOnly,
+      cwd: request.cwd,
+      turnDirectory: request.turnDirectory,
+      evidence: [briefPath, contextPath, ...evidenceFiles(request.context)],
+      env: request.env,
+    }),
     runId: request.runId,
     stepId: request.stepId,
   });

@@ -52,6 +52,13 @@ export interface GateResult {
   failures?: string[];
   /** How many tests ran, when the runner prints it. */
   testsExecuted?: number;
+  /**
+   * Why a test gate's run does not count as a run of the suite (no test ran, interrupted, crashed): such
+   * a run never passes, whatever its exit code and baseline policy.
+   */
+  incomplete?: string;
+  /** A recheck that reran only these failing tests of the graded run (the runner allowed it), not the whole gate. */
+  rerunOnly?: string[];
   /** The rendered failure digest (bounded), next to the log. */
   digestPath?: string;
 }
@@ -177,6 +184,8 @@ export interface EventPayloads {
     iteration: number;
     status: VerifierStatus;
     verdict?: Verdict;
+    /** The verifier's `overall` disagreed with its own rulings: what loopwright derived instead, and why. */
+    disagreement?: string;
     error?: string;
     output?: string;
     wroteFiles: string[];

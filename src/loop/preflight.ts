@@ -1,10 +1,12 @@
 /**
  * What `validate` and `run` check before anything is spent: the repository and base exist, the engines
- * can be built, and every command the loop will run can be found. Returns problems, one line each.
+ * can be built and find credentials to call their models with, and every command the loop will run can
+ * be found. Returns problems, one line each.
  */
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
@@ -50,6 +52,8 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
     try {
       const resolved = field === "verifier" ? resolveVerifier(spec.maker, engineSpec) : engineSpec;
       createEngine(resolved, field);
+      const credentials = credentialProblem(resolved, field);
+      if (credentials) problems.push(`${label}: ${credentials}`);
       if (resolved.engine === "command" && resolved.run) {
         const missing = await missingProgram(resolved.run, loaded.specDirectory);
         if (missing) problems.push(`${label}: ${field}.run: command not found: ${missing}`);

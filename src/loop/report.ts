@@ -9,7 +9,8 @@ import { countItems, describeRed } from "./gate-wording.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
 import { type GateSpec, isDeterministic } from "./spec.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
-import { describeFlag, describeRuling, describeVerified } from "./tamper-standing.ts";
+import { flagStanding } from "./tamper-floor.ts";
+import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {
   const summary = summarizeLoop(state, events);
@@ -20,6 +21,12 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
       ? `**${state.stopReason === "verified" ? describeVerified(state) : state.stopReason}**: ${state.stopMessage ?? ""}`
       : `**${state.status}** (not stopped yet)`,
   );
+  if (state.spec.tamper.accept.length > 0) {
+    lines.push(
+      "",
+      `**Tamper classes accepted by this loop** (their flags went to the verifier instead of failing the iteration): ${state.spec.tamper.accept.join(", ")}. Reason given: ${state.spec.tamper.reason ?? ""}`,
+    );
+  }
   if (state.finished) {
     lines.push(
       "",
@@ -64,7 +71,17 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
     lines.push("BLOCKING flags are decided by loopwright; advisory flags are ruled on by the verifier.", "");
     for (const flag of flags) {
       const ruling = rulings.find((candidate) => candidate.id === flag.id);
-      lines.push(`- ${describeFlag(flag, "`")} — ${describeRuling(ruling)}`);
+      const standing = flagStanding(state.spec, flag);
+      const ruled = describeRuling(ruling);
+      const verdictText =
+        standing === "blocking"
+          ? "BLOCKING: failed the iteration (decided by loopwright, not the verifier)"
+          : standing === "accepted"
+            ? `blocking, ACCEPTED by tamper.accept; ${ruled}`
+            : ruled;
+      lines.push(
+        `- ${flag.id} ${flag.kind}${flag.file ? ` \`${flag.file}${flag.line ? `:${flag.line}` : ""}\`` : ""}: ${flag.detail} — ${verdictText}`,
+      );
     }
   }
   const verdict = [...state.iterations].reverse().find((iteration) => iteration.verifier?.verdict)
@@ -132,6 +149,7 @@ function describeGate(gate: GateSpec, iteration: IterationState, baseline: GateR
     case "pending":
       return graded ? (graded.passed ? "✓ pass (not re-run)" : `${red}${origin}`) : "not run";
     default:
+      if (graded?.incomplete) return `✗ did not run the suite: ${graded.incomplete}`;
       return `${red}${origin}`;
   }
 }

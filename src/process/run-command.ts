@@ -1,9 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, statSync, type WriteStream } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync, statSync, type WriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
 import { createOutputTail } from "../gates/output-tail.ts";
 import { createLineRedactor, type Redact } from "../gates/redact.ts";
+import { sandboxAvailability } from "../sandbox/sandbox-availability.ts";
+import { bubblewrapArguments, type SandboxPlan } from "../sandbox/sandbox-plan.ts";
+import { resolvePlan } from "../sandbox/turn-sandbox.ts";
 import { isProcessGroupGone, runIdVariable, stepTagVariable, sweepTaggedProcesses } from "./sweep.ts";
 
 /** What to run and how; see `runCommand`. */
@@ -39,6 +44,11 @@ export interface RunCommandOptions {
   captureStdout?: boolean;
   /** Between SIGTERM and SIGKILL when stopping; default 1000 ms. */
   killGraceMs?: number;
+  /**
+   * Run inside the operating-system sandbox with this plan, plus a private temporary folder (TMPDIR)
+   * removed afterwards, when a sandbox is available here (`sandboxAvailability`); otherwise as usual.
+   */
+  sandbox?: SandboxPlan;
 }
 
 /** How a command ended. Runtime failures are described here, never thrown. */
@@ -60,6 +70,8 @@ export interface CommandOutcome {
   spawnError?: string;
   /** Tagged processes still alive after it ended (daemons, escaped children), now killed. */
   survivorsKilled: number[];
+  /** True when it ran inside the operating-system sandbox. */
+  sandboxed?: boolean;
 }
 
 /**
@@ -114,12 +126,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   }
 
   const stepTag = `${options.runId}:${options.stepId}`;
-  const [executable, ...parameters] = options.argv ?? ["sh", "-c", options.command];
+  const sandbox = options.sandbox && sandboxAvailability().available ? createSandbox(options) : undefined;
+  const [executable, ...parameters] = sandbox?.argv ?? options.argv ?? ["sh", "-c", options.command];
   const child = spawn(executable, parameters, {
     cwd: options.cwd,
     env: {
       ...inheritedEnvironment(),
       ...options.env,
+      ...sandbox?.env,
       [runIdVariable]: options.runId,
       [stepTagVariable]: stepTag,
     },
@@ -160,6 +174,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   clearTimeout(timer);
   options.signal?.removeEventListener("abort", onAbort);
   await stopping;
+  sandbox?.remove();
   if (end.error) {
     output.note(`could not start: ${end.error}`);
     return outcome({ spawnError: end.error });
@@ -174,7 +189,27 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     child.stderr?.destroy();
     await settlesWithin(streamsClosed, streamCloseWaitMs);
   }
-  return outcome({ exitCode: end.code, signal: end.signal, timedOut, cancelled, survivorsKilled });
+  return outcome({
+    exitCode: end.code,
+    signal: end.signal,
+    timedOut,
+    cancelled,
+    survivorsKilled,
+    ...(sandbox ? { sandboxed: true } : {}),
+  });
+}
+
+/** The bubblewrap command line for `options.sandbox`, with its private temporary folder. */
+function createSandbox(options: RunCommandOptions) {
+  const temporary = mkdtempSync(join(tmpdir(), "loopwright-sandbox-"));
+  const plan = options.sandbox as SandboxPlan;
+  const resolved = resolvePlan({ mounts: [...plan.mounts, { access: "write", path: temporary }] });
+  const command = options.argv ?? ["sh", "-c", options.command];
+  return {
+    argv: ["bwrap", ...bubblewrapArguments(resolved, options.cwd, command)],
+    env: { TMPDIR: temporary, TMP: temporary, TEMP: temporary },
+    remove: () => rmSync(temporary, { recursive: true, force: true }),
+  };
 }
 
 interface ProcessEnd {

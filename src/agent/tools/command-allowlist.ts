@@ -7,14 +7,21 @@
 export interface AllowedCommand {
   /** When set, argv[1] must be one of these. */
   subcommands?: readonly string[];
-  /** Options that write files or run other programs (matched as given, or as `--option=...`). */
+  /**
+   * Options that write files or run other programs. For a getopt command (the default) a long option
+   * is also refused abbreviated (`--open` for `--open-files-in-pager`) or with `=value`, and a short one
+   * anywhere in a cluster (`-nO...` for `-O`), attached value or not; with `exactOptions` (find's
+   * `-exec` style) an option is matched as written.
+   */
   refused?: readonly string[];
+  /** Options are whole words, never abbreviated or clustered (find). */
+  exactOptions?: boolean;
 }
 
 export const readOnlyCommands: Readonly<Record<string, AllowedCommand>> = {
   git: {
     subcommands: ["status", "diff", "log", "show", "blame", "ls-files", "grep", "rev-parse", "shortlog"],
-    refused: ["--output", "-O", "--open-files-in-pager", "--ext-diff", "--exec", "--no-index"],
+    refused: ["--output", "-O", "--open-files-in-pager", "--ext-diff", "--textconv", "--exec", "--no-index"],
   },
   ls: {},
   cat: {},
@@ -24,6 +31,7 @@ export const readOnlyCommands: Readonly<Record<string, AllowedCommand>> = {
   grep: {},
   find: {
     refused: ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"],
+    exactOptions: true,
   },
   diff: {},
   stat: {},
@@ -91,20 +99,42 @@ export function refusal(
       " ",
     );
   const option = rest.find((argument) =>
-    (rule.refused ?? []).some((refused) => argument === refused || argument.startsWith(`${refused}=`)),
+    (rule.refused ?? []).some((refused) => matchesOption(argument, refused, rule.exactOptions ?? false)),
   );
   if (option) return `${name} ${option} is not allowed in a read-only session (it writes or runs something)`;
   return undefined;
 }
 
+/** True when `argument` is, or (for getopt commands) abbreviates or clusters, the option `refused`. */
+function matchesOption(argument: string, refused: string, exact: boolean): boolean {
+  if (exact) return argument === refused || argument.startsWith(`${refused}=`);
+  if (refused.startsWith("--")) {
+    const name = argument.split("=")[0];
+    return argument.startsWith("--") && name.length > 2 && refused.startsWith(name);
+  }
+  // A short option: anywhere in a cluster such as `-nO'sh'` (a letter after a value-taking one may be
+  // part of that value, so this can refuse a harmless line, never let a refused option through).
+  return /^-[^-]/.test(argument) && argument.includes(refused.slice(1));
+}
+
 /**
- * Every argument that could name a path (each word but options, and the value of `--option=value`), to
- * confine: one that names nothing on disk, such as a pattern or a revision, is judged by the folder it
+ * Every argument that could name a path (each word but options, the value of `--option=value`, and every
+ * possible attached value of a short-option cluster), to confine: one that names nothing on disk, such as a pattern or a revision, is judged by the folder it
  * would be in, so only what leads outside is refused.
  */
 export function pathArguments(argv: readonly string[]): string[] {
   return argv.slice(1).flatMap((argument) => {
-    const value = argument.startsWith("-") ? argument.split("=").slice(1).join("=") : argument;
-    return value ? [value] : [];
+    if (argument.startsWith("--")) {
+      const value = argument.split("=").slice(1).join("=");
+      return value ? [value] : [];
+    }
+    if (argument.startsWith("-")) {
+      // `-f/etc/hostname` or `-rf/etc/hostname`: any suffix of a short-option cluster may be an attached
+      // value (or `-name=value` of find); each is judged as a path.
+      const suffixes = Array.from({ length: argument.length - 2 }, (_, index) => argument.slice(index + 2));
+      const assigned = argument.split("=").slice(1).join("=");
+      return [...suffixes, ...(assigned ? [assigned] : [])].filter((value) => value !== "");
+    }
+    return [argument];
   });
 }

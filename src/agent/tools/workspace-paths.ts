@@ -1,11 +1,11 @@
 /**
  * Keeps tools inside the workspace: a path the model names is resolved against the worktree and must
  * stay in it (for writing) or in one of the readable folders (for reading), both as written and after
- * every symlink is followed, so neither `../../etc/passwd` nor a link pointing out gets through. A path
- * that does not exist yet is judged by its nearest existing parent.
+ * every symlink is followed, so neither `../../etc/passwd` nor a link pointing out gets through. Every
+ * component is followed, a dangling link too: writing through one creates its target, wherever it is.
  */
-import { realpath } from "node:fs/promises";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { lstat, readlink, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Workspace } from "../agent-types.ts";
 
 export type ResolvedPath = { ok: true; path: string } | { ok: false; error: string };
@@ -49,19 +49,26 @@ async function resolveInside(workspace: Workspace, path: string, roots: string[]
   return { ok: true, path: absolute };
 }
 
-/** The real path of `path`, or of its nearest existing parent joined with the rest. */
-async function realpathOfNearest(path: string): Promise<string> {
-  let existing = path;
-  let rest = "";
-  for (;;) {
-    try {
-      const real = await realpath(existing);
-      return rest ? resolve(real, rest) : real;
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return path;
-      rest = rest ? `${relative(parent, existing)}/${rest}` : relative(parent, existing);
-      existing = parent;
+/** How many links one path may pass through before it counts as a loop (as the kernel's limit). */
+const linkLimit = 40;
+
+/**
+ * Where `path` really leads: each component in turn, every symbolic link replaced by its target even
+ * when that target does not exist (yet). A link loop leads nowhere we accept: the root of the file system.
+ */
+async function realpathOfNearest(path: string, linksFollowed = 0): Promise<string> {
+  const components = path.split(sep).filter(Boolean);
+  let current: string = sep;
+  for (let index = 0; index < components.length; index++) {
+    const candidate = join(current, components[index]);
+    const status = await lstat(candidate).catch(() => undefined);
+    if (!status) return join(candidate, ...components.slice(index + 1));
+    if (status.isSymbolicLink()) {
+      if (linksFollowed >= linkLimit) return sep;
+      const target = resolve(current, await readlink(candidate));
+      return realpathOfNearest(join(target, ...components.slice(index + 1)), linksFollowed + 1);
     }
+    current = candidate;
   }
+  return current;
 }

@@ -4,7 +4,7 @@
  * folder. End reasons map to turn statuses: completed and max_turns are finished attempts (the gates
  * grade them), max_budget is over_budget, timeout is timeout, aborted is cancelled, error is crashed.
  */
-import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { runAgent } from "../../agent/agent-loop.ts";
@@ -16,7 +16,7 @@ import { extractJsonAnswer } from "../agent-cli/json-answer.ts";
 import { engineSessionVariable } from "../agent-cli/run-cli-turn.ts";
 import { accountLimit } from "../command-engine.ts";
 import type { TurnRequest, TurnResult, TurnStatus } from "../engine.ts";
-import type { TurnContext } from "../turn-context.ts";
+import { evidenceFiles } from "../evidence-files.ts";
 import type { BuiltinSettings } from "./builtin-settings.ts";
 
 const statuses: Record<EndReason, TurnStatus> = {
@@ -40,6 +40,7 @@ export async function runBuiltinTurn(settings: BuiltinSettings, request: TurnReq
     contextWindow: settings.contextWindow,
     maxOutputTokens: settings.maxOutputTokens,
     sessionKey: `${request.runId}:${request.stepId}`,
+    apiKeyEnv: settings.apiKeyEnv,
   });
   const result = await runAgent({
     model,
@@ -119,14 +120,4 @@ function openTranscript(path: string) {
       write({ type: "turn_ended", ...end });
     },
   };
-}
-
-/**
- * The files outside the worktree a read-only turn is pointed at: gate logs and the diff. Only these
- * files, not their folders: the maker's transcript lies beside them, and the verifier must not see it.
- */
-function evidenceFiles(context: Record<string, unknown>): string[] {
-  const { gates, diffPath } = context as Partial<TurnContext>;
-  const files = [diffPath, ...(gates ?? []).map((gate) => gate.logPath)];
-  return files.filter((file): file is string => Boolean(file) && existsSync(file as string));
 }

@@ -7,13 +7,13 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { EngineSpec } from "../../loop/spec.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
 import { type ModelPrice, priceTable } from "../agent-cli/pricing.ts";
 import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
 import type { Engine, TurnRequest, TurnResult } from "../engine.ts";
-import type { TurnContext } from "../turn-context.ts";
+import { evidenceFolders } from "../evidence-folders.ts";
 import { claudeCodeArguments } from "./claude-code-arguments.ts";
 import { claudeCodeTranslator } from "./translate-claude-code.ts";
 
@@ -43,12 +43,16 @@ async function runClaudeCodeTurn(spec: EngineSpec, request: TurnRequest): Promis
   } catch (error) {
     return { status: "crashed", text: "", error: (error as Error).message };
   }
-  const readable = request.readOnly ? evidenceDirectories(request.context, request.cwd) : [];
+  const evidence = request.readOnly
+    ? await evidenceFolders(request)
+    : { directories: [], paths: [], prompt: request.prompt };
   return runCliTurn({
     request,
-    argv: ["claude", ...claudeCodeArguments(request, spec, readable)],
+    argv: ["claude", ...claudeCodeArguments(request, spec, evidence.directories)],
     translator: claudeCodeTranslator({ structured: request.role !== "maker", prices }),
-    stdin: request.prompt,
+    stdin: evidence.prompt,
+    evidence: evidence.paths,
+    programState: claudeCodeStateFolders({ ...process.env, ...request.env }),
   });
 }
 
@@ -78,10 +82,12 @@ export function claudeCodeCredentials(env: NodeJS.ProcessEnv = process.env): str
   return found;
 }
 
-/** Folders outside the worktree holding what a read-only turn is pointed at: gate logs and the diff. */
-function evidenceDirectories(context: Record<string, unknown>, cwd: string): string[] {
-  const { gates, diffPath } = context as Partial<TurnContext>;
-  const files = [diffPath, ...(gates ?? []).map((gate) => gate.logPath)];
-  const folders = files.filter((file): file is string => Boolean(file)).map((file) => dirname(file));
-  return [...new Set(folders)].filter((folder) => folder !== cwd && existsSync(folder));
+/** Where Claude Code keeps its login, settings and sessions, and its cache. */
+function claudeCodeStateFolders(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME ?? homedir();
+  return [
+    env.CLAUDE_CONFIG_DIR ?? join(home, ".claude"),
+    join(home, ".claude.json"),
+    env.XDG_CACHE_HOME ?? join(home, ".cache"),
+  ];
 }

@@ -19,7 +19,11 @@
  */
 import type { EngineSpec } from "../../loop/spec.ts";
 
-/** Shell commands a read-only turn may run: they read and cannot write (redirections are refused). */
+/**
+ * Shell commands a read-only turn may run: they read and cannot write (redirections are refused). A
+ * pattern approves a command (or git subcommand) with any arguments, so none here may have an option
+ * that writes.
+ */
 export const readOnlyCommands = [
   "cat",
   "head",
@@ -30,11 +34,15 @@ export const readOnlyCommands = [
   "diff",
   "pwd",
   "git status",
-  "git diff",
-  "git log",
-  "git show",
   "git ls-files",
 ];
+
+/**
+ * Commands a read-only turn is refused although Copilot approves them by itself as reads (checked with
+ * 1.0.102): each writes any file through `--output=<file>`, abbreviations included. The diff is in the
+ * verifier's brief and in a file it may read. A deny rule wins over every approval.
+ */
+export const deniedCommands = ["git diff", "git log", "git show"];
 
 export interface CopilotTurnShape {
   readOnly: boolean;
@@ -49,6 +57,7 @@ export function copilotArguments(turn: CopilotTurnShape, spec: Pick<EngineSpec, 
   const argv = ["--output-format", "json", `--usage-output-file=${turn.usageFile}`];
   if (turn.readOnly) {
     for (const command of readOnlyCommands) argv.push(`--allow-tool=shell(${command})`);
+    for (const command of deniedCommands) argv.push(`--deny-tool=shell(${command})`);
     argv.push("--deny-tool=write");
     for (const directory of turn.readableDirectories ?? []) argv.push(`--add-dir=${directory}`);
   } else {

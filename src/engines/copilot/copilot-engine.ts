@@ -10,12 +10,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { EngineSpec } from "../../loop/spec.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
 import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
 import type { Engine, TurnRequest, TurnResult } from "../engine.ts";
-import type { TurnContext } from "../turn-context.ts";
+import { evidenceFolders } from "../evidence-folders.ts";
 import { copilotArguments, copilotEnvironment } from "./copilot-arguments.ts";
 import { copilotTranslator, readUsageReport } from "./translate-copilot.ts";
 
@@ -39,9 +39,15 @@ export function createCopilotEngine(spec: EngineSpec): Engine {
 
 async function runCopilotTurn(spec: EngineSpec, request: TurnRequest): Promise<TurnResult> {
   await mkdir(request.turnDirectory, { recursive: true });
-  const usageFile = join(request.turnDirectory, `${request.role}-copilot-usage.json`);
-  await rm(usageFile, { force: true });
-  const readableDirectories = request.readOnly ? evidenceDirectories(request.context, request.cwd) : [];
+  // In a folder of its own, which the sandbox opens to the CLI (it replaces the file at the end).
+  const usageFolder = join(request.turnDirectory, `${request.stepId}-copilot-usage`);
+  const usageFile = join(usageFolder, "usage.json");
+  await rm(usageFolder, { recursive: true, force: true });
+  await mkdir(usageFolder);
+  const evidence = request.readOnly
+    ? await evidenceFolders(request)
+    : { directories: [], paths: [], prompt: request.prompt };
+  const readableDirectories = evidence.directories;
   const result = await runCliTurn({
     request,
     argv: [
@@ -50,7 +56,9 @@ async function runCopilotTurn(spec: EngineSpec, request: TurnRequest): Promise<T
     ],
     env: copilotEnvironment,
     translator: copilotTranslator({ structured: request.role !== "maker" }),
-    stdin: request.prompt,
+    stdin: evidence.prompt,
+    evidence: evidence.paths,
+    programState: [usageFolder, ...copilotStateFolders({ ...process.env, ...request.env })],
   });
   const report = readUsageReport(await readFile(usageFile, "utf8").catch(() => ""));
   if (!report) return result;
@@ -128,10 +136,8 @@ function readText(path: string): string {
   }
 }
 
-/** Folders outside the worktree holding what a read-only turn is pointed at: gate logs and the diff. */
-function evidenceDirectories(context: Record<string, unknown>, cwd: string): string[] {
-  const { gates, diffPath } = context as Partial<TurnContext>;
-  const files = [diffPath, ...(gates ?? []).map((gate) => gate.logPath)];
-  const folders = files.filter((file): file is string => Boolean(file)).map((file) => dirname(file));
-  return [...new Set(folders)].filter((folder) => folder !== cwd && existsSync(folder));
+/** Where the CLI keeps its state and unpacks itself (see the header). */
+function copilotStateFolders(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME ?? homedir();
+  return [env.COPILOT_HOME ?? join(home, ".copilot"), env.XDG_CACHE_HOME ?? join(home, ".cache")];
 }

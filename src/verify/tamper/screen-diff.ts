@@ -4,13 +4,15 @@
  * text of `git diff base..sha`.
  */
 
-import { tamperMatcher } from "./classify-files.ts";
+import { type CommandNamedPath, tamperMatcher } from "./classify-files.ts";
 import { screenDeletedAssertions } from "./deleted-assertions.ts";
 import { screenDeletedTests } from "./deleted-tests.ts";
 import { screenExcludedTests } from "./excluded-tests.ts";
 import { screenInlineTests } from "./inline-tests.ts";
 import { lexDiff } from "./lexed-diff.ts";
 import { screenLoosenedThresholds } from "./loosened-thresholds.ts";
+import { screenNarrowedInclusions } from "./narrowed-inclusions.ts";
+import { screenRenamedTests } from "./renamed-tests.ts";
 import { screenSkipMarkers } from "./skip-markers.ts";
 import { type TamperFlag, tamperFlagKinds } from "./tamper-flag.ts";
 import { parseUnifiedDiff } from "./unified-diff.ts";
@@ -19,6 +21,8 @@ import { parseUnifiedDiff } from "./unified-diff.ts";
 export interface ScreenDiffOptions {
   /** The spec's `scope.protect` globs: their files are screened as configuration, like the defaults. */
   protect?: readonly string[];
+  /** Paths the spec's commands name: a test file a gate names is screened as a test file. */
+  named?: readonly CommandNamedPath[];
   /** Most flags of one kind kept per file; the rest are summed up in one last flag. Default 20; 0 = no cap. */
   maximumFlagsPerKind?: number;
 }
@@ -30,7 +34,10 @@ export interface ScreenDiffOptions {
  * parse it does not flag. Flags are ordered by file (diff order), then kind, then line.
  */
 export function screenDiff(diffText: string, options: ScreenDiffOptions = {}): TamperFlag[] {
-  const files = lexDiff(parseUnifiedDiff(diffText), tamperMatcher(options.protect ?? []));
+  const files = lexDiff(
+    parseUnifiedDiff(diffText),
+    tamperMatcher(options.protect ?? [], options.named ?? []),
+  );
   const deletedTests = screenDeletedTests(files);
   const accountedFor = new Set(deletedTests.deletedLines);
   const thresholds = files.flatMap((file) => screenLoosenedThresholds(file, accountedFor));
@@ -39,6 +46,8 @@ export function screenDiff(diffText: string, options: ScreenDiffOptions = {}): T
     ...thresholds,
     ...screenDeletedAssertions(files, accountedFor),
     ...screenExcludedTests(files),
+    ...screenNarrowedInclusions(files),
+    ...screenRenamedTests(files),
     ...files.flatMap((file) => [...screenSkipMarkers(file), ...screenInlineTests(file)]),
   ];
   const fileOrder = new Map(files.map((file, index) => [file.path, index]));

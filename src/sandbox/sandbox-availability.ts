@@ -1,0 +1,42 @@
+/**
+ * Whether commands can run in the operating-system sandbox here: Linux with a working `bwrap`
+ * (bubblewrap; it needs unprivileged user namespaces, or root). Asked once per process by running a
+ * trivial command in it; elsewhere the reason, in one line, for `doctor` and the timeline.
+ */
+import { spawnSync } from "node:child_process";
+import { bubblewrapArguments, readOnlyPlan } from "./sandbox-plan.ts";
+
+export type SandboxAvailability = { available: true } | { available: false; reason: string };
+
+/** Set to `off` to run without the sandbox (for a machine where it misbehaves); says so everywhere. */
+export const sandboxSwitchVariable = "LOOPWRIGHT_SANDBOX";
+
+let cached: SandboxAvailability | undefined;
+
+export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
+  if (env[sandboxSwitchVariable] === "off")
+    return { available: false, reason: `switched off by ${sandboxSwitchVariable}=off` };
+  cached ??= probe();
+  return cached;
+}
+
+function probe(): SandboxAvailability {
+  if (process.platform !== "linux")
+    return { available: false, reason: `no sandbox on ${process.platform} yet (bubblewrap is Linux only)` };
+  const result = spawnSync("bwrap", bubblewrapArguments(readOnlyPlan, "/", ["true"]), {
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  if (result.error)
+    return {
+      available: false,
+      reason: `bwrap (bubblewrap) is not installed: ${(result.error as NodeJS.ErrnoException).code ?? result.error.message}`,
+    };
+  if (result.status !== 0)
+    return {
+      available: false,
+      reason: `bwrap (bubblewrap) cannot create a sandbox here: ${result.stderr.trim().split("\n").at(-1) ?? `exit ${result.status}`}`,
+    };
+  return { available: true };
+}

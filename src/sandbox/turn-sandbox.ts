@@ -1,0 +1,111 @@
+/**
+ * The sandbox of one engine turn. A maker writes its worktree, the temporary folder and its program's
+ * own state; it may add objects and refs to the repository's git folder but not change its config,
+ * hooks or attributes, nor touch the user's checkout or loopwright's state. A read-only turn (verifier,
+ * replanner) writes only the temporary folder and its program's state, and does not even see
+ * loopwright's state (the maker's transcript and brief, the database): of the loop it sees its
+ * worktree and the evidence it is pointed at.
+ */
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { loopwrightHome } from "../paths.ts";
+import type { SandboxMount, SandboxPlan } from "./sandbox-plan.ts";
+
+export interface TurnSandboxShape {
+  readOnly: boolean;
+  /** The turn's worktree. */
+  cwd: string;
+  /** Where loopwright keeps the turn's files (the iteration folder): hidden from a read-only turn. */
+  turnDirectory: string;
+  /** Files outside the worktree a read-only turn may read (gate logs, the diff, its own brief). */
+  evidence?: string[];
+  /** Folders and files the agent program keeps its own state in (its login, sessions, cache). */
+  programState?: string[];
+  /** The environment the turn runs with (for loopwright's home). */
+  env?: Record<string, string | undefined>;
+}
+
+export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
+  const home = loopwrightHome({ ...process.env, ...turn.env });
+  const git = gitFolders(turn.cwd);
+  const write = (path: string): SandboxMount => ({ access: "write", path });
+  const read = (path: string): SandboxMount => ({ access: "read", path });
+  const hide = (path: string): SandboxMount => ({ access: "hide", path });
+  const userCheckout = git.common && basename(git.common) === ".git" ? [dirname(git.common)] : [];
+  const programState = (turn.programState ?? []).map(write);
+  if (turn.readOnly)
+    return {
+      mounts: [
+        write(tmpdir()),
+        hide(home),
+        hide(turn.turnDirectory),
+        ...[...userCheckout, ...git.folders, turn.cwd, ...(turn.evidence ?? [])].map(read),
+        ...programState,
+      ],
+    };
+  const protectedGit = git.common
+    ? ["config", "hooks", "info"].map((name) => read(join(git.common as string, name)))
+    : [];
+  return {
+    mounts: [
+      write(tmpdir()),
+      read(home),
+      ...userCheckout.map(read),
+      ...(git.common ? [write(git.common)] : []),
+      ...protectedGit,
+      write(turn.cwd),
+      ...(git.worktreeFolder
+        ? [write(git.worktreeFolder), read(join(git.worktreeFolder, "config.worktree"))]
+        : []),
+      ...programState,
+    ],
+  };
+}
+
+/**
+ * The worktree's git folders: its `.git` folder, or the folder its `.git` file names (`worktreeFolder`)
+ * and that folder's common folder (`common`), so git works in the sandbox.
+ */
+export function gitFolders(worktree: string): {
+  folders: string[];
+  common?: string;
+  worktreeFolder?: string;
+} {
+  const dotGit = resolve(worktree, ".git");
+  let text: string;
+  try {
+    text = readFileSync(dotGit, "utf8");
+  } catch {
+    return existsSync(dotGit) ? { folders: [dotGit], common: dotGit } : { folders: [] };
+  }
+  const named = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+  if (!named) return { folders: [] };
+  const worktreeFolder = isAbsolute(named) ? named : resolve(worktree, named);
+  try {
+    const line = readFileSync(resolve(worktreeFolder, "commondir"), "utf8").trim();
+    const common = isAbsolute(line) ? line : resolve(worktreeFolder, line);
+    return { folders: [worktreeFolder, common], common, worktreeFolder };
+  } catch {
+    return { folders: [worktreeFolder], worktreeFolder };
+  }
+}
+
+/** The plan with every path real (symbolic links resolved) and the missing ones left out. */
+export function resolvePlan(plan: SandboxPlan): SandboxPlan {
+  const mounts = plan.mounts.flatMap((mount) => {
+    try {
+      const path = realpathSync(mount.path);
+      // Hiding the root, or a folder holding the temporary folder, would hide everything.
+      if (mount.access === "hide" && (path === "/" || isAncestorOf(path, realpathSync(tmpdir())))) return [];
+      return [{ ...mount, path }];
+    } catch {
+      return [];
+    }
+  });
+  return { mounts };
+}
+
+function isAncestorOf(folder: string, path: string): boolean {
+  return path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}

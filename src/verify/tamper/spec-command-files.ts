@@ -1,0 +1,158 @@
+/**
+ * What the spec's own commands add to the tamper set: the scripts gates and setup run, the tests and
+ * configuration they name (see `command-paths.ts`), the scripts those shell scripts run in turn (as the
+ * base commit wrote them), and the package.json scripts gates run, which are compared between the base
+ * and the graded commit (a gate's `npm test` whose script the change rewrote is a blocking
+ * `gate-script-changed` flag at the script's line). Pure: file texts come from lookups, which the
+ * caller fills from git.
+ */
+
+import { posix } from "node:path";
+import type { CommandNamedPath } from "./classify-files.ts";
+import { type NamedPath, type PackageScripts, pathsNamedBy } from "./command-paths.ts";
+import { excerpt, type TamperFlag } from "./tamper-flag.ts";
+
+/** A command of the spec: a gate's `run` (with its id) or a `setup` command (no gate). */
+export interface SpecCommand {
+  command: string;
+  gate?: string;
+}
+
+/** File texts by repository path at the base and at the graded commit; undefined when absent. */
+export interface CommitFiles {
+  base(path: string): string | undefined;
+  graded(path: string): string | undefined;
+}
+
+/** How deep shell scripts that run other scripts are followed. */
+const maximumScriptDepth = 3;
+
+/** A shell script by its name: `.sh`, `.bash`, `.zsh`, or no extension (`bin/test`). */
+const shellScript = /(?:^|\/)[^/.]+$|\.(?:sh|bash|zsh|ksh)$/;
+
+/** The named paths, for the tamper matcher, and the flags for package scripts gates run that changed. */
+export interface SpecCommandFiles {
+  named: CommandNamedPath[];
+  flags: TamperFlag[];
+}
+
+/** Reads what `commands` name, through package scripts and shell scripts. */
+export function specCommandFiles(commands: readonly SpecCommand[], files: CommitFiles): SpecCommandFiles {
+  const named: CommandNamedPath[] = [];
+  const flags: TamperFlag[] = [];
+  const flagged = new Set<string>();
+  const manifest = (text: (path: string) => string | undefined) => (directory: string) =>
+    scriptsIn(text(posix.join(directory, "package.json")));
+  for (const spec of commands) {
+    const who = spec.gate === undefined ? "the setup" : `gate ${spec.gate}`;
+    const read = (command: string, from: string | undefined, depth: number, seen: Set<string>): void => {
+      const shown = `\`${excerpt(command)}\`${from ? `, from ${from}` : ""}`;
+      const paths: NamedPath[] = [
+        ...pathsNamedBy(command, manifest(files.base)),
+        ...pathsNamedBy(command, manifest(files.graded)),
+      ];
+      const distinct = new Set<string>();
+      for (const path of paths) {
+        const key = `${path.role}\u0000${path.path}\u0000${path.script ?? ""}`;
+        if (distinct.has(key)) continue;
+        distinct.add(key);
+        if (path.role === "script") {
+          named.push({
+            pattern: path.path,
+            category: spec.gate === undefined ? "setup-script" : "gate-script",
+            reason: `${who} runs this script (${shown})`,
+          });
+          // What the script runs, as the base commit wrote it: the change cannot hide a call by editing it.
+          const text = shellScript.test(path.path) ? files.base(path.path) : undefined;
+          if (text !== undefined && depth < maximumScriptDepth && !seen.has(path.path)) {
+            // Line by line, so a flag quotes the line that runs the script (a `cd` lasts one line here).
+            for (const line of text.replace(/\\\n/g, " ").split("\n")) {
+              if (line.trim() !== "" && !line.trim().startsWith("#")) {
+                read(line.trim(), path.path, depth + 1, new Set([...seen, path.path]));
+              }
+            }
+          }
+        } else if (path.role === "tests") {
+          named.push({
+            pattern: path.path,
+            category: "tests",
+            reason: `test file named by ${who} (${shown})`,
+          });
+        } else if (path.role === "config") {
+          named.push({
+            pattern: path.path,
+            category: "test-config",
+            reason: `configuration named by ${who} (${shown})`,
+          });
+        } else if (spec.gate !== undefined && path.script !== undefined) {
+          for (const script of [`pre${path.script}`, path.script, `post${path.script}`]) {
+            const key = `${path.path}\u0000${script}`;
+            if (flagged.has(key)) continue;
+            const flag = changedScript(path.path, script, files, `${who} runs (${shown})`);
+            if (!flag) continue;
+            flagged.add(key);
+            flags.push(flag);
+          }
+        }
+      }
+    };
+    read(spec.command, undefined, 0, new Set());
+  }
+  const kept = new Set<string>();
+  const unique = named.filter((entry) => {
+    const key = `${entry.category}\u0000${entry.pattern}`;
+    if (kept.has(key)) return false;
+    kept.add(key);
+    return true;
+  });
+  return { named: unique, flags };
+}
+
+/** A flag when `script` of the package.json at `path` differs between the two commits. */
+function changedScript(
+  path: string,
+  script: string,
+  files: CommitFiles,
+  runBy: string,
+): TamperFlag | undefined {
+  const baseText = files.base(path);
+  const gradedText = files.graded(path);
+  const before = scriptsIn(baseText)?.[script];
+  const after = scriptsIn(gradedText)?.[script];
+  if (before === after) return undefined;
+  const removed = after === undefined;
+  const line = lineOfKey(removed ? baseText : gradedText, script);
+  return {
+    kind: "gate-script-changed",
+    file: path,
+    ...(line === undefined ? {} : { line, side: removed ? "old" : "new" }),
+    detail: `script \`${script}\` of ${path}, which ${runBy}, changed: ${before === undefined ? "(none)" : excerpt(before)} → ${removed ? "(removed)" : excerpt(after)}`,
+  };
+}
+
+/** The string-valued `scripts` of a package.json text; undefined when it is absent or not JSON. */
+function scriptsIn(text: string | undefined): PackageScripts | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const scripts = (JSON.parse(text) as { scripts?: unknown }).scripts;
+    if (!scripts || typeof scripts !== "object") return {};
+    return Object.fromEntries(
+      Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 1-based line of `"key":` after the `"scripts"` key of a package.json text. */
+function lineOfKey(text: string | undefined, key: string): number | undefined {
+  if (text === undefined) return undefined;
+  const lines = text.split("\n");
+  const start = Math.max(
+    0,
+    lines.findIndex((line) => /"scripts"\s*:/.test(line)),
+  );
+  const pattern = new RegExp(`"${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"\\s*:`);
+  const index = lines.findIndex((line, at) => at >= start && pattern.test(line));
+  return index < 0 ? undefined : index + 1;
+}
