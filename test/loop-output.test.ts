@@ -4,7 +4,7 @@
  * ruled legitimate; gate runs are labelled by phase; a timed-out gate says so; lint has findings.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
@@ -64,7 +64,10 @@ scope: { protect: ["config/**"] }
     assert.equal(rows[0].tamperFlagsRuledLegitimate, 2);
     const report = await sandbox.cli(["report", "lenient"]);
     assert.match(report.stdout, /## Outcome\n\n\*\*verified, 2 tamper flags ruled legitimate\*\*/);
-    assert.match(report.stdout, /- T1 advisory tamper-file `config\/limits\.json`: .* — ruled legitimate/);
+    assert.match(
+      report.stdout,
+      /- T1 tamper-file `config\/limits\.json`: .* — ruled legitimate: looks fine to me/,
+    );
   } finally {
     await sandbox.cleanup();
   }
@@ -91,6 +94,22 @@ budget: { maxIterations: 1 }
     assert.match(run.stdout, /⚑ T\d advisory tamper-file test\/math\.test\.js: /);
     const show = await sandbox.cli(["show", "skipper"]);
     assert.match(show.stdout, /⚑ T\d BLOCKING skip-marker-added test\/math\.test\.js:2/);
+
+    // The same change in a loop that accepts skip markers: the verifier rules, and "verified" says so.
+    const original = await readFile(spec, "utf8");
+    const accepting = await sandbox.spec(
+      original
+        .replace("name: skipper", "name: accepting")
+        .replace("budget:", 'tamper: { accept: [skip-marker], reason: "quarantined upstream" }\nbudget:'),
+      join(sandbox.root, "accepting.yaml"),
+    );
+    const accepted = await sandbox.cli(["run", accepting]);
+    assert.equal(accepted.code, 0, accepted.stdout + accepted.stderr);
+    assert.match(accepted.stdout, /⚑ T\d blocking, accepted skip-marker-added test\/math\.test\.js:2: /);
+    assert.match(
+      accepted.stdout,
+      /stopped: verified, 2 tamper flags ruled legitimate \(1 of a blocking kind the spec accepts\): /,
+    );
   } finally {
     await sandbox.cleanup();
   }

@@ -7,7 +7,7 @@ import type { LoopEvent } from "../loop/events.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { describeUnappliedSteering } from "../loop/steering.ts";
-import { describeFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
+import { describeClassedFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
 import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
@@ -64,7 +64,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return violations.length > 0 ? `  ✗ out of scope: ${violations.join(", ")}` : undefined;
     }
     case "tamper_flagged":
-      return `  ⚑ ${describeFlag(event.data.flag)}`;
+      return `  ⚑ ${describeClassedFlag(state.spec, event.data.flag)}`;
     case "gate_ended": {
       const result = event.data.result;
       const mark = result.passed ? "✓" : "✗";

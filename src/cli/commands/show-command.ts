@@ -7,7 +7,7 @@ import { formatDuration } from "../../loop/duration.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
 import { describeUnappliedSteering } from "../../loop/steering.ts";
-import { describeFlag, describeRuling } from "../../loop/tamper-standing.ts";
+import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
@@ -49,7 +49,7 @@ export async function showCommand(reference: string, options: { json?: boolean }
         );
       }
       for (const flag of iteration.tamperFlags) {
-        out.push(`  ⚑ ${describeFlag(flag)} — ${describeRuling(flag.ruling)}`);
+        out.push(`  ⚑ ${describeClassedFlag(state.spec, flag)} — ${describeRuling(flag.ruling)}`);
       }
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);
