@@ -106,6 +106,7 @@ export function resolvePlan(plan: SandboxPlan): SandboxPlan {
   return { mounts };
 }
 
+/** True when `path` is `folder` or inside it. */
 function isAncestorOf(folder: string, path: string): boolean {
-  return path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+  return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }
