@@ -32,7 +32,11 @@ export async function resumeLoopCommand(reference: string, options: { json?: boo
   }
 }
 
-/** Runs the loop until it stops or pauses; the first Ctrl-C cancels cleanly, a second one leaves at once. */
+/**
+ * Runs the loop until it stops or pauses; the first Ctrl-C (or SIGTERM) cancels cleanly, a second one
+ * leaves at once. A hang-up (the terminal closed) cancels cleanly too and exits 129. Leaving at once
+ * stops every process of the loop as well: each turn runs in a sandbox that dies with this process.
+ */
 export async function runInForeground(
   session: Session,
   loop: LoopRecord,
@@ -40,12 +44,18 @@ export async function runInForeground(
   json: boolean,
 ): Promise<number> {
   const interrupt = new AbortController();
+  let hungUp = false;
   const onSignal = () => {
-    if (interrupt.signal.aborted) process.exit(130);
+    if (interrupt.signal.aborted) process.exit(hungUp ? 129 : 130);
     interrupt.abort();
+  };
+  const onHangUp = () => {
+    hungUp = true;
+    onSignal();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onHangUp);
   try {
     const state = await runLoop({
       store: session.store,
@@ -55,9 +65,10 @@ export async function runInForeground(
       onEvent: json ? jsonPrinter() : progressPrinter(),
       interrupt: interrupt.signal,
     });
-    return exitCodeOf(state);
+    return hungUp ? 129 : exitCodeOf(state);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    process.off("SIGHUP", onHangUp);
   }
 }
