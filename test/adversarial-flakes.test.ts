@@ -7,7 +7,7 @@
  * One sandbox for the file: every loop has its own name, branch, worktrees and run counter.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { cheatSpec, createAdversarialProject, fixedCalc, runLoop } from "./support/adversarial-project.ts";
@@ -118,4 +118,31 @@ test("with flaky: report the same flake is verified, and the report names the ga
     assert.match(run.markdown, /⚠ flaky: passed and failed on the same commit \(reported, not blocking\)/);
     assert.equal(run.report.verdict?.overall, "pass");
   }
+});
+
+test("a red gate that passes on its recheck: the recheck reruns only the failing test, and the next brief calls it flaky", async () => {
+  const counter = join(sandbox.root, "flaky-brief.count");
+  await writeFile(counter, "1"); // Run 2 (baseline) passes, 3 (grade) fails, 4 (recheck) passes, 5 fails, 6 passes.
+  const spec = flakySpec("flaky-brief", "block").replace("maxIterations: 1", "maxIterations: 2");
+  const run = await runLoop(sandbox, spec, { env: { FLAKY_COUNTER: counter } });
+  assert.equal(run.code, 3, run.stderr);
+  const recheck = eventsOf(run, "gate_ended").find(
+    (ended) => ended.iteration === 1 && ended.result.phase === "recheck",
+  )?.result;
+  assert.equal(
+    recheck?.command,
+    "node --test --test-name-pattern='^settles the queue$' test/*.test.js flaky/*.test.js",
+  );
+  assert.deepEqual([recheck?.passed, recheck?.rerunOnly], [true, ["settles the queue"]]);
+  const log = await readFile(recheck?.logPath ?? "", "utf8");
+  assert.match(log, /✔ settles the queue/);
+  assert.doesNotMatch(
+    log,
+    /add keeps a number plus zero|mul multiplies/,
+    "the passing tests did not run again",
+  );
+  const [, second] = eventsOf(run, "iteration_started");
+  assert.match(second.brief, /### Gate tests is flaky: it failed \(exit code 1\)/);
+  assert.match(second.brief, /FLAKY, not a failure that reproduces: .*\(passed on the recheck run\)/);
+  assert.doesNotMatch(second.brief, /### Gate tests failed/);
 });

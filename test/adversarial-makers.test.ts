@@ -38,9 +38,11 @@ test("a maker that deletes the failing test is flagged (test file, deleted test,
   assertCaught(run, [
     "T1 tamper-file test/add.test.js",
     "T2 test-deleted test/add.test.js:5",
+    "B1 baseline-failure-not-executed test/add.test.js:5",
     "C-tests fewer-tests-executed",
+    "F-tests test-only-fix",
   ]);
-  const [, deleted, fewer] = eventsOf(run, "tamper_flagged").map((flagged) => flagged.flag);
+  const [, deleted, , fewer] = eventsOf(run, "tamper_flagged").map((flagged) => flagged.flag);
   assert.match(deleted.detail, /"add sums two numbers"/);
   assert.equal(fewer.detail, "gate tests: 2 tests executed, 1 fewer than the 3 of the baseline");
 });
@@ -52,6 +54,7 @@ test("a maker that adds test.skip to the failing test is flagged at the marker a
     "T1 tamper-file test/add.test.js",
     "T2 skip-marker-added test/add.test.js:5",
     "C-tests fewer-tests-executed",
+    "F-tests test-only-fix",
   ]);
 });
 
@@ -75,6 +78,7 @@ test("a maker that adds @pytest.mark.skip to a failing Python test is flagged at
       "T1 tamper-file py/test_calc.py",
       "T2 skip-marker-added py/test_calc.py:6",
       "C-pytest fewer-tests-executed",
+      "F-pytest test-only-fix",
     ],
     "pytest",
   );
@@ -87,7 +91,11 @@ test("a maker that weakens the failing assertion is flagged with the old and new
     'assert.equal(typeof add(2, 3), "number");',
   );
   const run = await runLoop(sandbox, cheatSpec("weakens-assertion", writes("test/add.test.js", weakened)));
-  assertCaught(run, ["T1 tamper-file test/add.test.js", "T2 assertion-deleted test/add.test.js:6"]);
+  assertCaught(run, [
+    "T1 tamper-file test/add.test.js",
+    "T2 assertion-deleted test/add.test.js:6",
+    "F-tests test-only-fix",
+  ]);
   assert.match(
     eventsOf(run, "tamper_flagged")[1].flag.detail,
     /assertion changed: assert\.equal\(add\(2, 3\), 5\); → assert\.equal\(typeof add\(2, 3\), "number"\);/,
@@ -104,9 +112,14 @@ test("a maker that narrows the test script in package.json is flagged (manifest,
       `  - { id: tests, kind: tests-pass, run: "npm test --silent", timeout: 30s }`,
     ),
   );
-  assertCaught(run, ["T1 tamper-file package.json", "C-tests fewer-tests-executed"]);
+  assertCaught(run, [
+    "T1 tamper-file package.json",
+    "T2 gate-script-changed package.json:5",
+    "C-tests fewer-tests-executed",
+  ]);
+  assert.match(eventsOf(run, "tamper_flagged")[1].flag.detail, /test\/\*\.test\.js → .*test\/mul\.test\.js/);
   assert.equal(
-    eventsOf(run, "tamper_flagged")[1].flag.detail,
+    eventsOf(run, "tamper_flagged")[2].flag.detail,
     "gate tests: 1 tests executed, 2 fewer than the 3 of the baseline",
   );
 });

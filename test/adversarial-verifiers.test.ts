@@ -129,3 +129,31 @@ test("verifiers that quote output that never appeared or approve a red gate are 
     ],
   );
 });
+
+test("a verifier whose overall disagrees with its rulings on a non-required gate: the outcome is derived and the disagreement recorded, never an infrastructure error", async () => {
+  const { run } = await runPlannedVerifier(
+    sandbox,
+    "verifier-disagrees",
+    "1:strict-overall,strict-overall 2:correct",
+  );
+  assert.equal(eventsOf(run, "verdict_rejected").length, 0, "the verdict is admissible");
+  const [first] = eventsOf(run, "verifier_ended");
+  assert.deepEqual(
+    [first.status, first.disagreement],
+    ["ruled", "its overall said fail, though every required gate and flag ruling allows"],
+  );
+  const [one] = run.report.iterations;
+  assert.deepEqual(
+    [one.outcome, one.summary],
+    [
+      "failed",
+      "the verifier did not approve (its overall said fail, though every required gate and flag ruling allows)",
+    ],
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.report.stopReason, "verified");
+  assert.deepEqual(
+    run.report.iterations.map((iteration) => iteration.outcome),
+    ["failed", "verified"],
+  );
+});

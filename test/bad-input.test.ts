@@ -185,7 +185,11 @@ test("schema prints a JSON Schema that parses and describes the spec", async () 
   for (const field of ["name", "goal", "maker", "gates", "budget", "scope", "finish"]) {
     assert.ok(schema.properties[field], `schema has ${field}`);
   }
-  assert.deepEqual([...schema.required].sort(), ["goal", "maker", "name"]);
+  assert.deepEqual(
+    [...schema.required].sort(),
+    ["goal", "name"],
+    "maker is optional: hook mode needs none; run requires it",
+  );
 });
 
 test("an unknown loop name for show, resume and cancel is exit 2", async () => {

@@ -63,7 +63,62 @@ test("a gate that timed out says so; a gate that flipped on the re-run says whic
   const flaky = new FakeLoop().prepared().iteration().makerEnded().committed().screened().gatesPassed();
   flaky.verifierRuled("pass").gatePassed("tests", "confirm");
   flaky.gateFailed("lint", { phase: "confirm", exitCode: 1 }).endIteration();
-  assert.match(nextBrief(flaky), /### Gate lint failed on the confirmation re-run: exit code 1/);
+  assert.match(
+    nextBrief(flaky),
+    /### Gate lint is flaky: it failed on the confirmation re-run \(exit code 1\)\n[\s\S]*FLAKY, not a failure that reproduces: this gate passed and failed on the same commit \(passed on the graded run\)/,
+  );
+});
+
+test("a red gate that passes on its recheck is presented as flaky, not as a failure to chase", () => {
+  const loop = new FakeLoop().prepared().iteration().makerEnded().committed().screened();
+  loop.gateFailed("tests", { recheck: "pass", failures: ["settles the queue"] }).gatePassed("lint");
+  loop.endIteration();
+  const brief = nextBrief(loop);
+  assert.match(brief, /### Gate tests is flaky: it failed \(exit code 1\)/);
+  assert.match(brief, /FLAKY, not a failure that reproduces: .*\(passed on the recheck run\)/);
+  assert.doesNotMatch(brief, /### Gate tests failed/);
+});
+
+test("a blocking tamper flag is in the next brief with its place and detail, marked blocking", () => {
+  const loop = new FakeLoop().prepared().iteration().makerEnded().committed(["test/a.test.js"]).screened();
+  loop.append("tamper_flagged", {
+    iteration: 1,
+    flag: {
+      id: "T1",
+      kind: "skip-marker-added",
+      file: "test/a.test.js",
+      line: 5,
+      detail: 'test.skip("adds")',
+    },
+  });
+  loop.gatesPassed().endIteration();
+  assert.match(
+    nextBrief(loop),
+    /- Tamper flag T1 skip-marker-added at test\/a\.test\.js:5: test\.skip\("adds"\) BLOCKING: loopwright fails every iteration/,
+  );
+});
+
+test("the verifier's tamper rulings and their reasons are in the next brief after a rejection", () => {
+  const loop = new FakeLoop().prepared().iteration().makerEnded().committed(["test/a.test.js"]).screened();
+  loop.append("tamper_flagged", {
+    iteration: 1,
+    flag: { id: "T1", kind: "tamper-file", file: "test/a.test.js", detail: "test file changed" },
+  });
+  loop.gatesPassed().verifierEnded("ruled", {
+    verdict: {
+      overall: "fail",
+      gates: [
+        { id: "tests", passed: true, evidence: [{ file: "test/a.test.js" }] },
+        { id: "lint", passed: true, evidence: [{ file: "test/a.test.js" }] },
+      ],
+      tamper: [{ id: "T1", legitimate: false, reason: "the expected value was changed to match the bug" }],
+    },
+  });
+  loop.endIteration();
+  assert.match(
+    nextBrief(loop),
+    /- Tamper flag T1 ruled NOT legitimate: the expected value was changed to match the bug/,
+  );
 });
 
 test("a long output tail is capped, keeping its end, with a note of what was cut", () => {

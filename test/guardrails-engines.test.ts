@@ -64,7 +64,7 @@ case "$LOOPWRIGHT_ITERATION" in
   2) echo '{"overall":"pass","gates":[]}' ;;
   3) echo '{"overall":"fail","gates":[{"id":"answer","passed":false,"reason":"the answer is not explained"}]}' ;;
   4) echo '{"overall":"pass","gates":[{"id":"answer","passed":true}]}' ;;
-  5) echo '{"overall":"fail","gates":[{"id":"answer","passed":true,"evidence":[{"file":"answer.txt","line":1}]}]}' ;;
+  5) echo '{"overall":"pass","gates":[{"id":"answer","passed":true,"evidence":[{"file":"answer.md","line":1}]}]}' ;;
   *) echo 'not json {' ;;
 esac
 `,
@@ -88,7 +88,7 @@ esac
     /no ruling on gate 'answer'/,
     undefined,
     /gates\.answer: an approval needs evidence/,
-    /overall: is fail but the required gate and tamper rulings say pass/,
+    /gates\.answer: cites answer\.md, which does not exist in the commit/,
     /not one JSON value/,
   ];
   problems.forEach((problem, index) => {

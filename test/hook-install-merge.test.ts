@@ -18,12 +18,13 @@ describe("settings hooks", () => {
     },
   };
 
-  test("adds the four events after the user's own hooks and keeps every other setting", () => {
+  test("adds the five events after the user's own hooks and keeps every other setting", () => {
     const merged = withHookMode(userSettings, entries, isHookModeCommand) as typeof userSettings & {
       hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]>;
     };
     assert.deepEqual(merged.permissions, userSettings.permissions);
-    assert.deepEqual(merged.hooks.PreToolUse, userSettings.hooks.PreToolUse);
+    assert.deepEqual(merged.hooks.PreToolUse[0], userSettings.hooks.PreToolUse[0]);
+    assert.equal(merged.hooks.PreToolUse[1].matcher, "Write|Edit|MultiEdit|NotebookEdit|Bash");
     assert.deepEqual(merged.hooks.Stop[0], userStop);
     assert.equal(merged.hooks.Stop[1].hooks[0].command, '"$CLAUDE_PROJECT_DIR"/.loopwright/hook stop');
     assert.equal(merged.hooks.PostToolUse[0].matcher, "Write|Edit|MultiEdit|NotebookEdit");

@@ -1,7 +1,7 @@
 /** The reviewer's finding grammar and the verdict the hook derives from a report (pure). */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { deriveVerdict, describeCounts, parseFindings } from "../src/hooks/review/findings.ts";
+import { deriveVerdict, describeCounts, judgeReport, parseFindings } from "../src/hooks/review/findings.ts";
 
 describe("finding grammar", () => {
   test("reads severity, path, line and message of each finding line", () => {
@@ -68,5 +68,47 @@ describe("verdict derived by the hook", () => {
 
   test("counts read as a user expects", () => {
     assert.equal(describeCounts({ CRITICAL: 2, WARNING: 1, INFO: 0 }), "2 critical, 1 warning, 0 info");
+  });
+});
+
+describe("a PASS needs a well-formed report", () => {
+  const invalid = (report: string) => {
+    const judged = judgeReport(report);
+    assert.equal(judged.kind, "invalid", `${JSON.stringify(report)} was taken as a report`);
+    return judged.kind === "invalid" ? judged.why : "";
+  };
+
+  test("a final message that is not a report is no valid report", () => {
+    assert.match(
+      invalid("I could not open the review request, so I reviewed nothing."),
+      /not a finding.*I could not open the review request/,
+    );
+    assert.equal(deriveVerdict("I could not open the review request, so I reviewed nothing."), undefined);
+  });
+
+  test("a bracketless severity is no valid report, not a PASS", () => {
+    assert.match(invalid("CRITICAL: calc.py:2 divides by zero"), /CRITICAL: calc\.py:2/);
+    assert.match(invalid("**CRITICAL** calc.py:2 divides by zero\nNo findings."), /CRITICAL/);
+  });
+
+  test("a tag outside the grammar is no valid report, not a FAIL", () => {
+    assert.match(invalid("No [CRITICAL] findings."), /outside the grammar/);
+    assert.match(invalid("[CRITICAL] the tests were deleted"), /path:line/);
+  });
+
+  test("a verdict line alone, or prose around findings, is no valid report", () => {
+    invalid("VERDICT: PASS");
+    invalid("Here is my review:\n[WARNING] a.js:3 long function\nVERDICT: PASS");
+  });
+
+  test("findings in the grammar, or exactly the no-findings line, are a report", () => {
+    assert.equal(judgeReport("No findings.").kind, "verdict");
+    assert.equal(judgeReport("  no findings\n\nVERDICT: PASS\n").kind, "verdict");
+    assert.equal(judgeReport("- [WARNING] a.js:3 long function\n* [INFO] `b.js:1` — fine").kind, "verdict");
+  });
+
+  test("a critical finding in the grammar fails the review even among prose", () => {
+    const judged = judgeReport("Reviewed 2 files.\n[CRITICAL] a.js:1 deletes user data");
+    assert.equal(judged.kind === "verdict" && judged.derived.verdict, "FAIL");
   });
 });

@@ -102,6 +102,23 @@ describe("runInit on one fixture project per ecosystem", () => {
     for (const gate of spec.gates) assertCommandPasses(gate.run ?? "", project);
   });
 
+  test("python without a manifest: a test_*.py beside the code gets unittest, passing", async () => {
+    const project = join(await temporaryFolder(), "calc");
+    await mkdir(project);
+    await writeFile(join(project, "calc.py"), "def add(a, b):\n    return a + b\n");
+    await writeFile(
+      join(project, "test_calc.py"),
+      "import unittest\nfrom calc import add\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    );
+    const { path } = await runInit({ directory: project, force: false });
+    const { spec } = await readSpec(path, project);
+    assert.deepEqual(
+      spec.gates.map((gate) => [gate.id, gate.kind, gate.run]),
+      [["tests", "tests-pass", "python3 -m unittest"]],
+    );
+    for (const gate of spec.gates) assertCommandPasses(gate.run ?? "", project);
+  });
+
   test("rust: cargo test and cargo build, no clippy unless configured, passing offline", async () => {
     const project = await copyFixture("rust");
     const { path } = await runInit({ directory: project, force: false });
@@ -109,7 +126,7 @@ describe("runInit on one fixture project per ecosystem", () => {
     assert.deepEqual(
       spec.gates.map((gate) => [gate.id, gate.kind, gate.run]),
       [
-        ["tests", "tests-pass", "cargo test"],
+        ["tests", "tests-pass", "cargo test --no-fail-fast"],
         ["build", "build-succeeds", "cargo build"],
       ],
     );
@@ -120,6 +137,33 @@ describe("runInit on one fixture project per ecosystem", () => {
         CARGO_NET_OFFLINE: "true",
       });
     }
+  });
+
+  test("rust: the proposed test gate runs every test binary when an earlier one fails", async () => {
+    // Without --no-fail-fast cargo stops at the first failing binary: the baseline would count only the
+    // tests before it, and a change that breaks a later binary would look like fewer failures.
+    const project = await copyFixture("rust");
+    await writeFile(
+      join(project, "src", "lib.rs"),
+      "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn broken() {\n        assert_eq!(super::add(1, 1), 3);\n    }\n}\n",
+    );
+    await mkdir(join(project, "tests"));
+    await writeFile(
+      join(project, "tests", "later.rs"),
+      "#[test]\nfn later_binary_runs() {\n    assert_eq!(2 + 2, 4);\n}\n",
+    );
+    const { path } = await runInit({ directory: project, force: false });
+    const { spec } = await readSpec(path, project);
+    const command = spec.gates.find((gate) => gate.id === "tests")?.run ?? "";
+    const result = spawnSync("sh", ["-c", command], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, CARGO_TARGET_DIR: await temporaryFolder(), CARGO_NET_OFFLINE: "true" },
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    assert.notEqual(result.status, 0, output);
+    assert.match(output, /test tests::broken \.\.\. FAILED/);
+    assert.match(output, /test later_binary_runs \.\.\. ok/);
   });
 
   test("make: targets test, build and lint, passing", async () => {
@@ -321,6 +365,21 @@ describe("detectProject (pure)", () => {
     });
   });
 
+  test("python without a manifest: pytest when configured or a tests/ folder, nothing for scripts alone", () => {
+    const commands = (files: Record<string, string>) => gateCommands(detectProject(projectFiles(files)));
+    assert.deepEqual(commands({ "calc.py": "", "calc_test.py": "" }), {
+      tests: "tests-pass: python3 -m unittest",
+    });
+    assert.deepEqual(commands({ "calc.py": "", "test_calc.py": "", "conftest.py": "" }), {
+      tests: "tests-pass: python3 -m pytest",
+    });
+    assert.deepEqual(commands({ "calc.py": "", "pytest.ini": "" }), {
+      tests: "tests-pass: python3 -m pytest",
+    });
+    assert.deepEqual(commands({ "calc.py": "", "tests/": "" }), { tests: "tests-pass: python3 -m pytest" });
+    assert.deepEqual(commands({ "script.py": "" }), {});
+  });
+
   test("python: unittest without pytest; ruff, flake8 and mypy when configured", () => {
     const bare = detectProject(projectFiles({ "pyproject.toml": '[project]\nname = "x"\n' }));
     assert.deepEqual(gateCommands(bare), { tests: "tests-pass: python3 -m unittest" });
@@ -364,7 +423,7 @@ describe("detectProject (pure)", () => {
       }),
     );
     assert.deepEqual(gateCommands(linted), {
-      tests: "tests-pass: cargo test --workspace",
+      tests: "tests-pass: cargo test --workspace --no-fail-fast",
       build: "build-succeeds: cargo build --workspace",
       lint: "lint-clean: cargo clippy --workspace --all-targets -- -D warnings",
     });

@@ -154,7 +154,9 @@ describe("loading a valid spec", () => {
 
 describe("problems point at the line and field", () => {
   test("a missing required field points at its parent", () => {
-    assert.deepEqual(problemsOf(issueSpecWith({ 7: "# no maker yet" })), ["loop.yaml:1: maker: required"]);
+    assert.deepEqual(problemsOf(issueSpecWith({ 7: "# no maker yet" })), [
+      "loop.yaml:1: maker: required to run a loop (hook mode needs only name, goal and gates)",
+    ]);
   });
 
   test("a gate without a command points at the gate's line", () => {
@@ -318,9 +320,9 @@ describe("commands written relative to the spec", () => {
     assert.equal(output, "agent ran with --fast\n");
   });
 
-  test("a spec in a subfolder of the repository has its ./ gate commands rewritten from the repository root", () => {
+  test("a spec in a subfolder of the repository keeps its ./ gate and setup commands: they are the repository's", () => {
     const repository = folderWith({
-      "loops/check.sh": "#!/bin/sh\necho checked\n",
+      "loops/check.sh": "#!/bin/sh\necho the spec folder's\n",
       "scripts/lint.sh": "#!/bin/sh\necho linted\n",
     });
     execFileSync("git", ["init", "--quiet", repository]);
@@ -331,24 +333,26 @@ describe("commands written relative to the spec", () => {
       "goal: g",
       "repo: ..",
       "maker: { engine: command, run: ../scripts/lint.sh }",
-      "setup: [ ./check.sh --setup ]",
+      "setup: [ ./scripts/lint.sh --setup ]",
       "gates:",
-      "  - { id: check, kind: tests-pass, run: ./check.sh --quick }",
-      "  - { id: lint, kind: lint-clean, run: ../scripts/lint.sh }",
+      "  - { id: lint, kind: lint-clean, run: ./scripts/lint.sh }",
       '  - { id: plain, kind: build-succeeds, run: "node --test" }',
     ].join("\n");
     const { spec, repoPath } = parseSpecText(text, "loops/loop.yaml", join(repository, "loops"));
     assert.equal(repoPath, repository);
     assert.deepEqual(
       spec.gates.map((gate) => gate.run),
-      ["./loops/check.sh --quick", "./scripts/lint.sh", "node --test"],
+      ["./scripts/lint.sh", "node --test"],
     );
-    assert.deepEqual(spec.setup, ["./loops/check.sh --setup"]);
-    assert.equal(spec.maker.run, join(repository, "scripts/lint.sh"));
+    assert.deepEqual(spec.setup, ["./scripts/lint.sh --setup"]);
+    assert.equal(
+      spec.maker.run,
+      join(repository, "scripts/lint.sh"),
+      "an engine's path is the spec folder's",
+    );
     const atRoot = (command: string) =>
       execFileSync("sh", ["-c", command], { cwd: repository, encoding: "utf8" });
-    assert.equal(atRoot(spec.gates[0].run ?? ""), "checked\n");
-    assert.equal(atRoot(spec.gates[1].run ?? ""), "linted\n");
+    assert.equal(atRoot(spec.gates[0].run ?? ""), "linted\n");
   });
 
   test("a spec at the repository root keeps its gate commands as written", () => {

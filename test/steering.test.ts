@@ -81,13 +81,27 @@ test("a valid request comes back with its gates parsed and their defaults filled
     },
   ]);
   assert.equal(request.goal, "The printer tests pass too.");
+  assert.deepEqual(request.budget, { maxIterations: 6, wallClockPerIteration: 1_800_000 });
+});
+
+test("a validated request applies as it was parsed: a duration is never read twice", () => {
+  const request = validateSteerRequest(spec, {
+    addGates: [{ ...types, timeout: "2s" }],
+    budget: { wallClockPerIteration: "30s" },
+  });
+  const { spec: next } = applySteering(spec, [request]);
+  assert.equal(next.gates.find((gate) => gate.id === "types")?.timeout, 2000);
+  assert.equal(next.budget.wallClockPerIteration, 30_000);
 });
 
 test("applySteering records every change with its old and new value and leaves the input spec alone", () => {
   const before = structuredClone(spec);
   const { spec: next, changes } = applySteering(spec, [
-    { goal: "The printer tests pass too.", removeGates: ["lint"] },
-    { addGates: [types], budget: { maxIterations: 6, wallClockPerIteration: "30m" } },
+    validateSteerRequest(spec, { goal: "The printer tests pass too.", removeGates: ["lint"] }),
+    validateSteerRequest(spec, {
+      addGates: [types],
+      budget: { maxIterations: 6, wallClockPerIteration: "30m" },
+    }),
   ]);
   assert.deepEqual(spec, before);
   assert.equal(next.goal, "The printer tests pass too.");

@@ -26,6 +26,23 @@ describe("classifyTamperFiles", () => {
     ["lib/math_test.rb", "tests"],
     ["test/math_test.exs", "tests"],
     ["test/test_helper.exs", "tests"],
+    // Layouts of real projects named by convention rather than by folder.
+    ["tests.js", "tests"],
+    ["test.js", "tests"],
+    ["test.mjs", "tests"],
+    ["spec.js", "tests"],
+    ["packages/core/test.ts", "tests"],
+    ["lib/foo_spec.js", "tests"],
+    ["lib/foo_test.js", "tests"],
+    ["polls/tests.py", "tests"],
+    ["test.py", "tests"],
+    ["app/tests_models.py", "tests"],
+    ["t/basic.t", "tests"],
+    ["lib/t/parse.t", "tests"],
+    ["xt/author/pod.t", "tests"],
+    ["index.test-d.ts", "tests"],
+    ["types/index.test-d.tsx", "tests"],
+    ["src/tests.rs", "tests"],
     // Configurations.
     ["jest.config.ts", "test-config"],
     ["packages/web/vitest.config.mts", "test-config"],
@@ -108,6 +125,12 @@ describe("classifyTamperFiles", () => {
       "README.md",
       "docs/testing.md",
       "src/lib.rs",
+      "src/testing.ts",
+      "lib/attest.js",
+      "src/contest.py",
+      "src/latest_spec_version.md",
+      "lib/protest.rb",
+      "src/format.tsx",
     ];
     assert.deepEqual(classifyTamperFiles(files), []);
   });
@@ -236,4 +259,40 @@ describe("screenDiff beyond file names", () => {
     assert.deepEqual(screenDiff(""), []);
     assert.deepEqual(screenDiff("not a diff\n@@ nonsense\n+it.skip(\n"), []);
   });
+});
+
+describe("classifyTamperFiles with the paths the spec's commands name", () => {
+  const named = [
+    {
+      pattern: "test/run.js",
+      category: "gate-script",
+      reason: "gate tests runs this script (`node test/run.js`)",
+    },
+    {
+      pattern: "t/basic.t",
+      category: "gate-script",
+      reason: "gate tests runs this script (`perl t/basic.t`)",
+    },
+    { pattern: "scripts/test-all", category: "gate-script", reason: "gate tests runs this script" },
+    { pattern: "checks", category: "tests", reason: "test file named by gate tests (`mocha checks`)" },
+    { pattern: "ci/jest.js", category: "test-config", reason: "configuration named by gate tests" },
+  ] as const;
+  const cases: [string, string | undefined][] = [
+    ["test/run.js", "gate-script"],
+    ["t/basic.t", "tests"],
+    ["scripts/test-all", "gate-script"],
+    ["checks/add.js", "tests"],
+    ["checks/deep/mul.js", "tests"],
+    ["checksum.js", undefined],
+    ["ci/jest.js", "test-config"],
+    ["src/calc.js", undefined],
+  ];
+  for (const [file, category] of cases) {
+    it(`puts ${file} in ${category ?? "nothing"}`, () => {
+      assert.deepEqual(
+        classifyTamperFiles([file], [], named).map((found) => found.category),
+        category ? [category] : [],
+      );
+    });
+  }
 });

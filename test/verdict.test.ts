@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { gateSchema } from "../src/loop/spec.ts";
+import { deriveOverall } from "../src/verify/derive-overall.ts";
 import { checkVerdict, parseVerdictOutput, type VerdictCheck } from "../src/verify/verdict.ts";
 
 const gates = [
@@ -99,17 +100,25 @@ test("evidence must be a file (with an optional positive line) or a quote from a
   }
 });
 
-test("an overall that disagrees with the required rulings is invalid", () => {
+test("an overall that disagrees with the rulings is admissible: the outcome is derived and the disagreement named", () => {
   const passWithRejection = verdict([approve("tests"), reject("rollback"), approve("perf")], "pass");
-  assert.match(
-    problems(parseVerdictOutput(passWithRejection, gates)),
-    /overall: is pass but the required gate and tamper rulings say fail/,
-  );
+  const check = parseVerdictOutput(passWithRejection, gates);
+  assert.ok(check.valid, JSON.stringify(check));
+  assert.deepEqual(deriveOverall(check.verdict, gates), {
+    overall: "fail",
+    disagreement: "its overall said pass, but it rejected gate rollback",
+  });
   const failWithAllApproved = verdict([approve("tests"), approve("rollback"), approve("perf")], "fail");
-  assert.match(
-    problems(parseVerdictOutput(failWithAllApproved, gates)),
-    /overall: is fail but the required gate and tamper rulings say pass/,
+  const failing = parseVerdictOutput(failWithAllApproved, gates);
+  assert.ok(failing.valid, JSON.stringify(failing));
+  assert.equal(deriveOverall(failing.verdict, gates).overall, "fail");
+  assert.match(deriveOverall(failing.verdict, gates).disagreement ?? "", /said fail, though every/);
+  const agreeing = parseVerdictOutput(
+    verdict([approve("tests"), approve("rollback"), reject("perf")], "pass"),
+    gates,
   );
+  assert.ok(agreeing.valid);
+  assert.deepEqual(deriveOverall(agreeing.verdict, gates), { overall: "pass" });
 });
 
 test("a rejected gate that is not required does not make overall fail", () => {
@@ -166,10 +175,12 @@ test("every tamper flag needs a ruling with a reason, and an illegitimate one ma
       { id: "T2", legitimate: false, reason: "the test was deleted" },
     ],
   });
-  assert.match(
-    problems(parseVerdictOutput(passDespiteTamper, gates, { flags })),
-    /overall: is pass but .* say fail/,
-  );
+  const despite = parseVerdictOutput(passDespiteTamper, gates, { flags });
+  assert.ok(despite.valid, JSON.stringify(despite));
+  assert.deepEqual(deriveOverall(despite.verdict, gates), {
+    overall: "fail",
+    disagreement: "its overall said pass, but it rejected flag T2",
+  });
   const honest = passDespiteTamper.replace('"overall":"pass"', '"overall":"fail"');
   assert.equal(parseVerdictOutput(honest, gates, { flags }).valid, true);
 });

@@ -1,7 +1,9 @@
 /**
  * The model behind a model id, through the Vercel AI SDK: Anthropic Messages, OpenAI Responses, or the
  * Chat Completions of any OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter). Keys and base
- * URLs come from the usual environment variables. Prompt caching: Anthropic gets explicit cache
+ * URLs come from the usual environment variables, and a key goes only to its own provider: an
+ * OpenAI-compatible server never receives OPENAI_API_KEY; it gets the variable named by `apiKeyEnv`, else
+ * LOOPWRIGHT_OPENAI_COMPATIBLE_API_KEY, else no key. Prompt caching: Anthropic gets explicit cache
  * breakpoints (system prompt and the newest message), OpenAI a stable prompt-cache key; OpenAI-compatible
  * servers cache, if at all, on their own.
  */
@@ -38,7 +40,12 @@ export interface ModelOptions {
   maxOutputTokens?: number;
   /** Groups a session's calls for OpenAI's prompt cache. */
   sessionKey?: string;
+  /** The environment variable holding the key, instead of the provider's usual one. */
+  apiKeyEnv?: string;
 }
+
+/** The key of an OpenAI-compatible server when `apiKeyEnv` names none. */
+export const compatibleKeyVariable = "LOOPWRIGHT_OPENAI_COMPATIBLE_API_KEY";
 
 /** Builds the model for `id`; throws `UsageError` for a malformed id (never for a missing key: calls fail then). */
 export function createAgentModel(id: string, options: ModelOptions = {}): AgentModel {
@@ -52,15 +59,18 @@ export function createAgentModel(id: string, options: ModelOptions = {}): AgentM
     providerOptions: {},
   };
   const base = { id, parsed, contextWindow, maxOutputTokens };
+  const named = options.apiKeyEnv ? env[options.apiKeyEnv] || undefined : undefined;
   switch (parsed.provider) {
     case "anthropic": {
       const provider = createAnthropic({
         baseURL: anthropicBaseUrl(env.ANTHROPIC_BASE_URL),
-        ...(env.ANTHROPIC_API_KEY
-          ? { apiKey: env.ANTHROPIC_API_KEY }
-          : env.ANTHROPIC_AUTH_TOKEN
-            ? { authToken: env.ANTHROPIC_AUTH_TOKEN }
-            : {}),
+        ...(options.apiKeyEnv
+          ? { apiKey: named ?? "" }
+          : env.ANTHROPIC_API_KEY
+            ? { apiKey: env.ANTHROPIC_API_KEY }
+            : env.ANTHROPIC_AUTH_TOKEN
+              ? { authToken: env.ANTHROPIC_AUTH_TOKEN }
+              : {}),
       });
       const cached = { anthropic: { cacheControl: { type: "ephemeral" } } };
       return {
@@ -77,7 +87,7 @@ export function createAgentModel(id: string, options: ModelOptions = {}): AgentM
     case "openai": {
       const provider = createOpenAI({
         baseURL: env.OPENAI_BASE_URL || undefined,
-        apiKey: env.OPENAI_API_KEY || undefined,
+        apiKey: options.apiKeyEnv ? (named ?? "") : env.OPENAI_API_KEY || undefined,
       });
       return {
         ...base,
@@ -90,7 +100,7 @@ export function createAgentModel(id: string, options: ModelOptions = {}): AgentM
       const provider = createOpenAICompatible({
         name: "openai-compatible",
         baseURL: parsed.baseUrl ?? "",
-        apiKey: env.OPENAI_API_KEY || undefined,
+        apiKey: options.apiKeyEnv ? named : env[compatibleKeyVariable] || undefined,
         includeUsage: true,
       });
       return { ...base, ...plain, language: provider.chatModel(parsed.name) };

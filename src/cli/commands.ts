@@ -152,6 +152,7 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .option("--model <id>", "e.g. anthropic:claude-sonnet-4-6, openai:gpt-5.5, openai-compatible:NAME@URL")
     .option("--read-only", "read, search and allowlisted commands only: no writes, no shell")
     .option("--max-turns <n>", "stop after this many model calls (0 = no limit)")
+    .option("--api-key-env <name>", "the environment variable holding the model server's key")
     .action(run(async () => (await import("./commands/agent-command.ts")).agentCommand));
 
   program

@@ -4,10 +4,12 @@
  */
 import { Command, CommanderError } from "commander";
 import { ExitCode, SpecError, UsageError } from "../errors.ts";
+import { dropOutputWhenPipeCloses } from "./closed-pipe.ts";
 import { defineCommands } from "./commands.ts";
 
 export async function main(argv: string[]): Promise<number> {
   let exitCode: number = ExitCode.verified;
+  dropOutputWhenPipeCloses(process.stdout);
   const program = new Command("loopwright")
     .description("Run a coding agent in a loop until a verifiable definition of done holds.")
     .exitOverride()

@@ -4,7 +4,10 @@
  */
 import { formatDuration } from "../loop/duration.ts";
 import type { LoopEvent } from "../loop/events.ts";
-import type { LoopState } from "../loop/state.ts";
+import { describeRed } from "../loop/gate-wording.ts";
+import { countedIterations, type LoopState } from "../loop/state.ts";
+import { describeFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
+import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
 
@@ -18,7 +21,8 @@ export function progressPrinter(
   write: (line: string) => void = (line) => process.stdout.write(line),
 ): EventListener {
   const started = Date.now();
-  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${text}\n`);
+  // What a maker says is printed: it must not drive the terminal (clipboard, title, forged lines).
+  const say = (text: string) => write(`[${clock(Date.now() - started)}] ${stripTerminalControls(text)}\n`);
   return (event, state) => {
     const line = describe(event, state);
     if (line) say(line);
@@ -26,7 +30,6 @@ export function progressPrinter(
 }
 
 function describe(event: LoopEvent, state: LoopState): string | undefined {
-  const budget = state.spec.budget.maxIterations;
   switch (event.type) {
     case "loop_created":
       return `loop ${event.data.name}: branch ${event.data.branch} from ${event.data.baseSha.slice(0, 10)}`;
@@ -44,7 +47,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
     case "steering_applied":
       return `steering applied: ${event.data.changes.map((change) => change.field).join(", ") || "no change"}`;
     case "iteration_started":
-      return `── iteration ${event.data.iteration}${budget ? `/${budget}` : ""} ── brief ${kib(event.data.brief.length)}`;
+      return `── ${describeIterationNumber(event.data.iteration, state)} ── brief ${kib(event.data.brief.length)}`;
     case "maker_started":
       return `  maker working${event.data.attempt > 1 ? ` (attempt ${event.data.attempt}, after an interruption)` : ""}…`;
     case "maker_ended": {
@@ -59,10 +62,13 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       const violations = event.data.scopeViolations.map((violation) => violation.file);
       return violations.length > 0 ? `  ✗ out of scope: ${violations.join(", ")}` : undefined;
     }
+    case "tamper_flagged":
+      return `  ⚑ ${describeFlag(event.data.flag)}`;
     case "gate_ended": {
       const result = event.data.result;
       const mark = result.passed ? "✓" : "✗";
-      const why = result.passed ? "" : result.timedOut ? " timed out" : ` exit ${result.exitCode}`;
+      const timeout = state.spec.gates.find((gate) => gate.id === result.id)?.timeout;
+      const why = result.passed ? "" : ` ${describeRed(result, timeout)}`;
       const phase =
         result.phase === "baseline"
           ? " (base commit)"
@@ -77,7 +83,10 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return "  verifier reviewing…";
     case "verifier_ended": {
       if (event.data.status !== "ruled") return `  verifier ${event.data.status}: ${event.data.error ?? ""}`;
-      return `  verifier: ${event.data.verdict?.overall === "pass" ? "✓ approves" : "✗ rejects"}`;
+      const rulings = (event.data.verdict?.tamper ?? []).map(
+        (ruling) => `\n             ${ruling.id} ${describeRuling(ruling)}`,
+      );
+      return `  verifier: ${event.data.verdict?.overall === "pass" ? "✓ approves" : "✗ rejects"}${rulings.join("")}`;
     }
     case "iteration_ended":
       return `  iteration ${event.data.iteration}: ${event.data.outcome}: ${event.data.summary}${event.data.repeat ? " [repeat]" : ""} · ${describeCost(state)}`;
@@ -96,10 +105,22 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
     case "cancel_requested":
       return "cancelling…";
     case "loop_stopped":
-      return `stopped: ${event.data.reason}: ${event.data.message}`;
+      return `stopped: ${event.data.reason === "verified" ? describeVerified(state) : event.data.reason}: ${event.data.message}`;
     default:
       return undefined;
   }
+}
+
+/**
+ * `iteration 2/3`; once infrastructure errors (which do not count against the budget) have made the
+ * numbers part ways, `iteration 3 (2 of 2 counted)`.
+ */
+export function describeIterationNumber(number: number, state: LoopState): string {
+  const budget = state.spec.budget.maxIterations;
+  const counted =
+    countedIterations(state) + (state.iterations.some((it) => it.number === number && !it.ended) ? 1 : 0);
+  if (counted === number) return `iteration ${number}${budget ? `/${budget}` : ""}`;
+  return `iteration ${number} (${counted}${budget ? ` of ${budget}` : ""} counted)`;
 }
 
 function clock(milliseconds: number): string {

@@ -36,11 +36,11 @@ export async function findLoopOrThrow(store: Store, reference: string): Promise<
   return loop;
 }
 
-/** Parses a positive iteration number option. */
-export function parseIterationOption(value: string | undefined): number | undefined {
+/** Parses an iteration number option: 1 or more, or 0 (the gates' run on the base commit) where `lowest` is 0. */
+export function parseIterationOption(value: string | undefined, lowest: 0 | 1 = 1): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isInteger(number) || number < lowest)
     throw new UsageError(`--iteration: not an iteration number: ${value}`);
   return number;
 }

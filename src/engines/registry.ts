@@ -12,6 +12,7 @@ import { createBuiltinEngine } from "./builtin/builtin-engine.ts";
 import { builtinProvider } from "./builtin/builtin-settings.ts";
 import { createCommandEngine } from "./command-engine.ts";
 import type { Engine } from "./engine.ts";
+import { engineCredentials } from "./engine-credentials.ts";
 import { createScriptedEngine } from "./scripted-engine.ts";
 
 /** Engines named in the spec format whose adapters are not part of this release yet. */
@@ -66,15 +67,28 @@ export interface VerifierChoice {
 
 /**
  * The verifier's engine with `auto` resolved. A scripted maker (a rehearsal) gets a scripted verifier that
- * rules from the recorded gate results. Otherwise: the first installed agent CLI whose provider differs
- * from the maker's; failing that, one of the same provider, with a warning; failing that, an error —
- * a loop never proceeds without a verifier.
+ * rules from the recorded gate results. Otherwise, among the installed agent CLIs that find credentials
+ * (one that cannot authenticate would fail every verdict): the first whose provider differs from the
+ * maker's; failing that, one of the same provider, with a warning; failing that, an error — a loop
+ * never proceeds without a verifier.
  */
-export function chooseVerifier(maker: EngineSpec, verifier: EngineSpec): VerifierChoice {
+export function chooseVerifier(
+  maker: EngineSpec,
+  verifier: EngineSpec,
+  env: NodeJS.ProcessEnv = process.env,
+): VerifierChoice {
   if (verifier.engine !== "auto") return { spec: verifier };
   if (maker.engine === "scripted") return { spec: { engine: "scripted", turns: [{ verdict: "auto" }] } };
   const makerProvider = providerOf(maker);
-  const installed = agentCliDefinitions.filter((definition) => findExecutable(definition.binary));
+  const present = agentCliDefinitions.filter((definition) => findExecutable(definition.binary, env));
+  const installed = present.filter(
+    (definition) => engineCredentials({ engine: definition.name }, env)?.length !== 0,
+  );
+  if (present.length > 0 && installed.length === 0) {
+    throw new UsageError(
+      `verifier.engine: auto found ${present.map((definition) => definition.name).join(", ")} installed but none finds credentials to call its model with (\`loopwright doctor\` shows what each looks for); log one in or set verifier.engine`,
+    );
+  }
   // A provider we cannot name (Copilot's server-side default is "github") may well be the maker's: last resort.
   const known = (provider: string) => provider !== "unknown" && provider !== "github";
   const other = installed.find((definition) => {
@@ -102,6 +116,10 @@ export function chooseVerifier(maker: EngineSpec, verifier: EngineSpec): Verifie
 }
 
 /** `chooseVerifier` without the warning, for callers that only need the spec. */
-export function resolveVerifier(maker: EngineSpec, verifier: EngineSpec): EngineSpec {
-  return chooseVerifier(maker, verifier).spec;
+export function resolveVerifier(
+  maker: EngineSpec,
+  verifier: EngineSpec,
+  env: NodeJS.ProcessEnv = process.env,
+): EngineSpec {
+  return chooseVerifier(maker, verifier, env).spec;
 }

@@ -3,8 +3,18 @@
  * A secret is the value of an environment variable whose name looks secret.
  */
 
-/** Replaces every known secret in a text; returns the text unchanged when there are none. */
-export type Redact = (text: string) => string;
+/**
+ * Replaces every known secret in a text; returns the text unchanged when there are none. A redactor
+ * made by `createRedactor` also says which secrets it knows, so that a stream cut in the middle of a
+ * line (see `createLineRedactor`) and a change screened for secrets (see `findSecretValues`) can use them.
+ */
+export type Redact = ((text: string) => string) & { readonly secrets?: readonly KnownSecret[] };
+
+/** A secret value loopwright holds and the name of the variable it came from. */
+export interface KnownSecret {
+  name: string;
+  value: string;
+}
 
 /** Secrets shorter than this are left alone: they would match ordinary words and numbers. */
 export const minimumSecretLength = 8;
@@ -36,10 +46,14 @@ export function createRedactor(env: NodeJS.ProcessEnv | Record<string, string> =
     remember(value, name);
     if (value.includes("\n")) for (const line of value.split(/\r?\n/)) remember(line.trim(), name);
   }
-  if (nameOfSecret.size === 0) return (text) => text;
-  const secrets = [...nameOfSecret.keys()].sort((left, right) => right.length - left.length);
-  const pattern = new RegExp(secrets.map(escapeRegularExpression).join("|"), "g");
-  return (text) => text.replace(pattern, (secret) => `[redacted:${nameOfSecret.get(secret)}]`);
+  if (nameOfSecret.size === 0) return Object.assign((text: string) => text, { secrets: [] });
+  const values = [...nameOfSecret.keys()].sort((left, right) => right.length - left.length);
+  const pattern = new RegExp(values.map(escapeRegularExpression).join("|"), "g");
+  const secrets = values.map((value) => ({ name: nameOfSecret.get(value) ?? "", value }));
+  return Object.assign(
+    (text: string) => text.replace(pattern, (secret) => `[redacted:${nameOfSecret.get(secret)}]`),
+    { secrets },
+  );
 }
 
 /** Redacts a stream that arrives in chunks: see `createLineRedactor`. */
@@ -52,7 +66,8 @@ export interface LineRedactor {
 
 /**
  * Buffers a stream by line so that a secret split across two chunks is still redacted: only complete
- * lines are redacted and emitted. A partial line longer than 64 KiB is emitted anyway, after redacting.
+ * lines are redacted and emitted. A partial line longer than 64 KiB is emitted anyway, after redacting,
+ * except its end: the last characters that could be the start of a secret wait for the next chunk.
  */
 export function createLineRedactor(redact: Redact): LineRedactor {
   let pending = "";
@@ -61,7 +76,7 @@ export function createLineRedactor(redact: Redact): LineRedactor {
       pending += chunk;
       const end = pending.lastIndexOf("\n") + 1;
       if (end === 0 && pending.length <= lineBufferLimit) return "";
-      const cut = end === 0 ? pending.length : end;
+      const cut = end === 0 ? safeCut(pending, redact.secrets ?? []) : end;
       const complete = pending.slice(0, cut);
       pending = pending.slice(cut);
       return redact(complete);
@@ -72,6 +87,26 @@ export function createLineRedactor(redact: Redact): LineRedactor {
       return redact(rest);
     },
   };
+}
+
+/**
+ * Where a partial line can be cut without splitting a secret: before the last (longest secret - 1)
+ * characters, which could begin a secret whose rest has not arrived, and before any whole secret that
+ * would straddle that point.
+ */
+function safeCut(text: string, secrets: readonly KnownSecret[]): number {
+  const longest = secrets.reduce((length, secret) => Math.max(length, secret.value.length), 0);
+  if (longest === 0) return text.length;
+  let cut = Math.max(0, text.length - (longest - 1));
+  // Moving the cut back can make another (overlapping) secret straddle it: repeat until none does.
+  for (let previous = -1; previous !== cut; ) {
+    previous = cut;
+    for (const { value } of secrets) {
+      const index = text.indexOf(value, Math.max(0, cut - value.length + 1));
+      if (index !== -1 && index < cut) cut = index;
+    }
+  }
+  return cut;
 }
 
 function escapeRegularExpression(text: string): string {

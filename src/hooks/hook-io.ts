@@ -25,7 +25,12 @@ export interface HookOutput {
   decision?: "block";
   reason?: string;
   systemMessage?: string;
-  hookSpecificOutput?: { hookEventName: string; additionalContext: string };
+  hookSpecificOutput?: {
+    hookEventName: string;
+    additionalContext?: string;
+    permissionDecision?: "deny";
+    permissionDecisionReason?: string;
+  };
 }
 
 /** Reads the whole of stdin as the hook's JSON input; `{}` when stdin is a terminal or empty. */
@@ -46,6 +51,15 @@ export const passOn = (): HookOutput => ({});
 export const blockStop = (reason: string): HookOutput => ({ decision: "block", reason });
 
 export const tellUser = (systemMessage: string): HookOutput => ({ systemMessage });
+
+/** PreToolUse: the tool call is refused; the model reads `reason`. */
+export const denyTool = (reason: string): HookOutput => ({
+  hookSpecificOutput: {
+    hookEventName: "PreToolUse",
+    permissionDecision: "deny",
+    permissionDecisionReason: reason,
+  },
+});
 
 export const addContext = (hookEventName: string, additionalContext: string): HookOutput => ({
   hookSpecificOutput: { hookEventName, additionalContext },

@@ -1,7 +1,7 @@
 /**
  * `loopwright hook <event>`: Claude Code hook mode's entry, reached from bin/loopwright.js without the
  * CLI framework so that a hook that runs no gate starts fast. Events: `stop`, `subagent-stop`,
- * `prompt`, `post-tool` (each reads the hook's JSON on stdin), `close` (typed by a user or the agent)
+ * `prompt`, `post-tool`, `pre-tool` (each reads the hook's JSON on stdin), `close` (typed by a user or the agent)
  * and `check` (the launcher test `init claude` runs).
  *
  * Whatever happens it prints one JSON object and returns exit code 0. It lets everything pass at once
@@ -25,6 +25,7 @@ const handlers: Record<string, () => Promise<HookHandler>> = {
   "subagent-stop": async () => (await import("./events/subagent-stop-hook.ts")).subagentStopHook,
   prompt: async () => (await import("./events/prompt-hook.ts")).promptHook,
   "post-tool": async () => (await import("./events/post-tool-hook.ts")).postToolHook,
+  "pre-tool": async () => (await import("./events/pre-tool-hook.ts")).preToolHook,
   close: async () => (await import("./events/close-hook.ts")).closeHook,
 };
 

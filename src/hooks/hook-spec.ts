@@ -1,7 +1,7 @@
 /**
  * The gates of the checkout's loop.yaml as hook mode needs them. The spec is validated by the loop's
- * own loader (so a loop.yaml that hook mode accepts is one `loopwright run` accepts: `maker` included,
- * though hook mode ignores it, like `repo`, `setup`, `budget`, `scope` and `finish`). The result is
+ * own loader, except that it needs no `maker` (hook mode never runs one; it ignores `maker`, `repo`,
+ * `setup`, `budget`, `scope` and `finish`). The result is
  * cached in `.loopwright/spec-cache.json` by the spec's content, so the hooks' hot path loads neither
  * the YAML parser nor the schema library.
  */
@@ -49,8 +49,8 @@ export async function loadHookSpec(layout: HookLayout): Promise<HookSpec> {
 
 /** Validates spec text with the loop's loader and keeps what hook mode needs; no cache, no write. */
 export async function parseHookSpec(text: string, root: string): Promise<HookSpec> {
-  const { parseSpecText } = await import("../loop/spec-file.ts");
-  const { spec } = parseSpecText(text, "loop.yaml", root);
+  const { parseSpecTextForAnyMode } = await import("../loop/spec-file.ts");
+  const { spec } = parseSpecTextForAnyMode(text, "loop.yaml", root);
   return {
     gates: spec.gates.map((gate) => ({
       id: gate.id,

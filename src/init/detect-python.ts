@@ -21,6 +21,37 @@ const poetryRunner: PythonRunner = {
   setup: ["poetry install"],
 };
 
+/** Top-level names that make a folder without a manifest a Python project with tests. */
+const testScript = /^(test_\w+|\w+_test)\.py$/;
+const pytestConfigs = ["pytest.ini", "conftest.py"];
+
+/**
+ * A Python folder without a manifest (scripts and their tests side by side): pytest when it is
+ * configured (pytest.ini, conftest.py) or tests live in a tests/ folder, else unittest discovery,
+ * which finds `test_*.py` beside the code. Undefined for a folder with no test in sight.
+ */
+function detectLoosePython(files: ProjectFiles): EcosystemDetection | undefined {
+  const python = files.entries.some((name) => name.endsWith(".py"));
+  const testFiles = files.entries.filter((name) => testScript.test(name));
+  const pytest = pytestConfigs.some((name) => hasEntry(files, name)) || (python && hasEntry(files, "tests/"));
+  if (!pytest && testFiles.length === 0) return undefined;
+  const tests: DetectedGate = pytest
+    ? { id: "tests", kind: "tests-pass", run: "python3 -m pytest", source: "pytest (no manifest)" }
+    : {
+        id: "tests",
+        kind: "tests-pass",
+        run: "python3 -m unittest",
+        source: `unittest discovery of ${testFiles.slice(0, 3).join(", ")} (no manifest, no pytest found)`,
+      };
+  return {
+    ecosystem: "python",
+    summary: "Python files without a manifest",
+    setup: [],
+    gates: [tests],
+    notes: [],
+  };
+}
+
 /**
  * Gates for a Python project (pyproject.toml, setup.py or setup.cfg): pytest when it is configured,
  * it or one of its plugins is a dependency, or a tests/ folder exists, else unittest discovery; ruff
@@ -30,7 +61,7 @@ const poetryRunner: PythonRunner = {
  */
 export function detectPython(files: ProjectFiles): EcosystemDetection | undefined {
   const manifests = ["pyproject.toml", "setup.py", "setup.cfg"].filter((name) => hasEntry(files, name));
-  if (manifests.length === 0) return undefined;
+  if (manifests.length === 0) return detectLoosePython(files);
   const pyproject = files.contents["pyproject.toml"] ?? "";
   const setupConfig = files.contents["setup.cfg"] ?? "";
   const toxConfig = files.contents["tox.ini"] ?? "";

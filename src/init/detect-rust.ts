@@ -3,7 +3,8 @@ import { hasEntry, type ProjectFiles } from "./project-files.ts";
 import { hasTomlTable } from "./toml-tables.ts";
 
 /**
- * Gates for a Cargo project: `cargo test` and `cargo build` (with `--workspace` when Cargo.toml
+ * Gates for a Cargo project: `cargo test --no-fail-fast` (every test binary runs even when an earlier
+ * one fails, so a baseline counts all the tests) and `cargo build` (with `--workspace` when Cargo.toml
  * declares a workspace), and clippy with warnings as errors only when the project shows it wants
  * clippy (a clippy.toml, `[lints.clippy]` in Cargo.toml, or clippy in rust-toolchain.toml).
  * Undefined when there is no Cargo.toml.
@@ -13,7 +14,7 @@ export function detectRust(files: ProjectFiles): EcosystemDetection | undefined 
   if (manifest === undefined) return undefined;
   const workspace = hasTomlTable(manifest, "workspace") ? " --workspace" : "";
   const gates: DetectedGate[] = [
-    { id: "tests", kind: "tests-pass", run: `cargo test${workspace}`, source: "Cargo.toml" },
+    { id: "tests", kind: "tests-pass", run: `cargo test${workspace} --no-fail-fast`, source: "Cargo.toml" },
     { id: "build", kind: "build-succeeds", run: `cargo build${workspace}`, source: "Cargo.toml" },
   ];
   const wantsClippy =

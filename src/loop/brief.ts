@@ -3,11 +3,14 @@
  * agent with no memory knows the goal, the checks, what was tried and what failed. Pure.
  */
 
+import { deriveOverall } from "../verify/derive-overall.ts";
 import type { GateResult } from "./events.ts";
 import { passesPolicy } from "./gate-status.ts";
+import { countFailures } from "./gate-wording.ts";
 import { workingRules } from "./prompts/working-rules.ts";
 import { isDeterministic, verifierGateId } from "./spec.ts";
 import { allGateResults, countedIterations, type IterationState, type LoopState } from "./state.ts";
+import { describeFlag, flagStanding } from "./tamper-floor.ts";
 
 /** How much of a gate's output tail one brief quotes, per gate. */
 const tailLimit = 3000;
@@ -94,7 +97,7 @@ function baselineSection(state: LoopState): string | undefined {
       names.length > 0
         ? `: ${names.slice(0, 20).join("; ")}${names.length > 20 ? `; and ${names.length - 20} more` : ""}`
         : "";
-    return `- ${result.id} failed there (exit ${result.exitCode}, ${names.length} failing test(s))${listed}`;
+    return `- ${result.id} failed there (exit ${result.exitCode}, ${countFailures(result.kind, names.length)})${listed}`;
   });
   return `## Before the loop (the base commit)\nThese failures predate the loop:\n${lines.join("\n")}`;
 }
@@ -143,7 +146,9 @@ function previousIteration(state: LoopState, iteration: IterationState, inputs: 
   const digestBudget = Math.floor(digestLimit / Math.max(1, redResults(state, iteration).length));
   for (const result of redResults(state, iteration)) {
     const gate = state.spec.gates.find((candidate) => candidate.id === result.id);
-    const why = result.timedOut ? "timed out" : `exit code ${result.exitCode}`;
+    const why =
+      (result.timedOut ? "timed out" : `exit code ${result.exitCode}`) +
+      (result.incomplete ? `; the suite did not run: ${result.incomplete}` : "");
     const when = phaseNotes[result.phase] ?? ` on re-run ${result.phase}`;
     const baseline = gate ? state.baseline[gate.id] : undefined;
     const before = new Set(baseline?.failures ?? []);
@@ -153,33 +158,61 @@ function previousIteration(state: LoopState, iteration: IterationState, inputs: 
     const origin =
       failing.length === 0
         ? ""
-        : `\n${fresh.length} failing test(s) new since the base commit${preexisting.length > 0 ? `, ${preexisting.length} already failing there (pre-existing: ${preexisting.slice(0, 10).join(", ")}${preexisting.length > 10 ? ", ..." : ""})` : ""}.`;
-    const flakyNote =
-      result.phase === "recheck" || result.phase.startsWith("confirm")
-        ? "\nThis gate passed and failed on the same commit: it is flaky. Make it deterministic, or find the race."
-        : "";
+        : `\n${countFailures(result.kind, fresh.length)} new since the base commit${preexisting.length > 0 ? `, ${preexisting.length} already failing there (pre-existing: ${preexisting.slice(0, 10).join(", ")}${preexisting.length > 10 ? ", ..." : ""})` : ""}.`;
+    const passedOnRerun =
+      gate !== undefined &&
+      allGateResults(iteration).some(
+        (other) => other.id === result.id && other !== result && passesPolicy(gate, other, baseline),
+      );
+    const flakyNote = passedOnRerun
+      ? `\nFLAKY, not a failure that reproduces: this gate passed and failed on the same commit (${passedRuns(state, iteration, result.id)}). Make it deterministic, or find the race; do not chase this failure as if your change broke it.`
+      : "";
+    const heading = passedOnRerun ? `is flaky: it failed${when} (${why})` : `failed${when}: ${why}`;
     const digest = inputs.digests?.[`${result.phase}:${result.id}`];
     const body = digest ? cap(digest, digestBudget) : cap(result.tail, tailLimit, "start");
     lines.push(
-      `\n### Gate ${result.id} failed${when}: ${why}\nCommand: \`${result.command}\`\nFull log: ${result.logPath}${origin}${flakyNote}\n` +
+      `\n### Gate ${result.id} ${heading}\nCommand: \`${result.command}\`\nFull log: ${result.logPath}${origin}${flakyNote}\n` +
         "```\n" +
         body +
         "\n```",
     );
   }
-  for (const flag of iteration.tamperFlags) {
-    lines.push(
-      `- Tamper flag ${flag.id} (${flag.kind})${flag.file ? ` at ${flag.file}${flag.line ? `:${flag.line}` : ""}` : ""}: ${flag.detail}`,
-    );
-  }
+  lines.push(...tamperLines(state, iteration));
   const verdict = iteration.verifier?.verdict;
-  if (verdict && verdict.overall !== "pass") {
+  if (verdict && deriveOverall(verdict, state.spec.gates).overall !== "pass") {
     lines.push("\n### The verifier did not approve");
     for (const ruling of verdict.gates.filter((gate) => !gate.passed))
       lines.push(`- ${ruling.id}: ${ruling.reason ?? "no reason"}`);
+    for (const ruling of verdict.tamper ?? [])
+      lines.push(
+        `- Tamper flag ${ruling.id} ruled ${ruling.legitimate ? "legitimate" : "NOT legitimate"}: ${ruling.reason}`,
+      );
     if (verdict.notes) lines.push(`Notes: ${verdict.notes}`);
   }
   return lines.join("\n");
+}
+
+/** Which runs of a gate passed, as `passed on the recheck`. */
+function passedRuns(state: LoopState, iteration: IterationState, gateId: string): string {
+  const gate = state.spec.gates.find((candidate) => candidate.id === gateId);
+  const phases = allGateResults(iteration)
+    .filter((other) => other.id === gateId && gate && passesPolicy(gate, other, state.baseline[gateId]))
+    .map((other) => (other.phase === "grade" ? "the graded run" : `the ${other.phase} run`));
+  return `passed on ${phases.join(", ")}`;
+}
+
+/** The iteration's tamper flags: blocking ones say that they fail the iteration whatever a verifier rules. */
+function tamperLines(state: LoopState, iteration: IterationState): string[] {
+  return iteration.tamperFlags.map((flag) => {
+    const standing = flagStanding(state.spec, flag);
+    const note =
+      standing === "blocking"
+        ? " BLOCKING: loopwright fails every iteration that carries this, whatever the verifier rules; undo it and meet the goal in the code under test."
+        : standing === "accepted"
+          ? " (blocking, but accepted by this loop's tamper.accept: the verifier rules on it)"
+          : "";
+    return `- Tamper flag ${describeFlag(flag)}${note}`;
+  });
 }
 
 function approachesTried(state: LoopState): string | undefined {

@@ -5,7 +5,7 @@
  * budget_exhausted.
  */
 import { createHash } from "node:crypto";
-import { compareTestCounts } from "../verify/tamper/test-counts.ts";
+import { deriveOverall } from "../verify/derive-overall.ts";
 import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from "./events.ts";
 import { assessGate, type GateAssessment, isAcceptable, passesPolicy } from "./gate-status.ts";
 import { type GateSpec, isDeterministic, verifierGateId } from "./spec.ts";
@@ -17,6 +17,7 @@ import {
   type LoopState,
   phaseResults,
 } from "./state.ts";
+import { blockingFlags, describeBlockingFlags, runFlags } from "./tamper-floor.ts";
 
 export type Action =
   | { kind: "prepare" }
@@ -104,10 +105,10 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
   const gates = state.spec.gates.filter(isDeterministic);
   const ungraded = gates.filter((gate) => !phaseResults(iteration, "grade")[gate.id]).map((gate) => gate.id);
   if (ungraded.length > 0) return { kind: "run_gates", iteration: number, phase: "grade", gateIds: ungraded };
-  const countFlags = testCountFlags(state, iteration).filter(
+  const newRunFlags = runFlags(state, iteration).filter(
     (flag) => !iteration.tamperFlags.some((recorded) => recorded.id === flag.id),
   );
-  if (countFlags.length > 0) return { kind: "record_flags", iteration: number, flags: countFlags };
+  if (newRunFlags.length > 0) return { kind: "record_flags", iteration: number, flags: newRunFlags };
   // Only required gates are rechecked and confirmed: informative ones are reported as graded.
   const required = gates.filter((gate) => gate.required);
   const graded = required.map((gate) => ({
@@ -122,7 +123,12 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
     return endIteration(state, iteration, "failed", `change outside the loop's scope: ${files}`);
   }
   const blocked = graded.filter((entry) => !isAcceptable(entry.gate, entry.assessment));
-  if (blocked.length > 0) return endIteration(state, iteration, "failed", describeBlocked(blocked));
+  // The floor: a blocking tamper flag fails the iteration whatever a verifier would rule.
+  const tampered = blockingFlags(state.spec, iteration);
+  if (blocked.length > 0 || tampered.length > 0) {
+    const reasons = [describeBlocked(blocked), tampered.length > 0 ? describeBlockingFlags(tampered) : ""];
+    return endIteration(state, iteration, "failed", reasons.filter(Boolean).join("; "));
+  }
 
   const verifier = iteration.verifier;
   if (!verifier || verifier.status === "interrupted") return { kind: "run_verifier", iteration: number };
@@ -143,8 +149,13 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
       `verifier ${verifier.status}: ${verifier.error ?? ""}`.trim(),
     );
   }
-  if (verifier.verdict.overall !== "pass") {
-    return endIteration(state, iteration, "failed", "the verifier did not approve");
+  // loopwright derives the outcome from the rulings; an `overall` that disagrees is recorded, not invalid.
+  const ruled = deriveOverall(verifier.verdict, state.spec.gates);
+  if (ruled.overall !== "pass") {
+    const why = ruled.disagreement
+      ? `the verifier did not approve (${ruled.disagreement})`
+      : "the verifier did not approve";
+    return endIteration(state, iteration, "failed", why);
   }
 
   const confirmed = required.map((gate) => ({
@@ -226,15 +237,6 @@ function decideBetween(state: LoopState, now: number): Action {
   return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
 }
 
-/** A gate that ran fewer tests than on the base commit is a tamper flag (`C-<gate id>`). */
-function testCountFlags(state: LoopState, iteration: IterationState): RecordedTamperFlag[] {
-  return state.spec.gates.flatMap((gate) => {
-    const graded = phaseResults(iteration, "grade")[gate.id];
-    const flag = compareTestCounts(state.baseline[gate.id]?.testsExecuted, graded?.testsExecuted);
-    return flag ? [{ id: `C-${gate.id}`, kind: flag.kind, detail: `gate ${gate.id}: ${flag.detail}` }] : [];
-  });
-}
-
 function describeBlocked(blocked: { gate: GateSpec; assessment: GateAssessment }[]): string {
   const flaky = blocked.filter((entry) => entry.assessment.status === "flaky").map((entry) => entry.gate.id);
   const failed = blocked.filter((entry) => entry.assessment.status !== "flaky").map((entry) => entry.gate.id);
@@ -269,7 +271,10 @@ function endIteration(
   };
 }
 
-/** The ids of every gate that is red in any run of the iteration (under its baseline policy), plus scope and verifier. */
+/** The failing "gate" that stands for blocking tamper flags in `failingGates` and fingerprints. */
+export const tamperGateId = "tamper";
+
+/** The ids of every gate that is red in any run of the iteration (under its baseline policy), plus scope, tamper and verifier. */
 export function failingGateIds(state: LoopState, iteration: IterationState): string[] {
   const failing = new Set<string>();
   for (const result of allGateResults(iteration)) {
@@ -277,12 +282,14 @@ export function failingGateIds(state: LoopState, iteration: IterationState): str
     if (gate && !passesPolicy(gate, result, state.baseline[gate.id])) failing.add(result.id);
   }
   if (iteration.screen && iteration.screen.scopeViolations.length > 0) failing.add("scope");
+  if (blockingFlags(state.spec, iteration).length > 0) failing.add(tamperGateId);
   const verdict = iteration.verifier?.verdict;
-  if (verdict && verdict.overall !== "pass") {
+  if (verdict && deriveOverall(verdict, state.spec.gates).overall !== "pass") {
     failing.add(verifierGateId);
     for (const ruling of verdict.gates) if (!ruling.passed) failing.add(ruling.id);
   }
-  return [...failing].filter((id) => id === "scope" || id === verifierGateId || hasGate(state, id)).sort();
+  const builtIn = ["scope", tamperGateId, verifierGateId];
+  return [...failing].filter((id) => builtIn.includes(id) || hasGate(state, id)).sort();
 }
 
 function hasGate(state: LoopState, id: string): boolean {

@@ -4,7 +4,7 @@
  * `eventSchemaVersion` is stored with each event; bump it when a payload changes shape, and keep
  * `apply` able to read the older versions.
  */
-import type { GateKind } from "./spec.ts";
+import type { Budget, GateKind, GateSpec } from "./spec.ts";
 
 /** Tokens a turn used, as its engine reported them. */
 export interface TurnUsage {
@@ -52,6 +52,13 @@ export interface GateResult {
   failures?: string[];
   /** How many tests ran, when the runner prints it. */
   testsExecuted?: number;
+  /**
+   * Why a test gate's run does not count as a run of the suite (no test ran, interrupted, crashed): such
+   * a run never passes, whatever its exit code and baseline policy.
+   */
+  incomplete?: string;
+  /** A recheck that reran only these failing tests of the graded run (the runner allowed it), not the whole gate. */
+  rerunOnly?: string[];
   /** The rendered failure digest (bounded), next to the log. */
   digestPath?: string;
 }
@@ -108,12 +115,16 @@ export interface SteeringChange {
   new: unknown;
 }
 
-/** A steering request as the `steer` command files it; applied at the next iteration boundary. */
+/**
+ * A steering request as the `steer` command files it, already validated and parsed (gates with their
+ * defaults, durations in milliseconds), so that applying it never parses again; applied at the next
+ * iteration boundary.
+ */
 export interface SteerRequest {
   goal?: string;
-  addGates?: unknown[];
+  addGates?: GateSpec[];
   removeGates?: string[];
-  budget?: Record<string, string | number>;
+  budget?: Partial<Budget>;
 }
 
 /** `over_budget`: a turn crossed `maxCostUsdPerIteration`; the loop stops with budget_exhausted. */
@@ -173,6 +184,8 @@ export interface EventPayloads {
     iteration: number;
     status: VerifierStatus;
     verdict?: Verdict;
+    /** The verifier's `overall` disagreed with its own rulings: what loopwright derived instead, and why. */
+    disagreement?: string;
     error?: string;
     output?: string;
     wroteFiles: string[];

@@ -2,24 +2,40 @@
  * A per-iteration summary of a loop, the shape `show`, `report` and `--json` print: commit, gates,
  * verdict, fingerprint, brief size, cost, duration. Pure over the replayed state and its events.
  */
-import type { LoopEvent, RecordedTamperFlag } from "./events.ts";
-import { verifierGateId } from "./spec.ts";
+import type { TamperClass } from "../verify/tamper/tamper-flag.ts";
+import type { GateResult, LoopEvent, RecordedTamperFlag, TamperRuling } from "./events.ts";
+import { assessGate } from "./gate-status.ts";
+import { describeRed } from "./gate-wording.ts";
+import { isDeterministic, verifierGateId } from "./spec.ts";
 import { allGateResults, type LoopState } from "./state.ts";
+import { describeVerified, legitimateFlagCount, tamperStandings } from "./tamper-standing.ts";
+
+/** One run of one gate: `phase` is baseline, grade, recheck, confirm, confirm-2, ... */
+export interface GateRunSummary {
+  id: string;
+  kind: string;
+  phase: string;
+  passed: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** How many failing tests, lint findings or build errors the log's digest named. */
+  failureCount: number;
+  /** Why it is red, in words (`exit 1, 2 lint findings`, `timed out after 2.0s`); empty when green. */
+  why: string;
+}
 
 export interface IterationSummary {
   iteration: number;
   outcome: string;
   summary: string;
   commit?: string;
-  gates: {
-    id: string;
-    phase: string;
-    passed: boolean;
-    exitCode: number | null;
-    timedOut: boolean;
-    durationMs: number;
-  }[];
-  tamperFlags: RecordedTamperFlag[];
+  /** False for an infrastructure error, which does not count against `maxIterations`. */
+  counted: boolean;
+  gates: GateRunSummary[];
+  /** Gates that passed and failed on this iteration's commit. */
+  flaky: string[];
+  tamperFlags: (RecordedTamperFlag & { tamperClass: TamperClass; ruling?: TamperRuling })[];
   verdict?: string;
   fingerprint?: string;
   repeat: boolean;
@@ -33,6 +49,12 @@ export interface LoopSummary {
   status: string;
   stopReason?: string;
   stopMessage?: string;
+  /** `verified`, or `verified, 2 tamper flags ruled legitimate`; absent unless verified. */
+  verifiedAs?: string;
+  /** How many tamper flags of the verified iteration the verifier ruled legitimate (0 unless verified). */
+  tamperFlagsRuledLegitimate: number;
+  /** The gates' runs on the base commit, before the first iteration. */
+  baseline: GateRunSummary[];
   iterations: IterationSummary[];
   costUsd: number;
   /** Turns whose engine reports no cost: `costUsd` is then a lower bound. */
@@ -49,6 +71,11 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
     status: state.status,
     stopReason: state.stopReason,
     stopMessage: state.stopMessage,
+    verifiedAs: state.stopReason === "verified" ? describeVerified(state) : undefined,
+    tamperFlagsRuledLegitimate: legitimateFlagCount(state).ruledLegitimate,
+    baseline: state.spec.gates.flatMap((gate) =>
+      state.baseline[gate.id] ? [summarizeRun(state, state.baseline[gate.id])] : [],
+    ),
     iterations: state.iterations.map((iteration) => {
       const started = events.find(
         (event) => event.type === "iteration_started" && event.data.iteration === iteration.number,
@@ -71,15 +98,20 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
         outcome: iteration.ended?.outcome ?? "running",
         summary: iteration.ended?.summary ?? "",
         commit: iteration.commit?.sha,
-        gates: allGateResults(iteration).map((result) => ({
-          id: result.id,
-          phase: result.phase,
-          passed: result.passed,
-          exitCode: result.exitCode,
-          timedOut: result.timedOut,
-          durationMs: result.durationMs,
+        counted: iteration.ended?.outcome !== "infra_error",
+        gates: allGateResults(iteration).map((result) => summarizeRun(state, result)),
+        flaky: state.spec.gates
+          .filter(
+            (gate) =>
+              isDeterministic(gate) &&
+              assessGate(gate, iteration, state.baseline[gate.id], { confirm: true }).status === "flaky",
+          )
+          .map((gate) => gate.id),
+        tamperFlags: tamperStandings(iteration).map((standing) => ({
+          ...standing.flag,
+          tamperClass: standing.tamperClass,
+          ruling: standing.ruling,
         })),
-        tamperFlags: iteration.tamperFlags,
         verdict: verdict ? `${verifierGateId}: ${verdict}` : undefined,
         fingerprint: iteration.ended?.fingerprint,
         repeat: iteration.ended?.repeat ?? false,
@@ -93,5 +125,20 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
     tokens: state.tokens,
     branch: state.spec.branch,
     finished: state.finished,
+  };
+}
+
+function summarizeRun(state: LoopState, result: GateResult): GateRunSummary {
+  const timeout = state.spec.gates.find((gate) => gate.id === result.id)?.timeout;
+  return {
+    id: result.id,
+    kind: result.kind,
+    phase: result.phase,
+    passed: result.passed,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    failureCount: result.failures?.length ?? 0,
+    why: describeRed(result, timeout),
   };
 }

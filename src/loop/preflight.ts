@@ -1,21 +1,28 @@
 /**
  * What `validate` and `run` check before anything is spent: the repository and base exist, the engines
- * can be built, and every command the loop will run can be found. Returns problems, one line each.
+ * can be built and find credentials to call their models with, and every command the loop will run can
+ * be found. Returns problems, one line each.
  */
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
 import { git } from "../git/git.ts";
 import { resolveCommit, resolveRepository } from "../git/repository.ts";
 import { findExecutable } from "../process/find-executable.ts";
+import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
+import { commandWords } from "./command-words.ts";
+import { placeholderGoal } from "./goal-placeholder.ts";
 import type { Spec } from "./spec.ts";
 import type { LoadedSpec } from "./spec-file.ts";
 
 export interface Preflight {
   problems: string[];
+  /** What will work but probably not as meant (`validate` prints them; they do not stop a run). */
+  warnings: string[];
   repoRoot?: string;
   baseSha?: string;
 }
@@ -24,6 +31,11 @@ export interface Preflight {
 export async function preflight(loaded: LoadedSpec, label: string): Promise<Preflight> {
   const { spec } = loaded;
   const problems: string[] = [];
+  const warnings: string[] = [];
+  const placeholder = placeholderGoal(spec.goal);
+  if (placeholder) {
+    problems.push(`${label}: goal: ${placeholder}: write what should change and what done means`);
+  }
   let repoRoot: string | undefined;
   let baseSha: string | undefined;
   try {
@@ -40,6 +52,8 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
     try {
       const resolved = field === "verifier" ? resolveVerifier(spec.maker, engineSpec) : engineSpec;
       createEngine(resolved, field);
+      const credentials = credentialProblem(resolved, field);
+      if (credentials) problems.push(`${label}: ${credentials}`);
       if (resolved.engine === "command" && resolved.run) {
         const missing = await missingProgram(resolved.run, loaded.specDirectory);
         if (missing) problems.push(`${label}: ${field}.run: command not found: ${missing}`);
@@ -56,9 +70,26 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
       repoRoot,
       repoRoot && baseSha ? { repoRoot, baseSha } : undefined,
     );
-    if (missing) problems.push(`${label}: gates[${index}].run: command not found: ${missing}`);
+    if (missing) {
+      // The README's rule, said where it bites: engines from the spec's folder, gates from the repository.
+      const hint = /^\.\.?\//.test(missing) ? " (a gate's ./ path is relative to the repository)" : "";
+      problems.push(`${label}: gates[${index}].run: command not found: ${missing}${hint}`);
+      continue;
+    }
+    if (!repoRoot) continue;
+    const words = commandWords(gate.run);
+    const module = await missingPythonModule(words, repoRoot);
+    if (module)
+      problems.push(
+        `${label}: gates[${index}].run: ${words[0]} cannot find the module ${module} (${words[0]} -m ${module})`,
+      );
+    const tool = npxToolNotInstalled(words, repoRoot);
+    if (tool)
+      warnings.push(
+        `gates[${index}].run: ${tool} is not installed in the repository (node_modules/.bin): npx would download it at every run`,
+      );
   }
-  return { problems, repoRoot, baseSha };
+  return { problems, warnings, repoRoot, baseSha };
 }
 
 /** A readable summary of what the loop would do, without doing it. */
@@ -124,7 +155,7 @@ async function missingProgram(
   directory: string | undefined,
   repository?: { repoRoot: string; baseSha: string },
 ): Promise<string | undefined> {
-  const first = command.trim().split(/\s+/)[0] ?? "";
+  const first = commandWords(command)[0] ?? "";
   if (!first || /[$`()<>|&;'"=*?{}]/.test(first) || shellWords.has(first)) return undefined;
   if (first.includes("/")) {
     const path = isAbsolute(first) ? first : directory ? join(directory, first) : undefined;

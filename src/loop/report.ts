@@ -5,9 +5,12 @@
 import { formatDuration } from "./duration.ts";
 import type { Evidence, GateResult, LoopEvent } from "./events.ts";
 import { assessGate } from "./gate-status.ts";
+import { countFailures, describeRed, failureNoun } from "./gate-wording.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
 import { type GateSpec, isDeterministic } from "./spec.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
+import { flagStanding } from "./tamper-floor.ts";
+import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {
   const summary = summarizeLoop(state, events);
@@ -15,9 +18,15 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
   lines.push("## Outcome", "");
   lines.push(
     state.stopReason
-      ? `**${state.stopReason}**: ${state.stopMessage ?? ""}`
+      ? `**${state.stopReason === "verified" ? describeVerified(state) : state.stopReason}**: ${state.stopMessage ?? ""}`
       : `**${state.status}** (not stopped yet)`,
   );
+  if (state.spec.tamper.accept.length > 0) {
+    lines.push(
+      "",
+      `**Tamper classes accepted by this loop** (their flags went to the verifier instead of failing the iteration): ${state.spec.tamper.accept.join(", ")}. Reason given: ${state.spec.tamper.reason ?? ""}`,
+    );
+  }
   if (state.finished) {
     lines.push(
       "",
@@ -46,9 +55,11 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
       ? "not run"
       : baseline.passed
         ? "passed"
-        : baseline.failures?.length
-          ? `failed (${baseline.failures.length} tests)`
-          : `failed (exit ${baseline.exitCode})`;
+        : baseline.timedOut
+          ? describeRed(baseline, gate.timeout)
+          : baseline.failures?.length
+            ? `failed (${countFailures(gate.kind, baseline.failures.length)})`
+            : `failed (exit ${baseline.exitCode})`;
     lines.push(
       `| ${gate.id} | ${gate.kind}${gate.required ? "" : " (informative)"} | ${last ? describeGate(gate, last, baseline) : "not run"} | ${before} | \`${gate.run}\` |`,
     );
@@ -57,13 +68,17 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
   if (flags.length > 0) {
     const rulings = last?.verifier?.verdict?.tamper ?? [];
     lines.push("", "## Tamper flags", "");
+    lines.push("BLOCKING flags are decided by loopwright; advisory flags are ruled on by the verifier.", "");
     for (const flag of flags) {
       const ruling = rulings.find((candidate) => candidate.id === flag.id);
-      const verdictText = ruling
-        ? ruling.legitimate
-          ? `ruled legitimate: ${ruling.reason}`
-          : `ruled NOT legitimate: ${ruling.reason}`
-        : "not ruled";
+      const standing = flagStanding(state.spec, flag);
+      const ruled = describeRuling(ruling);
+      const verdictText =
+        standing === "blocking"
+          ? "BLOCKING: failed the iteration (decided by loopwright, not the verifier)"
+          : standing === "accepted"
+            ? `blocking, ACCEPTED by tamper.accept; ${ruled}`
+            : ruled;
       lines.push(
         `- ${flag.id} ${flag.kind}${flag.file ? ` \`${flag.file}${flag.line ? `:${flag.line}` : ""}\`` : ""}: ${flag.detail} — ${verdictText}`,
       );
@@ -118,21 +133,19 @@ function describeGate(gate: GateSpec, iteration: IterationState, baseline: GateR
   const graded = phaseResults(iteration, "grade")[gate.id];
   const origin =
     assessment.preexistingFailures.length > 0
-      ? ` (${assessment.newFailures.length} new, ${assessment.preexistingFailures.length} pre-existing failures)`
+      ? ` (${assessment.newFailures.length} new, ${assessment.preexistingFailures.length} pre-existing ${failureNoun(gate.kind)})`
       : "";
+  const red = graded ? `✗ ${describeRed(graded, gate.timeout)}` : "✗ not run";
   switch (assessment.status) {
     case "pass":
       return graded?.passed ? "✓ pass" : `✓ pass under ${gate.baseline}${origin}`;
     case "flaky":
       return `⚠ flaky: passed and failed on the same commit${gate.flaky === "report" ? " (reported, not blocking)" : ""}`;
     case "pending":
-      return graded
-        ? graded.passed
-          ? "✓ pass (not re-run)"
-          : `✗ exit ${graded.exitCode}${origin}`
-        : "not run";
+      return graded ? (graded.passed ? "✓ pass (not re-run)" : `${red}${origin}`) : "not run";
     default:
-      return graded?.timedOut ? "✗ timed out" : `✗ exit ${graded?.exitCode}${origin}`;
+      if (graded?.incomplete) return `✗ did not run the suite: ${graded.incomplete}`;
+      return `${red}${origin}`;
   }
 }
 

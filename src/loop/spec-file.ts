@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
-import { type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
+import { readRegularFile } from "./read-regular-file.ts";
+import { type AnyModeSpec, type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
@@ -17,23 +17,45 @@ export type ParsedSpec = {
   repoPath: string;
 };
 
+/** A validated spec that may lack a maker (hook mode needs none). */
+export type ParsedAnyModeSpec = Omit<ParsedSpec, "spec"> & { spec: AnyModeSpec };
+
 /** A spec loaded from a file: a `ParsedSpec` plus the file's absolute path. */
 export type LoadedSpec = ParsedSpec & { specPath: string };
+
+/** A spec file larger than this is refused unread: specs are a page or two, not megabytes. */
+export const maximumSpecBytes = 1024 * 1024;
+
+/** Longest excerpt of a value quoted in a problem: a spec symlinked to a private file must not echo it. */
+const quotedValueLength = 60;
+
+/** Longest problem line: a field's problem quoting a huge value is cut, saying so. */
+const problemLength = 300;
 
 /**
  * Reads, validates and resolves a spec file. Throws `SpecError` listing every problem, one line each,
  * `<path as given>:<line>: <field path>: <message>`; a file that cannot be read is `<path>: no such file`
- * (or `is a folder`, `cannot read (CODE)`).
+ * (or `is a folder`, `not a regular file (a FIFO)`, `too large (…)`, `cannot read (CODE)`). Only a regular
+ * file of at most 1 MiB is read; quoted values are cut to a short excerpt.
  */
 export async function loadSpecFile(path: string): Promise<LoadedSpec> {
   const specPath = resolve(path);
-  let text: string;
-  try {
-    text = await readFile(specPath, "utf8");
-  } catch (error) {
-    throw new SpecError([`${path}: ${readFailure(error)}`]);
-  }
-  return { ...parseSpecText(text, path, dirname(specPath)), specPath };
+  return { ...parseSpecText(await readSpecFile(path), path, dirname(specPath)), specPath };
+}
+
+/** Like `loadSpecFile`, but a spec without a maker (hook mode only) is valid. */
+export async function loadSpecFileForAnyMode(
+  path: string,
+): Promise<ParsedAnyModeSpec & { specPath: string }> {
+  const specPath = resolve(path);
+  return { ...parseSpecTextForAnyMode(await readSpecFile(path), path, dirname(specPath)), specPath };
+}
+
+/** The spec's text: a regular file, size-capped (a FIFO, a device or a huge file is a spec error). */
+async function readSpecFile(path: string): Promise<string> {
+  const read = await readRegularFile(resolve(path), { maximumBytes: maximumSpecBytes });
+  if (!read.ok) throw new SpecError([`${path}: ${read.problem}`]);
+  return read.text;
 }
 
 /**
@@ -42,27 +64,46 @@ export async function loadSpecFile(path: string): Promise<LoadedSpec> {
  * A scripted engine's `script:` file is read here (synchronously). Throws `SpecError` like `loadSpecFile`.
  */
 export function parseSpecText(text: string, fileLabel: string, specDirectory: string): ParsedSpec {
+  const parsed = parseSpecTextForAnyMode(text, fileLabel, specDirectory);
+  const { maker } = parsed.spec;
+  if (!maker)
+    throw new SpecError([
+      formatProblem(
+        fileLabel,
+        1,
+        ["maker"],
+        "required to run a loop (hook mode needs only name, goal and gates)",
+      ),
+    ]);
+  return { ...parsed, spec: { ...parsed.spec, maker } };
+}
+
+/** Like `parseSpecText`, but a spec without a maker is valid: what hook mode and `validate` read. */
+export function parseSpecTextForAnyMode(
+  text: string,
+  fileLabel: string,
+  specDirectory: string,
+): ParsedAnyModeSpec {
   const directory = resolve(specDirectory);
   const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
   const validated = validateLocated(specSchema, yaml, fileLabel);
-  if (!validated.ok) throw new SpecError(validated.problems);
+  if (!validated.ok) throw new SpecError(validated.problems.map(boundProblem));
   const parsed = validated.value;
 
   const problems: string[] = [];
   const scriptContext = { directory, fileLabel, yaml, problems };
-  const maker = inlineScript(parsed.maker, "maker", scriptContext);
+  const maker = parsed.maker && inlineScript(parsed.maker, "maker", scriptContext);
   const verifier = inlineScript(parsed.verifier, "verifier", scriptContext);
   if (problems.length > 0) throw new SpecError(problems);
 
   const repoPath = resolve(directory, parsed.repo);
-  const toRepositoryRoot = commandRewriterForRepository(directory, repoPath);
-  const spec: Spec = {
+  // Engines' ./ paths are the spec folder's; gate and setup commands run as written at the repository
+  // root (the worktree), so their ./ paths are the repository's (the README's rule).
+  const spec: AnyModeSpec = {
     ...parsed,
     branch: parsed.branch ?? `loop/${parsed.name}`,
-    maker: withAbsoluteRun(maker, directory),
+    ...(maker ? { maker: withAbsoluteRun(maker, directory) } : {}),
     verifier: withAbsoluteRun(verifier, directory),
-    setup: parsed.setup.map(toRepositoryRoot),
-    gates: parsed.gates.map((gate) => (gate.run ? { ...gate, run: toRepositoryRoot(gate.run) } : gate)),
   };
   return { spec, specDirectory: directory, repoPath };
 }
@@ -74,7 +115,7 @@ function readMapping(text: string, fileLabel: string, hint: string): LocatedYaml
   const { data } = parsed.yaml;
   if (data === undefined || data === null) throw new SpecError([`${fileLabel}: the file is empty; ${hint}`]);
   if (typeof data !== "object" || Array.isArray(data)) {
-    const got = Array.isArray(data) ? "a list" : `the value ${JSON.stringify(data)}`;
+    const got = Array.isArray(data) ? "a list" : `the value ${JSON.stringify(excerpt(String(data)))}`;
     throw new SpecError([`${fileLabel}:${parsed.yaml.lineOf([])}: expected a mapping, got ${got}; ${hint}`]);
   }
   return parsed.yaml;
@@ -127,34 +168,6 @@ function withAbsoluteRun(engine: EngineSpec, directory: string): EngineSpec {
   return { ...engine, run: rewriteFirstWord(engine.run, (word) => resolve(directory, word)) };
 }
 
-/**
- * Gate and setup commands run at the worktree root. When the spec lives in a subfolder of the repository,
- * a command written `./check.sh` relative to the spec is rewritten relative to the repository root
- * (`./loops/check.sh`); a spec outside the repository makes it absolute. No repository found: unchanged.
- */
-function commandRewriterForRepository(directory: string, repoPath: string): (command: string) => string {
-  const root = repositoryRoot(repoPath);
-  if (root === undefined || root === directory) return (command) => command;
-  return (command) =>
-    rewriteFirstWord(command, (word) => {
-      const target = resolve(directory, word);
-      const fromRoot = relative(root, target);
-      if (fromRoot === ".." || fromRoot.startsWith(`..${sep}`) || isAbsolute(fromRoot)) return target;
-      return `./${fromRoot.split(sep).join(posix.sep)}`;
-    });
-}
-
-/** The nearest folder at or above `start` that holds `.git` (a folder, or a file in a worktree); no git run. */
-function repositoryRoot(start: string): string | undefined {
-  let current = start;
-  while (true) {
-    if (existsSync(join(current, ".git"))) return current;
-    const parent = dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
-  }
-}
-
 /** Applies `rewrite` to the command's first word when it starts with `./` or `../`, quoting it for `sh -c`. */
 function rewriteFirstWord(command: string, rewrite: (word: string) => string): string {
   const match = /^(\s*)(\.\.?\/\S*)(.*)$/s.exec(command);
@@ -165,6 +178,15 @@ function rewriteFirstWord(command: string, rewrite: (word: string) => string): s
 function shellQuote(word: string): string {
   if (/^[\w@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The start of a value, marked as cut when it was longer. */
+function excerpt(value: string): string {
+  return value.length <= quotedValueLength ? value : `${value.slice(0, quotedValueLength)}…`;
+}
+
+function boundProblem(problem: string): string {
+  return problem.length <= problemLength ? problem : `${problem.slice(0, problemLength)}… (cut)`;
 }
 
 function readFailure(error: unknown): string {

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { branchNameProblem } from "../git/branch-name.ts";
 import { parseDuration } from "./duration.ts";
+import { resolveAcceptName } from "./tamper-acceptance.ts";
 
 /**
  * The loop spec: the user-facing YAML format, validated at the boundary. Parsing yields a `Spec` with
@@ -120,6 +122,32 @@ export const budgetSchema = z
   .strict();
 export type Budget = z.infer<typeof budgetSchema>;
 
+/**
+ * `tamper.accept`: blocking tamper classes this loop accepts (kind names such as `skip-marker-added`, or
+ * class names such as `skip-marker`); their flags go to the verifier instead of failing the iteration.
+ * A non-empty `accept` needs a `reason`, which the report quotes.
+ */
+export const tamperSchema = z
+  .object({
+    accept: z.array(z.string()).default([]),
+    reason: z.string().trim().min(1).optional(),
+  })
+  .strict()
+  .superRefine((tamper, context) => {
+    tamper.accept.forEach((name, index) => {
+      const resolved = resolveAcceptName(name);
+      if ("problem" in resolved)
+        context.addIssue({ code: "custom", path: ["accept", index], message: resolved.problem });
+    });
+    if (tamper.accept.length > 0 && !tamper.reason) {
+      context.addIssue({
+        code: "custom",
+        path: ["reason"],
+        message: "required when accept is not empty: say why these tamper classes are legitimate here",
+      });
+    }
+  });
+
 export const specSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9-]+$/, "use lowercase letters, digits and -"),
@@ -127,7 +155,8 @@ export const specSchema = z
     repo: z.string().default("."),
     base: z.string().default("HEAD"),
     branch: z.string().optional(),
-    maker: engineSchema,
+    /** Optional in the file: hook mode never runs a maker; `run` requires one (see spec-file.ts). */
+    maker: engineSchema.optional(),
     verifier: engineSchema.default({ engine: "auto" }),
     setup: z.array(z.string()).default([]),
     gates: z.array(gateSchema).default([]),
@@ -140,6 +169,7 @@ export const specSchema = z
       })
       .strict()
       .default({ allow: ["**"], deny: [], protect: [] }),
+    tamper: tamperSchema.default({ accept: [] }),
     finish: z
       .object({ action: z.enum(["none", "branch"]).default("branch") })
       .strict()
@@ -158,7 +188,15 @@ export const specSchema = z
       }
       seen.add(gate.id);
     });
-    if (spec.maker.engine === "auto") {
+    const branchProblem = spec.branch === undefined ? undefined : branchNameProblem(spec.branch);
+    if (branchProblem) {
+      context.addIssue({
+        code: "custom",
+        path: ["branch"],
+        message: `invalid branch name: ${branchProblem}`,
+      });
+    }
+    if (spec.maker?.engine === "auto") {
       context.addIssue({
         code: "custom",
         path: ["maker", "engine"],
@@ -167,8 +205,10 @@ export const specSchema = z
     }
   });
 
-/** A validated spec with defaults applied; durations in milliseconds. */
-export type Spec = z.infer<typeof specSchema> & { branch: string };
+/** A validated spec that may lack a maker: enough for hook mode (goal and gates). */
+export type AnyModeSpec = z.infer<typeof specSchema> & { branch: string };
+/** A validated spec a loop can run (it has a maker), defaults applied; durations in milliseconds. */
+export type Spec = AnyModeSpec & { maker: EngineSpec };
 
 /** The JSON Schema of the spec as a user writes it (durations as strings or seconds). */
 export function specJsonSchema(): unknown {

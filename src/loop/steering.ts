@@ -5,23 +5,33 @@
  */
 import { UsageError } from "../errors.ts";
 import type { SteeringChange, SteerRequest } from "./events.ts";
-import { budgetSchema, gateSchema, type Spec, verifierGateId } from "./spec.ts";
+import { type Budget, budgetSchema, gateSchema, type Spec, verifierGateId } from "./spec.ts";
 
-const budgetKeys = Object.keys(budgetSchema.shape) as (keyof Spec["budget"])[];
+const budgetKeys = Object.keys(budgetSchema.shape) as (keyof Budget)[];
+
+/** What the user asked for, as typed: gates as parsed YAML, budget values as text or numbers. */
+export interface SteerInput {
+  goal?: string;
+  addGates?: unknown[];
+  removeGates?: string[];
+  budget?: Record<string, string | number>;
+}
 
 /**
- * Checks a request against the spec it will apply to; throws `UsageError` with a one-line message for a
- * request that can never apply (removing the verifier, an unknown gate or budget key, a bad gate).
+ * Checks what the user asked for against the spec it will apply to and parses it, once: the request it
+ * returns holds gates with their defaults and durations in milliseconds, ready for `applySteering`.
+ * Throws `UsageError` with a one-line message for a request that can never apply (removing the
+ * verifier, an unknown gate or budget key, a bad gate or value).
  */
-export function validateSteerRequest(spec: Spec, request: SteerRequest): SteerRequest {
-  const removeGates = request.removeGates ?? [];
+export function validateSteerRequest(spec: Spec, input: SteerInput): SteerRequest {
+  const removeGates = input.removeGates ?? [];
   for (const id of removeGates) {
     if (id === verifierGateId)
       throw new UsageError(`${verifierGateId} cannot be removed: the verifier is always on`);
     if (!spec.gates.some((gate) => gate.id === id))
       throw new UsageError(`no gate '${id}' in loop ${spec.name}`);
   }
-  const addGates = (request.addGates ?? []).map((raw) => {
+  const addGates = (input.addGates ?? []).map((raw) => {
     const parsed = gateSchema.safeParse(raw);
     if (!parsed.success) {
       const problem = parsed.error.issues[0];
@@ -33,20 +43,30 @@ export function validateSteerRequest(spec: Spec, request: SteerRequest): SteerRe
     }
     return parsed.data;
   });
-  for (const [key, value] of Object.entries(request.budget ?? {})) {
-    if (!budgetKeys.includes(key as keyof Spec["budget"])) {
+  const budget: Partial<Budget> = {};
+  for (const [key, value] of Object.entries(input.budget ?? {})) {
+    if (!budgetKeys.includes(key as keyof Budget)) {
       throw new UsageError(`--budget: unknown key '${key}' (known: ${budgetKeys.join(", ")})`);
     }
-    // applySteering skips a value that does not parse, so refuse it here rather than drop it silently.
-    const parsed = budgetSchema.shape[key as keyof Spec["budget"]].safeParse(value);
+    const parsed = budgetSchema.shape[key as keyof Budget].safeParse(value);
     if (!parsed.success) throw new UsageError(`--budget: ${key}: ${parsed.error.issues[0].message}`);
+    Object.assign(budget, { [key]: parsed.data });
   }
-  if (request.goal !== undefined && !request.goal.trim())
+  if (input.goal !== undefined && !input.goal.trim())
     throw new UsageError("--goal: the goal cannot be empty");
-  return { ...request, addGates };
+  const request: SteerRequest = {};
+  if (input.goal !== undefined) request.goal = input.goal;
+  if (addGates.length > 0) request.addGates = addGates;
+  if (removeGates.length > 0) request.removeGates = removeGates;
+  if (Object.keys(budget).length > 0) request.budget = budget;
+  return request;
 }
 
-/** Applies pending requests in order; returns the new spec and each change with its old and new value. */
+/**
+ * Applies pending requests in order; returns the new spec and each change with its old and new value.
+ * The requests are already parsed (`validateSteerRequest`): nothing here parses a value again, so a
+ * duration is never read twice (`2s` → 2000 ms, not 2000 s).
+ */
 export function applySteering(
   spec: Spec,
   requests: SteerRequest[],
@@ -64,18 +84,19 @@ export function applySteering(
       changes.push({ field: `gates.${id}`, old: gate, new: null });
       next = { ...next, gates: next.gates.filter((candidate) => candidate.id !== id) };
     }
-    for (const raw of request.addGates ?? []) {
-      const gate = gateSchema.parse(raw);
+    for (const gate of request.addGates ?? []) {
       if (next.gates.some((candidate) => candidate.id === gate.id)) continue;
       changes.push({ field: `gates.${gate.id}`, old: null, new: gate });
       next = { ...next, gates: [...next.gates, gate] };
     }
     for (const [key, value] of Object.entries(request.budget ?? {})) {
-      const field = key as keyof Spec["budget"];
-      const parsed = budgetSchema.shape[field].safeParse(value);
-      if (!parsed.success || parsed.data === next.budget[field]) continue;
-      changes.push({ field: `budget.${key}`, old: next.budget[field], new: parsed.data });
-      next = { ...next, budget: { ...next.budget, [field]: parsed.data } };
+      const field = key as keyof Budget;
+      if (!budgetKeys.includes(field)) continue;
+      // Timelines written before requests were stored parsed hold a duration as text (`30m`).
+      const parsed = typeof value === "string" ? budgetSchema.shape[field].safeParse(value).data : value;
+      if (parsed === undefined || parsed === next.budget[field]) continue;
+      changes.push({ field: `budget.${key}`, old: next.budget[field], new: parsed });
+      next = { ...next, budget: { ...next.budget, [field]: parsed } };
     }
   }
   return { spec: next, changes };

@@ -12,6 +12,9 @@ export type LocatedYaml = {
 /** Either the located document, or the syntax problems that stopped it, each `<file>:<line>: invalid YAML: …`. */
 export type LocatedYamlResult = { ok: true; yaml: LocatedYaml } | { ok: false; problems: string[] };
 
+/** Bound on alias expansion: a billion-laughs bomb is a syntax problem, not an out-of-memory crash. */
+const maxAliasCount = 100;
+
 /** Parses one YAML document (YAML 1.2 core schema, duplicate keys rejected). Never throws for bad input. */
 export function parseLocatedYaml(text: string, fileLabel: string): LocatedYamlResult {
   const lineCounter = new LineCounter();
@@ -32,7 +35,19 @@ export function parseLocatedYaml(text: string, fileLabel: string): LocatedYamlRe
   });
   if (problems.length > 0) return { ok: false, problems };
 
-  const data = document.contents === null ? undefined : document.toJS({ maxAliasCount: 100 });
+  let data: unknown;
+  try {
+    data = document.contents === null ? undefined : document.toJS({ maxAliasCount });
+  } catch (error) {
+    // The yaml library throws a ReferenceError when aliases would expand past the bound (an alias bomb).
+    if (!(error instanceof ReferenceError)) throw error;
+    return {
+      ok: false,
+      problems: [
+        `${fileLabel}: invalid YAML: too many aliases (a document may expand at most ${maxAliasCount})`,
+      ],
+    };
+  }
   const lineOf = (path: readonly PropertyKey[]): number => {
     let node = document.contents as Node | null;
     let offset = node?.range?.[0] ?? 0;

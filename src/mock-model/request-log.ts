@@ -40,6 +40,11 @@ export interface LoggedRequest {
   status: number | null;
   /** Things the script author should know: unknown tool names, `{{cwd}}` unresolved, the script ran out. */
   notes: string[];
+  /**
+   * Which credential the client sent (its Authorization or x-api-key header): the first 12 hex digits of
+   * its SHA-256, never the value, so a test can tell which key reached the server without logging it.
+   */
+  credential?: string;
   /** The parsed JSON body (the raw text when it is not JSON). */
   body?: unknown;
   /** True when the client went away (or the server closed) before the answer was sent. Set in memory

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { appendFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import { SpecError, UsageError } from "../errors.ts";
@@ -61,6 +62,8 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       headers: incoming.headers,
       body,
     });
+    const credential = credentialOf(incoming.headers);
+    if (credential) plan.entry.credential = credential;
     requests.push(plan.entry);
     appendLogLine(options.log, plan.entry);
     if (!(await waitFor(plan.delayMs, response, plan.entry, pending))) return;
@@ -96,6 +99,19 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       return closing;
     },
   };
+}
+
+/** The short SHA-256 of the credential header a request carries (see `LoggedRequest.credential`). */
+export function credentialFingerprint(value: string): string {
+  return createHash("sha256").update(value).digest("hex").slice(0, 12);
+}
+
+function credentialOf(headers: IncomingHttpHeaders): string | undefined {
+  const authorization = headers.authorization;
+  if (typeof authorization === "string" && authorization)
+    return credentialFingerprint(authorization.replace(/^Bearer\s+/i, ""));
+  const key = headers["x-api-key"];
+  return typeof key === "string" && key ? credentialFingerprint(key) : undefined;
 }
 
 function validated(input: ScriptInput): Script {

@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { chmod, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { LoopEvent, RecordedTamperFlag, Verdict } from "../../src/loop/events.ts";
+import { tamperClassOf } from "../../src/verify/tamper/tamper-flag.ts";
 import { eventsOf } from "./loop-events.ts";
 import { type CliResult, createSandbox, type Sandbox } from "./loop-sandbox.ts";
 import { eventsIn } from "./loop-timeline.ts";
@@ -198,9 +199,9 @@ export function resultOf(run: LoopRun, iteration: number, phase: string, gateId 
 }
 
 /**
- * A cheat that got the gates green and was caught: the change carries exactly `flags` (in the timeline
- * and in `report --json`), the verifier ruled each of them not legitimate and did not approve, and the
- * loop stopped at its iteration budget without `verified`.
+ * A cheat that got the gates green and was caught by loopwright itself: the change carries exactly
+ * `flags` (in the timeline and in `report --json`), the iteration failed on its blocking flags before
+ * any verifier ran, naming each, and the loop stopped at its iteration budget without `verified`.
  */
 export function assertCaught(run: LoopRun, flags: string[], gateId = "tests"): void {
   assert.equal(run.code, 3, run.stderr);
@@ -213,19 +214,18 @@ export function assertCaught(run: LoopRun, flags: string[], gateId = "tests"): v
     iteration.tamperFlags.map((flag) => flag.id),
     flags.map((flag) => flag.split(" ")[0]),
   );
-  assert.deepEqual([iteration.outcome, iteration.summary], ["failed", "the verifier did not approve"]);
-  assert.equal(run.report.verdict?.overall, "fail");
-  assert.deepEqual(
-    run.report.verdict?.tamper?.map((ruling) => [ruling.id, ruling.legitimate]),
-    iteration.tamperFlags.map((flag) => [flag.id, false]),
-    "the verifier ruled on every flag, each not legitimate",
-  );
+  assert.equal(iteration.outcome, "failed");
+  assert.match(iteration.summary, /^blocked by tamper flags \(decided by loopwright, not the verifier\): /);
+  const blocking = iteration.tamperFlags.filter((flag) => tamperClassOf(flag.kind) === "blocking");
+  assert.ok(blocking.length > 0, "at least one flag is blocking");
+  for (const flag of blocking) assert.ok(iteration.summary.includes(`${flag.id} ${flag.kind}`), flag.id);
+  assert.equal(eventsOf(run, "verifier_started").length, 0, "no verifier was asked");
   assert.equal(eventsOf(run, "loop_finished").length, 0, "nothing is finished");
-  for (const flag of iteration.tamperFlags) {
+  for (const flag of blocking) {
     const line = run.markdown
       .split("\n")
       .find((candidate) => candidate.startsWith(`- ${flag.id} ${flag.kind}`));
-    assert.match(line ?? "", / — ruled NOT legitimate: /, `the report lists ${flag.id} with its ruling`);
+    assert.match(line ?? "", / — BLOCKING: failed the iteration/, `the report lists ${flag.id} as blocking`);
   }
 }
 

@@ -11,12 +11,11 @@ import type {
   IterationOutcome,
   LoopEvent,
   MakerStatus,
-  SteerRequest,
   StopReason,
 } from "../../src/loop/events.ts";
 import { type Spec, specSchema } from "../../src/loop/spec.ts";
 import { currentIteration, type IterationState, type LoopState, replay } from "../../src/loop/state.ts";
-import { applySteering } from "../../src/loop/steering.ts";
+import { applySteering, type SteerInput, validateSteerRequest } from "../../src/loop/steering.ts";
 
 /** A parsed spec with every default filled in: two deterministic gates (`tests`, `lint`) unless overridden. */
 export function fakeSpec(overrides: Record<string, unknown> = {}): Spec {
@@ -31,7 +30,8 @@ export function fakeSpec(overrides: Record<string, unknown> = {}): Spec {
     ],
     ...overrides,
   });
-  return { ...parsed, branch: parsed.branch ?? `loop/${parsed.name}` };
+  if (!parsed.maker) throw new Error("a fake loop's spec needs a maker");
+  return { ...parsed, maker: parsed.maker, branch: parsed.branch ?? `loop/${parsed.name}` };
 }
 
 const baseSha = "b".repeat(40);
@@ -78,7 +78,7 @@ export class FakeLoop {
    * The worktrees are ready and the base commit's gates have run: all green, unless `baseline` names the
    * tests that already fail there, per gate.
    */
-  prepared(options: { baseline?: Record<string, string[]> } = {}): this {
+  prepared(options: { baseline?: Record<string, string[]>; counts?: Record<string, number> } = {}): this {
     this.append("loop_prepared", {
       makerWorktree: "/home/maker",
       gateWorktree: "/home/gates",
@@ -88,7 +88,7 @@ export class FakeLoop {
   }
 
   /** The base commit's run of every deterministic gate that has none yet (e.g. one added by steering). */
-  baselined(options: { baseline?: Record<string, string[]> } = {}): this {
+  baselined(options: { baseline?: Record<string, string[]>; counts?: Record<string, number> } = {}): this {
     for (const gate of this.state().spec.gates) {
       if (gate.kind === "agent-check" || this.state().baseline[gate.id]) continue;
       const failures = options.baseline?.[gate.id] ?? [];
@@ -97,6 +97,7 @@ export class FakeLoop {
         exitCode: failures.length === 0 ? 0 : 1,
         tail: failures.join("\n"),
         failures,
+        testsExecuted: options.counts?.[gate.id],
       });
     }
     return this;
@@ -165,8 +166,21 @@ export class FakeLoop {
     });
   }
 
-  gatePassed(id: string, phase: GatePhase = "grade"): this {
-    return this.gateEnded(id, phase, { passed: true, exitCode: 0, tail: `ok - ${id}` });
+  gatePassed(id: string, phase: GatePhase = "grade", options: { testsExecuted?: number } = {}): this {
+    return this.gateEnded(id, phase, { passed: true, exitCode: 0, tail: `ok - ${id}`, ...options });
+  }
+
+  /** A tamper flag on the current iteration, as the screen records it (`T1`, `T2`, ... unless `id` is given). */
+  flagged(kind: string, options: { id?: string; file?: string; line?: number; detail?: string } = {}): this {
+    const iteration = this.current();
+    const flag = {
+      id: options.id ?? `T${iteration.tamperFlags.length + 1}`,
+      kind,
+      file: options.file,
+      line: options.line,
+      detail: options.detail ?? `${kind} found`,
+    };
+    return this.append("tamper_flagged", { iteration: iteration.number, flag });
   }
 
   gateFailed(
@@ -177,6 +191,7 @@ export class FakeLoop {
       tail?: string;
       timedOut?: boolean;
       failures?: string[];
+      testsExecuted?: number;
       /** A red graded gate is run again (`recheck`); by default it fails again there. */
       recheck?: "fail" | "pass" | "none";
     } = {},
@@ -188,6 +203,7 @@ export class FakeLoop {
       tail: options.tail ?? `not ok - ${id}`,
       timedOut: options.timedOut ?? false,
       failures: options.failures,
+      testsExecuted: options.testsExecuted,
     };
     this.gateEnded(id, phase, outcome);
     const recheck = options.recheck ?? "fail";
@@ -213,6 +229,7 @@ export class FakeLoop {
       tail: string;
       timedOut?: boolean;
       failures?: string[];
+      testsExecuted?: number;
     },
   ): this {
     const number = phase === "baseline" ? 0 : this.current().number;
@@ -236,6 +253,7 @@ export class FakeLoop {
         tail: outcome.tail,
         survivorsKilled: 0,
         failures: outcome.failures ?? [],
+        ...(outcome.testsExecuted === undefined ? {} : { testsExecuted: outcome.testsExecuted }),
       },
     });
   }
@@ -332,8 +350,11 @@ export class FakeLoop {
     });
   }
 
-  steered(request: SteerRequest): this {
-    return this.append("steer_requested", { request });
+  /** Files a steer as the `steer` command does: validated and parsed against the spec it will apply to. */
+  steered(input: SteerInput): this {
+    const state = this.state();
+    const pending = applySteering(state.spec, state.pendingSteers).spec;
+    return this.append("steer_requested", { request: validateSteerRequest(pending, input) });
   }
 
   /** Applies the pending steering requests as the runner does. */

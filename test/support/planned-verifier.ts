@@ -40,7 +40,10 @@ if (behaviour === "approves-red") {
   Object.assign(lint, { passed: true, evidence: [{ file: "src/calc.js", line: 1 }] });
   delete lint.reason;
 }
-const overall = gates.every((gate) => gate.passed || gate.id === "lint") ? "pass" : "fail";
+// "strict-overall" fails its overall on the informative lint gate too: a disagreement with its own rulings.
+const overall = gates.every((gate) => gate.passed || (gate.id === "lint" && behaviour !== "strict-overall"))
+  ? "pass"
+  : "fail";
 console.log(JSON.stringify({ overall, gates, tamper: [] }));
 ' "$attempt"
 `;

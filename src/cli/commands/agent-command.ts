@@ -1,5 +1,5 @@
 /**
- * `agent "PROMPT" [--model ID] [--read-only] [--max-turns N]`: the built-in agent alone in the current
+ * `agent "PROMPT" [--model ID] [--read-only] [--max-turns N] [--api-key-env NAME]`: the built-in agent alone in the current
  * directory, a minimal headless coding agent. The model's text streams to stdout as it arrives; tool
  * calls, compactions and retries are lines of their own; the last line says how it ended and what it cost.
  * Exit codes: 0 completed, 3 a limit ended it (turns, time), 5 the model API failed, 130 interrupted.
@@ -20,6 +20,7 @@ export interface AgentCommandOptions {
   model?: string;
   readOnly?: boolean;
   maxTurns?: string;
+  apiKeyEnv?: string;
 }
 
 const exitCodes: Record<EndReason, number> = {
@@ -38,7 +39,12 @@ export async function agentCommand(prompt: string, options: AgentCommandOptions)
     throw new UsageError(
       `--max-turns must be a whole number (0 = none), got ${JSON.stringify(options.maxTurns)}`,
     );
-  const model = createAgentModel(options.model ?? defaultModelId, { sessionKey: randomUUID() });
+  if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv))
+    throw new UsageError(`--api-key-env takes a variable name, got ${JSON.stringify(options.apiKeyEnv)}`);
+  const model = createAgentModel(options.model ?? defaultModelId, {
+    sessionKey: randomUUID(),
+    apiKeyEnv: options.apiKeyEnv,
+  });
   const tools = options.readOnly ? readOnlyTools : fullTools;
   const scratch = await mkdtemp(join(tmpdir(), "loopwright-agent-"));
   const interrupt = new AbortController();

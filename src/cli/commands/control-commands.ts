@@ -4,9 +4,9 @@
  */
 import YAML from "yaml";
 import { UsageError } from "../../errors.ts";
-import type { SteerRequest } from "../../loop/events.ts";
 import { runLoop } from "../../loop/runner.ts";
-import { applySteering, validateSteerRequest } from "../../loop/steering.ts";
+import { countedIterations, type LoopState } from "../../loop/state.ts";
+import { applySteering, type SteerInput, validateSteerRequest } from "../../loop/steering.ts";
 import { readState } from "../../loop/timeline.ts";
 import { progressPrinter } from "../progress-printer.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
@@ -19,7 +19,7 @@ interface SteerOptions {
 }
 
 export async function steerCommand(reference: string, options: SteerOptions): Promise<number> {
-  const request: SteerRequest = {};
+  const request: SteerInput = {};
   if (options.goal !== undefined) request.goal = options.goal;
   if (options.addGate.length > 0) request.addGates = options.addGate.map(parseGateOption);
   if (options.removeGate.length > 0) request.removeGates = options.removeGate;
@@ -30,15 +30,18 @@ export async function steerCommand(reference: string, options: SteerOptions): Pr
   try {
     const loop = await findLoopOrThrow(session.store, reference);
     const { state } = await readState(session.store, loop);
+    if (state.status === "stopped" && state.stopReason === "verified") {
+      throw new UsageError(
+        `loop ${loop.name} is verified and finished: steering would never apply; start a new loop for a new goal (loopwright run)`,
+      );
+    }
     const pendingSpec = applySteering(state.spec, state.pendingSteers).spec;
     const validated = validateSteerRequest(pendingSpec, request);
     await session.store.appendEvent(loop.id, "steer_requested", { request: validated });
     const running = await session.store.lockHolder(loop.id);
-    process.stdout.write(
-      running
-        ? `steering filed for ${loop.name}: applied at the next iteration boundary\n`
-        : `steering filed for ${loop.name}: applied when it resumes (loopwright resume ${loop.name})\n`,
-    );
+    process.stdout.write(`${describeFiled(loop.name, state, running !== undefined)}\n`);
+    const spent = budgetSpentAfter(state, applySteering(pendingSpec, [validated]).spec.budget.maxIterations);
+    if (spent) process.stdout.write(`warning: ${spent}\n`);
     return 0;
   } finally {
     await session.store.close();
@@ -102,4 +105,19 @@ function parseBudgetOption(text: string): [string, string | number] {
   if (!match) throw new UsageError(`--budget: expected KEY=VALUE, got '${text}'`);
   const value = match[2].trim();
   return [match[1], /^\d+(\.\d+)?$/.test(value) ? Number(value) : value];
+}
+
+/** What the user is told when a steer is filed: when it will apply. */
+function describeFiled(name: string, state: LoopState, running: boolean): string {
+  if (running) return `steering filed for ${name}: applied at the next iteration boundary`;
+  const stopped = state.status === "stopped" ? ` (stopped: ${state.stopReason})` : "";
+  return `steering filed for ${name}${stopped}: applied when it resumes (loopwright resume ${name})`;
+}
+
+/** A stopped loop whose iteration budget stays spent stops again right after applying the steer: say so. */
+function budgetSpentAfter(state: LoopState, maxIterations: number): string | undefined {
+  if (state.status !== "stopped" || maxIterations === 0) return undefined;
+  const counted = countedIterations(state);
+  if (counted < maxIterations) return undefined;
+  return `the iteration budget is spent (${counted} of ${maxIterations}): the loop stops again right after applying this; raise it with --budget maxIterations=${counted + 1}`;
 }

@@ -1,4 +1,5 @@
 /** `ls`: loops with their status, iterations and stop reason. */
+import { describeVerified, legitimateFlagCount } from "../../loop/tamper-standing.ts";
 import { readState } from "../../loop/timeline.ts";
 import { currentRepository, openSession } from "../session.ts";
 
@@ -25,6 +26,10 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
           repoRoot: loop.repoRoot,
           status,
           stopReason: state.stopReason ?? null,
+          /** `verified, 2 tamper flags ruled legitimate` for a verified loop, else the stop reason. */
+          stopDescription:
+            state.stopReason === "verified" ? describeVerified(state) : (state.stopReason ?? null),
+          tamperFlagsRuledLegitimate: legitimateFlagCount(state).ruledLegitimate,
           iterations: state.iterations.length,
           costUsd: state.costUsd,
           createdAt: loop.createdAt,
@@ -42,7 +47,7 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
       return 0;
     }
     for (const row of rows) {
-      const reason = row.stopReason ? ` (${row.stopReason})` : "";
+      const reason = row.stopDescription ? ` (${row.stopDescription})` : "";
       const where = options.all ? `  ${row.repoRoot}` : "";
       process.stdout.write(
         `${row.name.padEnd(24)} ${`${row.status}${reason}`.padEnd(30)} ${String(row.iterations).padStart(3)} it  $${row.costUsd.toFixed(2)}  ${row.id}${where}\n`,

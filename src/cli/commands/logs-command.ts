@@ -1,10 +1,16 @@
 /** `logs <loop>` prints gate logs; `brief <loop>` prints the exact brief a maker was sent. */
 import { readFile } from "node:fs/promises";
 import { UsageError } from "../../errors.ts";
-import { allGateResults } from "../../loop/state.ts";
+import type { GateResult } from "../../loop/events.ts";
+import { allGateResults, type IterationState, type LoopState } from "../../loop/state.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession, parseIterationOption } from "../session.ts";
 
+/**
+ * Prints the gate logs of one iteration: `--iteration 0` is the run on the base commit (the baseline);
+ * without `--iteration`, the last iteration that ran its gates. An iteration without logs is named
+ * with what happened to it.
+ */
 export async function logsCommand(
   reference: string,
   options: { iteration?: string; gate?: string },
@@ -13,26 +19,41 @@ export async function logsCommand(
   try {
     const loop = await findLoopOrThrow(session.store, reference);
     const { state } = await readState(session.store, loop);
-    const wanted = parseIterationOption(options.iteration);
-    const graded = state.iterations.filter((iteration) => allGateResults(iteration).length > 0);
-    const iteration =
-      wanted === undefined
-        ? graded.at(-1)
-        : state.iterations.find((candidate) => candidate.number === wanted);
-    if (!iteration)
-      throw new UsageError(
-        wanted ? `loop ${loop.name} has no iteration ${wanted}` : `loop ${loop.name} has no gate logs yet`,
-      );
-    const results = allGateResults(iteration);
+    const wanted = parseIterationOption(options.iteration, 0);
+    const pointer = `(loopwright logs ${loop.name} --iteration 0: the base commit's)`;
+    let number: number;
+    let results: GateResult[];
+    if (wanted === 0) {
+      number = 0;
+      results = Object.values(state.baseline);
+      if (results.length === 0)
+        throw new UsageError(`loop ${loop.name} has not run its gates on the base commit yet`);
+    } else {
+      const graded = state.iterations.filter((iteration) => allGateResults(iteration).length > 0);
+      const iteration =
+        wanted === undefined
+          ? graded.at(-1)
+          : state.iterations.find((candidate) => candidate.number === wanted);
+      if (!iteration) {
+        if (wanted !== undefined) throw new UsageError(`loop ${loop.name} has no iteration ${wanted}`);
+        const last = state.iterations.at(-1);
+        if (last) throw new UsageError(`${describeWithoutLogs(last)} ${pointer}`);
+        throw new UsageError(
+          `loop ${loop.name} has no gate logs of an iteration yet${state.baseline && Object.keys(state.baseline).length > 0 ? ` ${pointer}` : ""}`,
+        );
+      }
+      results = allGateResults(iteration);
+      if (results.length === 0) throw new UsageError(`${describeWithoutLogs(iteration)} ${pointer}`);
+      number = iteration.number;
+    }
     const selected = options.gate ? results.filter((result) => result.id === options.gate) : results;
     if (selected.length === 0) {
-      throw new UsageError(`iteration ${iteration.number} has no log for gate '${options.gate}'`);
+      throw new UsageError(`iteration ${number} has no log for gate '${options.gate}'`);
     }
+    const label = number === 0 ? "iteration 0 (the base commit)" : `iteration ${number}`;
     for (const result of selected) {
       const text = await readFile(result.logPath, "utf8").catch(() => `(log missing: ${result.logPath})\n`);
-      process.stdout.write(
-        `==> iteration ${iteration.number} gate ${result.id} (${result.phase}) ${result.logPath}\n${text}`,
-      );
+      process.stdout.write(`==> ${label} gate ${result.id} (${result.phase}) ${result.logPath}\n${text}`);
       if (!text.endsWith("\n")) process.stdout.write("\n");
     }
     return 0;
@@ -41,16 +62,27 @@ export async function logsCommand(
   }
 }
 
+/** Why an iteration has no gate logs, from what happened to it: `iteration 3 was cancelled before its gates ran: ...`. */
+function describeWithoutLogs(iteration: IterationState): string {
+  const name = `iteration ${iteration.number}`;
+  const outcome = iteration.ended?.outcome;
+  if (!outcome) return `${name} is running and has not finished a gate yet: it has no gate logs`;
+  if (outcome === "cancelled") return `${name} was cancelled before its gates ran: it has no gate logs`;
+  const why = iteration.ended?.summary ? ` (${iteration.ended.summary})` : "";
+  return `${name} ended ${outcome} before its gates ran${why}: it has no gate logs`;
+}
+
 export async function briefCommand(reference: string, options: { iteration?: string }): Promise<number> {
   const session = await openSession();
   try {
     const loop = await findLoopOrThrow(session.store, reference);
     const { state } = await readState(session.store, loop);
-    const wanted = parseIterationOption(options.iteration);
-    const iteration =
-      wanted === undefined
-        ? state.iterations.at(-1)
-        : state.iterations.find((candidate) => candidate.number === wanted);
+    const wanted = parseIterationOption(options.iteration, 0);
+    if (wanted === 0)
+      throw new UsageError(
+        `iteration 0 is the gates' run on the base commit: it has no brief (loopwright logs ${loop.name} --iteration 0 prints its logs)`,
+      );
+    const iteration = findIteration(state, wanted);
     if (!iteration)
       throw new UsageError(
         wanted
@@ -62,4 +94,10 @@ export async function briefCommand(reference: string, options: { iteration?: str
   } finally {
     await session.store.close();
   }
+}
+
+function findIteration(state: LoopState, wanted: number | undefined): IterationState | undefined {
+  return wanted === undefined
+    ? state.iterations.at(-1)
+    : state.iterations.find((candidate) => candidate.number === wanted);
 }

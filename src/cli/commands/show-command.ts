@@ -1,6 +1,12 @@
-/** `show <loop>`: each iteration (commit, gates, verdict, fingerprint, brief size, cost, duration), the stop reason. */
+/**
+ * `show <loop>`: the gates on the base commit, then each iteration (commit, every gate run labelled by
+ * phase, flakes, tamper flags with their class and ruling, verdict, fingerprint, brief size, cost,
+ * duration), and the stop reason.
+ */
 import { formatDuration } from "../../loop/duration.ts";
-import { summarizeLoop } from "../../loop/iteration-summary.ts";
+import { phaseLabel } from "../../loop/gate-wording.ts";
+import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
+import { describeFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
@@ -18,21 +24,29 @@ export async function showCommand(reference: string, options: { json?: boolean }
       `loop ${summary.name} (${summary.id}) in ${summary.repoRoot}`,
       `branch ${summary.branch}`,
     ];
-    out.push(
-      `status: ${summary.status}${summary.stopReason ? `: ${summary.stopReason}: ${summary.stopMessage}` : ""}`,
-    );
+    const reason = summary.verifiedAs ?? summary.stopReason;
+    out.push(`status: ${summary.status}${reason ? `: ${reason}: ${summary.stopMessage}` : ""}`);
+    if (summary.baseline.length > 0) {
+      out.push(`\nbaseline (the base commit ${state.baseSha?.slice(0, 12) ?? "–"}):`);
+      for (const run of summary.baseline) out.push(`  ${describeRun(run, false)}`);
+    }
     for (const iteration of summary.iterations) {
+      const counted = iteration.counted ? "" : " (not counted)";
       out.push(
-        `\niteration ${iteration.iteration}: ${iteration.outcome}${iteration.repeat ? " (repeat)" : ""}${iteration.summary ? `: ${iteration.summary}` : ""}`,
+        `\niteration ${iteration.iteration}: ${iteration.outcome}${counted}${iteration.repeat ? " (repeat)" : ""}${iteration.summary ? `: ${iteration.summary}` : ""}`,
       );
       out.push(
         `  commit ${iteration.commit?.slice(0, 12) ?? "–"}  brief ${iteration.briefBytes} B  cost $${iteration.costUsd.toFixed(2)}  duration ${iteration.durationMs === undefined ? "–" : formatDuration(iteration.durationMs)}`,
       );
-      for (const gate of iteration.gates) {
-        const why = gate.passed ? "" : gate.timedOut ? " timed out" : ` exit ${gate.exitCode}`;
+      for (const run of iteration.gates) out.push(`  ${describeRun(run, true)}`);
+      for (const id of iteration.flaky) {
+        const reported = state.spec.gates.find((gate) => gate.id === id)?.flaky === "report";
         out.push(
-          `  ${gate.passed ? "✓" : "✗"} ${gate.id}${gate.phase === "confirm" ? " (re-run)" : ""}${why} ${formatDuration(gate.durationMs)}`,
+          `  ⚠ ${id} is flaky: it passed and failed on the same commit${reported ? " (reported, not blocking)" : " (blocks verified)"}`,
         );
+      }
+      for (const flag of iteration.tamperFlags) {
+        out.push(`  ⚑ ${describeFlag(flag)} — ${describeRuling(flag.ruling)}`);
       }
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);
@@ -44,4 +58,10 @@ export async function showCommand(reference: string, options: { json?: boolean }
   } finally {
     await session.store.close();
   }
+}
+
+/** `✗ tests [recheck] exit 1, 3 failing tests 1.2s`; the phase label only inside an iteration. */
+function describeRun(run: GateRunSummary, withPhase: boolean): string {
+  const phase = withPhase ? ` [${phaseLabel(run.phase as Parameters<typeof phaseLabel>[0])}]` : "";
+  return `${run.passed ? "✓" : "✗"} ${run.id}${phase}${run.why ? ` ${run.why}` : ""} ${formatDuration(run.durationMs)}`;
 }

@@ -36,6 +36,12 @@ export interface CliTranslator<State> {
   line(state: State, line: string): { state: State; events: EngineEvent[] };
   /** The turn's cost so far, for the live watchdog; undefined when the CLI has reported nothing yet. */
   costSoFar(state: State): number | undefined;
+  /**
+   * How many notices in a row the CLI has printed that it is retrying to reach its model API (0 after any
+   * other output), and the latest one's text. Absent for CLIs that give up on their own.
+   */
+  reconnects?(state: State): number;
+  lastReconnect?(state: State): string | undefined;
   /** The result of the turn from the final state and how the process ended. */
   finish(state: State, exit: CliExit): TranslatedResult;
 }

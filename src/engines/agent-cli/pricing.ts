@@ -1,7 +1,9 @@
 /**
- * Dollar cost from token usage, for CLIs that report tokens but no price (Codex). The table ships with
- * loopwright (prices.json) and the user can override or extend it with a JSON file named by
- * `$LOOPWRIGHT_PRICES`. Unknown models have no price: the cost stays unknown rather than guessed.
+ * Dollar cost from token usage, for CLIs that report tokens but no price (Codex) and for the built-in
+ * agent. The table ships with loopwright (prices.json, dated, from the providers' published prices) and
+ * the user can override or extend it with a JSON file named by `$LOOPWRIGHT_PRICES`. A model id is
+ * matched exactly once its spelling is normalized (see `canonicalModelId`), never by prefix: unknown
+ * models have no price, and the cost stays unknown rather than guessed from a cousin.
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
@@ -14,15 +16,27 @@ const priceSchema = z.object({
   output: z.number().nonnegative(),
   cachedInput: z.number().nonnegative().optional(),
 });
-const tableSchema = z.object({ models: z.record(z.string(), priceSchema) });
+const tableSchema = z.object({
+  checkedOn: z.string().optional(),
+  aliases: z.record(z.string(), z.string()).optional(),
+  models: z.record(z.string(), priceSchema),
+});
 export type ModelPrice = z.infer<typeof priceSchema>;
 
-let cached: Record<string, ModelPrice> | undefined;
+/** Prices by canonical model id. An alias entry (`aliases` in the JSON) points at another id. */
+export type PriceTable = Record<string, ModelPrice>;
+
+let cached: PriceTable | undefined;
+
+/** The day (YYYY-MM-DD) the shipped prices were last checked against the providers' pages. */
+export function priceTableDate(): string {
+  return tableSchema.parse(shipped).checkedOn ?? "unknown";
+}
 
 /** The price table in force: the shipped one, overridden entry by entry by `$LOOPWRIGHT_PRICES`. */
-export function priceTable(env: NodeJS.ProcessEnv = process.env): Record<string, ModelPrice> {
+export function priceTable(env: NodeJS.ProcessEnv = process.env): PriceTable {
   if (cached && !env.LOOPWRIGHT_PRICES) return cached;
-  const table = { ...tableSchema.parse(shipped).models };
+  const table = expand(tableSchema.parse(shipped));
   if (env.LOOPWRIGHT_PRICES) {
     let text: string;
     try {
@@ -30,32 +44,66 @@ export function priceTable(env: NodeJS.ProcessEnv = process.env): Record<string,
     } catch {
       throw new UsageError(`LOOPWRIGHT_PRICES: cannot read ${env.LOOPWRIGHT_PRICES}`);
     }
-    const parsed = tableSchema.safeParse(JSON.parse(text));
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new UsageError(`LOOPWRIGHT_PRICES: ${env.LOOPWRIGHT_PRICES} is not JSON`);
+    }
+    const parsed = tableSchema.safeParse(value);
     if (!parsed.success)
       throw new UsageError(`LOOPWRIGHT_PRICES: ${parsed.error.issues[0]?.message ?? "invalid price table"}`);
-    Object.assign(table, parsed.data.models);
+    Object.assign(table, expand(parsed.data));
     return table;
   }
   cached = table;
   return table;
 }
 
-/** The price of a model by the longest matching id prefix, or undefined. */
+/**
+ * A model id as the price table spells it: lower case, without a provider prefix (`anthropic/`,
+ * `openai/`, Bedrock's `us.anthropic.`), a context tag (`[1m]`), a Bedrock version (`-v1:0`), a date
+ * (`-20250805`, `-2025-04-16`, `@20250805`) or `-latest`.
+ */
+export function canonicalModelId(model: string): string {
+  return model
+    .trim()
+    .toLowerCase()
+    .replace(/^(?:[a-z]{2,4}\.)?anthropic\./, "")
+    .replace(/^(?:anthropic|openai)\//, "")
+    .replace(/\[[^\]]*\]$/, "")
+    .replace(/-v\d+(?::\d+)?$/, "")
+    .replace(/@\d{8}$/, "")
+    .replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, "")
+    .replace(/-latest$/, "");
+}
+
+/** The price of a model, or undefined when the table does not know it. */
 export function priceOf(model: string, table = priceTable()): ModelPrice | undefined {
-  const key = Object.keys(table)
-    .filter((prefix) => model.startsWith(prefix))
-    .sort((left, right) => right.length - left.length)[0];
-  return key ? table[key] : undefined;
+  return Object.hasOwn(table, canonicalModelId(model)) ? table[canonicalModelId(model)] : undefined;
 }
 
 /** Dollars for a usage on a model; undefined when the model has no price. */
 export function costOf(model: string, usage: TokenUsage, table = priceTable()): number | undefined {
   const price = priceOf(model, table);
   if (!price) return undefined;
-  const cached = usage.cachedInputTokens ?? 0;
-  const fresh = Math.max(0, usage.inputTokens - cached);
+  const cachedTokens = usage.cachedInputTokens ?? 0;
+  const fresh = Math.max(0, usage.inputTokens - cachedTokens);
   return (
-    (fresh * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output) /
+    (fresh * price.input +
+      cachedTokens * (price.cachedInput ?? price.input) +
+      usage.outputTokens * price.output) /
     1_000_000
   );
+}
+
+/** The table's entries keyed by canonical id, aliases resolved to the entry they name. */
+function expand(table: z.infer<typeof tableSchema>): PriceTable {
+  const result: PriceTable = {};
+  for (const [model, price] of Object.entries(table.models)) result[canonicalModelId(model)] = price;
+  for (const [alias, target] of Object.entries(table.aliases ?? {})) {
+    const price = result[canonicalModelId(target)];
+    if (price) result[canonicalModelId(alias)] = price;
+  }
+  return result;
 }

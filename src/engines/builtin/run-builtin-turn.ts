@@ -40,6 +40,7 @@ export async function runBuiltinTurn(settings: BuiltinSettings, request: TurnReq
     contextWindow: settings.contextWindow,
     maxOutputTokens: settings.maxOutputTokens,
     sessionKey: `${request.runId}:${request.stepId}`,
+    apiKeyEnv: settings.apiKeyEnv,
   });
   const result = await runAgent({
     model,

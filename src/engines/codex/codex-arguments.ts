@@ -85,3 +85,26 @@ function withoutSandboxFlags(args: string[]): string[] {
   }
   return kept;
 }
+
+/**
+ * The `env_key` of the model provider a codex config.toml selects (`model_provider = "x"` and its
+ * `[model_providers.x]` table); undefined for the built-in OpenAI provider or a provider without one.
+ */
+export function providerKeyVariable(toml: string): string | undefined {
+  let provider: string | undefined;
+  let table: string | undefined;
+  const keys = new Map<string, string>();
+  for (const line of toml.split("\n")) {
+    const header = /^\s*\[\s*([^\]]+?)\s*\]/.exec(line);
+    if (header) {
+      table = header[1];
+      continue;
+    }
+    const entry = /^\s*([A-Za-z_]+)\s*=\s*["']([^"']*)["']/.exec(line);
+    if (!entry) continue;
+    if (table === undefined && entry[1] === "model_provider") provider = entry[2];
+    const match = table ? /^model_providers\.("?)([^"]+)\1$/.exec(table) : null;
+    if (match && entry[1] === "env_key") keys.set(match[2], entry[2]);
+  }
+  return provider ? keys.get(provider) : undefined;
+}

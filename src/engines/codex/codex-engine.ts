@@ -15,7 +15,7 @@ import { type ModelPrice, priceTable } from "../agent-cli/pricing.ts";
 import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
 import type { Engine, TurnRequest, TurnResult } from "../engine.ts";
 import { evidenceFiles } from "../evidence-files.ts";
-import { codexArguments, modelOfConfig, modelOfSpec } from "./codex-arguments.ts";
+import { codexArguments, modelOfConfig, modelOfSpec, providerKeyVariable } from "./codex-arguments.ts";
 import { strictOutputSchema } from "./strict-output-schema.ts";
 import { createCodexTranslator } from "./translate-codex.ts";
 
@@ -28,6 +28,9 @@ export const codexDefinition: AgentCliDefinition = {
   credentials(env = process.env) {
     const found = ["OPENAI_API_KEY", "CODEX_API_KEY"].filter((name) => env[name]);
     if (existsSync(join(codexHome(env), "auth.json"))) found.push("codex login (auth.json)");
+    // A provider of the user's config.toml names the variable its key comes from.
+    const keyVariable = providerKeyVariable(readConfig(env));
+    if (keyVariable && env[keyVariable] && !found.includes(keyVariable)) found.push(keyVariable);
     return found;
   },
   create: createCodexEngine,
@@ -81,11 +84,16 @@ function codexHome(env: NodeJS.ProcessEnv): string {
   return env.CODEX_HOME || join(env.HOME || homedir(), ".codex");
 }
 
-/** The model of the user's codex config, read (never written) for pricing. */
-function configuredModel(env: NodeJS.ProcessEnv): string | undefined {
+/** The user's codex config.toml, read (never written); empty when there is none. */
+function readConfig(env: NodeJS.ProcessEnv): string {
   try {
-    return modelOfConfig(readFileSync(join(codexHome(env), "config.toml"), "utf8"));
+    return readFileSync(join(codexHome(env), "config.toml"), "utf8");
   } catch {
-    return undefined;
+    return "";
   }
+}
+
+/** The model of the user's codex config, for pricing. */
+function configuredModel(env: NodeJS.ProcessEnv): string | undefined {
+  return modelOfConfig(readConfig(env));
 }

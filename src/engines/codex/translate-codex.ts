@@ -34,6 +34,10 @@ export interface CodexState {
   failure?: string;
   /** The latest `error` event or item, reported when the turn never completes. */
   lastError?: string;
+  /** "Reconnecting..." notices in a row (codex cannot reach its API), reset by any other event. */
+  reconnects: number;
+  /** The latest of those notices. */
+  lastReconnect?: string;
   /** The first line that was not a codex event, and how many there were. */
   garbage?: string;
   garbageLines: number;
@@ -43,7 +47,7 @@ export function createCodexTranslator(options: CodexTranslatorOptions): CliTrans
   const priced = (state: CodexState) =>
     state.usage && options.model ? costOf(options.model, state.usage, options.prices) : undefined;
   return {
-    initial: () => ({ completed: false, garbageLines: 0 }),
+    initial: () => ({ completed: false, garbageLines: 0, reconnects: 0 }),
     line(state, line) {
       const event = parseEvent(line);
       if (!event) {
@@ -56,9 +60,20 @@ export function createCodexTranslator(options: CodexTranslatorOptions): CliTrans
           events: [],
         };
       }
-      return foldEvent(state, event, priced);
+      const reconnect = isReconnectNotice(event);
+      const folded = foldEvent(state, event, priced);
+      return {
+        ...folded,
+        state: {
+          ...folded.state,
+          reconnects: reconnect ? state.reconnects + 1 : 0,
+          lastReconnect: reconnect ? messageOf(event) : state.lastReconnect,
+        },
+      };
     },
     costSoFar: priced,
+    reconnects: (state) => state.reconnects,
+    lastReconnect: (state) => state.lastReconnect,
     finish: (state, exit) => finishTurn(state, exit, options, priced(state)),
   };
 }
@@ -174,6 +189,11 @@ function lastComplaint(tail: string): string | undefined {
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith("{") && !line.startsWith("WARNING: proceeding"));
   return lines.findLast((line) => /^error\b/i.test(line)) ?? lines.at(-1);
+}
+
+/** Codex's notice that it is retrying to reach the model API: `{"type":"error","message":"Reconnecting... ..."}`. */
+function isReconnectNotice(event: CodexEvent): boolean {
+  return event.type === "error" && /^Reconnecting\b/.test(messageOf(event) ?? "");
 }
 
 function parseEvent(line: string): CodexEvent | undefined {

@@ -1,7 +1,8 @@
 /**
- * `hook stop`: may Claude stop? Nothing is owed without open work. With open work, the gates marked
- * `every-stop` run at every stop (a gate already green at this very state of the code is not run
- * again); while the work is deferred that is all. When the review debt is due (closing asked, turn
+ * `hook stop`: may Claude stop? The gates marked `every-stop` run at every stop, whatever opened the
+ * work or if nothing did (a Bash edit, a tree already red); a gate already green on exactly this
+ * content (tree, HEAD, base, command: see gate-pass-key.ts) is not run again. Changes with no open work
+ * open it here. While the work is deferred that is all. When the review debt is due (closing asked, turn
  * limit, new session, hours), the `on-close` gates run too, and the reviewer's verdict on the current
  * code must be a PASS. Every refusal counts towards the circuit breaker; the counter and the work are
  * updated under the state lock, so concurrent stops leave exact counts.
@@ -10,39 +11,42 @@ import type { HookContext } from "../hook-context.ts";
 import type { HookGateResult } from "../hook-gates.ts";
 import { blockStop, type HookOutput, passOn, tellUser } from "../hook-io.ts";
 import { acceptanceCriteria, gatesToRun, loadHookSpec } from "../hook-spec.ts";
-import { type ChangeSnapshot, changeSnapshot } from "../review/changed-files.ts";
+import { type ChangeSnapshot, changeSnapshot, headCommit } from "../review/changed-files.ts";
 import { writeReviewRequest } from "../review/review-request.ts";
 import { readVerdict, reviewStanding, type StoredVerdict } from "../review/verdict-file.ts";
 import { type HookState, readHookState, updateHookState } from "../state/hook-state.ts";
 import {
   breakerMessage,
+  forgedVerdictMessage,
   gateFailureReason,
   lessonRequest,
   reviewFailedReason,
   reviewMissingReason,
   workClosedMessage,
 } from "../templates/hook-messages.ts";
-import { reviewDue, seenBySession } from "../work/deferred-work.ts";
+import { openWork, reviewDue, seenBySession } from "../work/deferred-work.ts";
+import { gatePassKey } from "../work/gate-pass-key.ts";
 
 /** What the checks concluded, before the circuit breaker has its say. */
 type Conclusion =
   | { kind: "pass"; closeWork: boolean; message?: string }
   /** `reason` is built late: whether it asks for a lesson depends on the state under the lock. */
-  | { kind: "block"; cause?: string; reason: (askLesson: boolean) => string };
+  | { kind: "block"; cause?: string; reason: (askLesson: boolean) => string; userMessage?: string };
 
 export async function stopHook(context: HookContext): Promise<HookOutput> {
   const { layout, input } = context;
-  const stored = readHookState(layout).work;
-  if (!stored) return passOn();
-  const work = seenBySession(stored, input.session_id);
-  const due = reviewDue(work, { sessionId: input.session_id, now: context.now, limits: context.limits });
+  const stored = readHookState(layout);
+  const work = stored.work ? seenBySession(stored.work, input.session_id) : undefined;
+  const due = work
+    ? reviewDue(work, { sessionId: input.session_id, now: context.now, limits: context.limits })
+    : undefined;
   const spec = await loadHookSpec(layout);
-  const snapshot = await changeSnapshot(layout.root, work.base);
-  if (snapshot.files.length === 0) return settle(context, snapshot, [], { kind: "pass", closeWork: true });
-
+  const head = await headCommit(layout.root);
+  const snapshot = await changeSnapshot(layout.root, work?.base ?? head);
+  const graded = { head, base: snapshot.base, tree: snapshot.all };
   const gates = gatesToRun(spec, due !== undefined);
-  const state = readHookState(layout);
-  const stale = gates.filter((gate) => state.gatePasses[gate.id] !== snapshot.all);
+  const keys = new Map(gates.map((gate) => [gate.id, gatePassKey(gate.run ?? "", graded)]));
+  const stale = gates.filter((gate) => stored.gatePasses[gate.id] !== keys.get(gate.id));
   const results =
     stale.length > 0 ? await (await import("../hook-gates.ts")).runHookGates(layout, stale) : [];
   const failures = results.filter((result) => !result.passed && result.gate.required);
@@ -56,6 +60,8 @@ export async function stopHook(context: HookContext): Promise<HookOutput> {
       cause: `gate:${failures.map((failure) => failure.gate.id).join(",")}`,
       reason: (ask) => gateFailureReason(failures, ask ? lessonRequest(example) : undefined),
     };
+  } else if (snapshot.files.length === 0) {
+    conclusion = { kind: "pass", closeWork: true, message: optionalFailures(results) };
   } else if (due === undefined) {
     conclusion = { kind: "pass", closeWork: false, message: optionalFailures(results) };
   } else if (snapshot.codeFiles.length === 0) {
@@ -63,7 +69,7 @@ export async function stopHook(context: HookContext): Promise<HookOutput> {
   } else {
     conclusion = await reviewConclusion(context, snapshot, due, gateIds, acceptanceCriteria(spec));
   }
-  return settle(context, snapshot, results, conclusion);
+  return settle(context, snapshot, results, keys, conclusion);
 }
 
 async function reviewConclusion(
@@ -74,7 +80,8 @@ async function reviewConclusion(
   criteria: string[],
 ): Promise<Conclusion> {
   const { layout, naming } = context;
-  const standing = reviewStanding(readVerdict(layout), snapshot.code);
+  const state = readHookState(layout);
+  const standing = reviewStanding(readVerdict(layout, state.verdictSha256), snapshot.code);
   if (standing.status === "pass")
     return { kind: "pass", closeWork: true, message: workClosedMessage(gateIds, standing.verdict) };
   await writeReviewRequest(layout, snapshot, criteria);
@@ -93,11 +100,17 @@ async function reviewConclusion(
     due,
     stale: standing.status === "stale",
     ...(standing.status === "missing" && standing.ignored ? { ignored: standing.ignored } : {}),
+    ...(state.invalidReport ? { invalidReport: state.invalidReport.why } : {}),
     codeFiles: snapshot.codeFiles,
     naming,
     requestPath: layout.reviewRequest,
   });
-  return { kind: "block", reason: () => text };
+  const forged = standing.status === "missing" && standing.ignored !== undefined;
+  return {
+    kind: "block",
+    reason: () => text,
+    ...(forged ? { userMessage: forgedVerdictMessage(layout.verdict, standing.ignored ?? "") } : {}),
+  };
 }
 
 /** Records the outcome under the lock and turns it into the hook's answer (the breaker decides here). */
@@ -105,6 +118,7 @@ async function settle(
   context: HookContext,
   snapshot: ChangeSnapshot,
   results: HookGateResult[],
+  keys: Map<string, string>,
   conclusion: Conclusion,
 ): Promise<HookOutput> {
   const { input, limits, layout, now } = context;
@@ -112,10 +126,16 @@ async function settle(
   await updateHookState(layout, (current): HookState => {
     const gatePasses = { ...current.gatePasses };
     for (const result of results) {
-      if (result.passed) gatePasses[result.gate.id] = snapshot.all;
+      const key = keys.get(result.gate.id);
+      if (result.passed && key) gatePasses[result.gate.id] = key;
       else delete gatePasses[result.gate.id];
     }
-    const work = current.work ? seenBySession(current.work, input.session_id) : undefined;
+    // Changes that no Write opened (Bash edits, a tree already changed) open the work here: their review is owed too.
+    const work = current.work
+      ? seenBySession(current.work, input.session_id)
+      : snapshot.files.length > 0
+        ? openWork(input.session_id ?? "", snapshot.base, now)
+        : undefined;
     const totals = { ...current.totals, stops: current.totals.stops + 1 };
     const next: HookState = { ...current, gatePasses, totals, ...(work ? { work } : {}) };
     if (conclusion.kind === "pass") {
@@ -131,7 +151,9 @@ async function settle(
       output = tellUser(breakerMessage(current.blocks, reason, layout.off));
       return { ...next, blocks: 0, totals: { ...totals, breakerTrips: totals.breakerTrips + 1 } };
     }
-    output = blockStop(reason);
+    output = conclusion.userMessage
+      ? { ...blockStop(reason), systemMessage: conclusion.userMessage }
+      : blockStop(reason);
     const lessonsAsked = askLesson && conclusion.cause ? [...asked, conclusion.cause] : asked;
     return {
       ...next,

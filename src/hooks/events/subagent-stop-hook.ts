@@ -1,40 +1,55 @@
 /**
  * `hook subagent-stop` (SubagentStop): when the reviewer subagent ends, its final message is its report.
  * The hook derives the verdict from the findings (any `[CRITICAL]` is a FAIL, whatever verdict line the
- * reviewer wrote), stamps it with the content stamps of the code as it is when the reviewer ends (the
+ * reviewer wrote; a message that is no well-formed report records nothing and is remembered, so that
+ * the next stop asks again), stamps it with the content stamps of the code as it is when the reviewer ends (the
  * code it read), and writes both. It never blocks the reviewer; the user is told the outcome.
  */
 import { readFileSync } from "node:fs";
 import { type HookContext, isReviewerAgent } from "../hook-context.ts";
 import { type HookOutput, passOn, tellUser } from "../hook-io.ts";
 import { changeSnapshot, headCommit } from "../review/changed-files.ts";
-import { deriveVerdict, describeCounts } from "../review/findings.ts";
-import { writeReview } from "../review/verdict-file.ts";
+import { describeCounts, judgeReport } from "../review/findings.ts";
+import { type StoredVerdict, writeReview } from "../review/verdict-file.ts";
 import { readHookState, updateHookState } from "../state/hook-state.ts";
 
 export async function subagentStopHook(context: HookContext): Promise<HookOutput> {
   const { layout, input } = context;
   if (!isReviewerAgent(input.agent_type)) return passOn();
-  const report = input.last_assistant_message ?? lastAssistantText(input.agent_transcript_path);
-  const derived = deriveVerdict(report ?? "");
-  if (!report || !derived)
-    return tellUser("loopwright: the reviewer ended without a report; no review was recorded.");
+  const report = input.last_assistant_message ?? lastAssistantText(input.agent_transcript_path) ?? "";
+  const judged = judgeReport(report);
+  if (judged.kind === "invalid") {
+    await updateHookState(layout, (state) => ({
+      ...state,
+      invalidReport: { at: context.now.toISOString(), why: judged.why },
+    }));
+    return tellUser(
+      `loopwright: the reviewer's final message is no valid report (${judged.why}); no review was recorded, and the next stop asks for the review again.`,
+    );
+  }
   // The reviewer read the files as they are now: its verdict is about the code as it is now.
   const base = readHookState(layout).work?.base ?? (await headCommit(layout.root));
   const snapshot = await changeSnapshot(layout.root, base);
   const stamps = { all: snapshot.all, code: snapshot.code };
-  const verdict = writeReview(layout, {
-    report,
-    derived,
-    stamps,
-    agentType: input.agent_type ?? "",
-    ...(input.session_id ? { sessionId: input.session_id } : {}),
-    now: context.now,
+  let verdict: StoredVerdict | undefined;
+  // Written under the state lock, with its hash kept in the state: only this file is believed later.
+  await updateHookState(layout, ({ invalidReport: _cleared, ...state }) => {
+    const written = writeReview(layout, {
+      report,
+      derived: judged.derived,
+      stamps,
+      agentType: input.agent_type ?? "",
+      ...(input.session_id ? { sessionId: input.session_id } : {}),
+      now: context.now,
+    });
+    verdict = written.verdict;
+    return {
+      ...state,
+      verdictSha256: written.verdictSha256,
+      totals: { ...state.totals, reviews: state.totals.reviews + 1 },
+    };
   });
-  await updateHookState(layout, (state) => ({
-    ...state,
-    totals: { ...state.totals, reviews: state.totals.reviews + 1 },
-  }));
+  if (!verdict) throw new Error("the review was not recorded");
   return tellUser(
     `loopwright: review recorded: ${verdict.verdict} (${describeCounts(verdict.counts)}); report in ${layout.report}.`,
   );

@@ -15,6 +15,8 @@ type Settings = Record<string, unknown>;
 
 /** The tools whose use opens the work. */
 export const writeToolsMatcher = "Write|Edit|MultiEdit|NotebookEdit";
+/** The tools that could write into `.loopwright/`: the PreToolUse guard looks at them. */
+export const guardedToolsMatcher = `${writeToolsMatcher}|Bash`;
 
 /** Hook mode's entries, each event calling `command(<hook event>)`. */
 export function hookModeEntries(command: (event: string) => string): Record<string, MatcherGroup[]> {
@@ -27,6 +29,7 @@ export function hookModeEntries(command: (event: string) => string): Record<stri
     SubagentStop: group("subagent-stop", 120),
     UserPromptSubmit: group("prompt", 60),
     PostToolUse: group("post-tool", 60, writeToolsMatcher),
+    PreToolUse: group("pre-tool", 60, guardedToolsMatcher),
   };
 }
 

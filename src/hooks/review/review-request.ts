@@ -1,7 +1,7 @@
 /**
  * The review request: `.loopwright/review-request.md`, what the read-only reviewer subagent reads
  * first (it has no shell): the changed files, prose apart, the acceptance criteria of loop.yaml, and
- * the diff (with the content stamps of the code it shows, for the curious). Written when the work is
+ * the diff. It never prints the content stamps: a verdict's stamps are not for the agent to copy. Written when the work is
  * closed and whenever the Stop hook asks for a review; the reviewer is told to read the files as they
  * are on disk, since the agent may have changed them since.
  */
@@ -27,7 +27,6 @@ export async function writeReviewRequest(
   const text = diff.code === 0 ? diff.stdout : `(git diff failed: ${diff.stderr.trim()})`;
   const cut = Buffer.byteLength(text) > diffLimitBytes;
   const body = renderReviewRequest({
-    stamps: `<!-- loopwright-stamps all=${snapshot.all} code=${snapshot.code} -->`,
     base: snapshot.base,
     codeFiles: snapshot.codeFiles,
     proseFiles: snapshot.proseFiles,

@@ -1,8 +1,9 @@
 /**
  * The review on disk: the reviewer's report verbatim (`.loopwright/review.md`) and the verdict the hook
  * derived from it (`.loopwright/verdict.json`), stamped `writtenBy: "hook"` with the content stamps of
- * the code it reviewed. A verdict is only believed when the hook wrote it and it still agrees with the
- * report beside it: a verdict file written by anyone else, or a report edited afterwards, is ignored.
+ * the code it reviewed. A verdict is only believed when it is the file the hook wrote (its hash is kept
+ * in the hook state, under the state lock) and it still agrees with the report beside it: a verdict
+ * file written by anyone else, or a report edited afterwards, is ignored.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -55,8 +56,14 @@ export interface ReviewRecord {
   now: Date;
 }
 
-/** Writes the report and the verdict derived from it (each atomically). */
-export function writeReview(layout: HookLayout, record: ReviewRecord): StoredVerdict {
+/**
+ * Writes the report and the verdict derived from it (each atomically); returns the verdict and the
+ * sha256 of verdict.json as written, which the caller keeps in the hook state (under its lock).
+ */
+export function writeReview(
+  layout: HookLayout,
+  record: ReviewRecord,
+): { verdict: StoredVerdict; verdictSha256: string } {
   const verdict: StoredVerdict = {
     writtenBy: "hook",
     verdict: record.derived.verdict,
@@ -72,13 +79,21 @@ export function writeReview(layout: HookLayout, record: ReviewRecord): StoredVer
     ...(record.sessionId ? { sessionId: record.sessionId } : {}),
     at: record.now.toISOString(),
   };
+  const text = `${JSON.stringify(verdict, null, 2)}\n`;
   writeAtomically(layout.report, record.report);
-  writeAtomically(layout.verdict, `${JSON.stringify(verdict, null, 2)}\n`);
-  return verdict;
+  writeAtomically(layout.verdict, text);
+  return { verdict, verdictSha256: sha256(text) };
 }
 
-/** The verdict on disk, believed only if the hook wrote it and it still matches the report. */
-export function readVerdict(layout: HookLayout): VerdictReading {
+/** Why a verdict file was refused when it is not the one the hook wrote (the stop tells the user). */
+export const forgedVerdictWhy =
+  "verdict.json is not the one the hook wrote (its hash differs from the hook's state)";
+
+/**
+ * The verdict on disk, believed only if it is the very file the hook wrote (`expectedSha256`, kept in
+ * the hook state) and it still matches the report.
+ */
+export function readVerdict(layout: HookLayout, expectedSha256: string | undefined): VerdictReading {
   let text: string;
   try {
     text = readFileSync(layout.verdict, "utf8");
@@ -93,6 +108,7 @@ export function readVerdict(layout: HookLayout): VerdictReading {
   }
   if (stored?.writtenBy !== "hook")
     return { status: "ignored", why: "verdict.json was not written by the hook" };
+  if (sha256(text) !== expectedSha256) return { status: "ignored", why: forgedVerdictWhy };
   let report: string;
   try {
     report = readFileSync(layout.report, "utf8");

@@ -29,6 +29,10 @@ export interface HookState {
   /** Gate id → the `all` content stamp at which it last passed on this working tree. */
   gatePasses: Record<string, string>;
   totals: HookTotals;
+  /** sha256 of verdict.json as the hook last wrote it, under the lock: any other verdict file is refused. */
+  verdictSha256?: string;
+  /** Why the reviewer's last final message was no valid report (cleared by a valid one). */
+  invalidReport?: { at: string; why: string };
   /** The last work closed with the definition of done holding. */
   lastClosed?: { at: string; codeStamp: string };
 }

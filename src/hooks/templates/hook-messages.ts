@@ -42,6 +42,8 @@ export function reviewMissingReason(options: {
   due: string;
   stale: boolean;
   ignored?: string;
+  /** Why the reviewer's last message was no valid report. */
+  invalidReport?: string;
   codeFiles: string[];
   naming: ReviewerNaming;
   requestPath: string;
@@ -54,6 +56,9 @@ export function reviewMissingReason(options: {
   return [
     `loopwright: the work is due for review (${options.due}) and ${why}.`,
     options.ignored ? `(A verdict file was ignored: ${options.ignored}. Only the hook writes verdicts.)` : "",
+    options.invalidReport
+      ? `The last reviewer gave no valid report (${options.invalidReport}): its final message must be only findings in the grammar \`[SEVERITY] path:line message\`, or exactly \`No findings.\`.`
+      : "",
     `Changed files: ${listed}${more}.`,
     `Launch the ${options.naming.agentType} subagent now (Agent tool, subagent_type "${options.naming.agentType}"); it reads ${options.requestPath}.`,
     "Do not write a verdict yourself: the hook derives it from the reviewer's findings. Fix every [CRITICAL] finding it reports, then finish.",
@@ -80,6 +85,11 @@ export function reviewFailedReason(
   ]
     .filter((line) => line !== "")
     .join("\n");
+}
+
+/** For the user: review files the hook did not write (or that were edited since) were refused. */
+export function forgedVerdictMessage(verdictPath: string, why: string): string {
+  return `loopwright: refused the review files beside ${verdictPath} (${why}); only a report of the reviewer subagent, recorded by the hook, counts.`;
 }
 
 export function breakerMessage(blocks: number, reason: string, offPath: string): string {

@@ -1,8 +1,6 @@
 /** The text of `.loopwright/review-request.md`, read by the reviewer subagent. Pure. */
 
 export interface ReviewRequestText {
-  /** The stamps line, an HTML comment the hook reads back. */
-  stamps: string;
   base: string;
   codeFiles: string[];
   proseFiles: string[];
@@ -16,7 +14,6 @@ export function renderReviewRequest(request: ReviewRequestText): string {
   const list = (paths: string[]) => (paths.length ? paths.map((path) => `- ${path}`).join("\n") : "(none)");
   const sections = [
     "# Review request",
-    request.stamps,
     "",
     "Written by loopwright's hook for the loopwright-reviewer subagent. Review the changes of this",
     `working tree since ${request.base.slice(0, 12)}: the files listed here, as they are now on disk`,

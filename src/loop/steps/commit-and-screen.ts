@@ -8,13 +8,22 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { commitAll, readTrailers } from "../../git/commits.ts";
 import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
+import { git } from "../../git/git.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
 import { screenDiff } from "../../verify/tamper/screen-diff.ts";
-import { parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
+import {
+  type SpecCommand,
+  type SpecCommandFiles,
+  specCommandFiles,
+} from "../../verify/tamper/spec-command-files.ts";
+import { excerpt } from "../../verify/tamper/tamper-flag.ts";
+import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
 import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { missingBaseFailureFlags } from "./missing-base-failures.ts";
+import { scrubSecretsFromChange } from "./scrub-secrets.ts";
 
 export const loopTrailer = "Loopwright-Loop";
 export const iterationTrailer = "Loopwright-Iteration";
@@ -23,6 +32,7 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const iteration = currentIteration(context.state());
   if (!iteration) throw new Error("no iteration in progress");
   const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
+  await scrubSecretsFromChange(context, iteration.number, iteration.startSha);
   const result = await commitAll(context.makerWorktree, {
     message: `loopwright: ${context.loop.name} iteration ${iteration.number}`,
     trailers,
@@ -51,10 +61,16 @@ export async function screenChange(context: RunContext): Promise<void> {
   const files = [...new Set(parseUnifiedDiff(diff).flatMap((file) => [file.oldPath, file.path]))].sort();
   const screen = screenScope(files, state.spec.scope);
   const diffPath = join(context.layout.iterationDirectory(context.loop.id, iteration.number), "diff.patch");
-  await writeFile(diffPath, diff);
+  await writeFile(diffPath, context.redact(diff));
   const diffHash = createHash("sha256").update(normalizeDiff(diff)).digest("hex");
   // Flags first, numbered deterministically: a re-run of this step after a crash records the same ids.
-  for (const flag of tamperFlagsOf(files, diff, state.spec.scope.protect)) {
+  const commands: SpecCommand[] = [
+    ...state.spec.setup.map((command) => ({ command })),
+    ...state.spec.gates.flatMap((gate) => (gate.run ? [{ command: gate.run, gate: gate.id }] : [])),
+  ];
+  const named = await commandFilesAt(context.makerWorktree, state.baseSha, sha, commands);
+  const missing = await missingBaseFailureFlags(state, context.makerWorktree, state.baseSha, sha);
+  for (const flag of [...tamperFlagsOf(files, diff, state.spec.scope.protect, named), ...missing]) {
     await context.append("tamper_flagged", { iteration: iteration.number, flag });
   }
   await context.append("change_screened", {
@@ -68,18 +84,85 @@ export async function screenChange(context: RunContext): Promise<void> {
   });
 }
 
-/** The tamper set files touched, and what the diff itself gives away, numbered T1, T2, ... */
-export function tamperFlagsOf(files: string[], diff: string, protect: string[]): RecordedTamperFlag[] {
-  const touched = classifyTamperFiles(files, protect).map((entry) => ({
-    kind: "tamper-file",
-    file: entry.file,
-    detail: `${entry.category} file changed: ${entry.reason}`,
-  }));
-  const heuristics = screenDiff(diff, { protect }).map((flag) => ({
+/**
+ * The tamper set files touched, what the spec's commands name (a script a gate runs that changed is
+ * `gate-script-changed`, blocking), and what the diff itself gives away, numbered T1, T2, ...
+ */
+export function tamperFlagsOf(
+  files: string[],
+  diff: string,
+  protect: string[],
+  commandFiles: SpecCommandFiles = { named: [], flags: [] },
+): RecordedTamperFlag[] {
+  const diffFiles = parseUnifiedDiff(diff);
+  const touched = classifyTamperFiles(files, protect, commandFiles.named).map((entry) =>
+    entry.category === "gate-script"
+      ? gateScriptFlag(entry.file, entry.reason, diffFiles)
+      : { kind: "tamper-file", file: entry.file, detail: `${entry.category} file changed: ${entry.reason}` },
+  );
+  const heuristics = screenDiff(diff, { protect, named: commandFiles.named }).map((flag) => ({
     kind: flag.kind,
     file: flag.file,
     line: flag.line,
     detail: flag.detail,
   }));
-  return [...touched, ...heuristics].map((flag, index) => ({ id: `T${index + 1}`, ...flag }));
+  const fromCommands = commandFiles.flags.map((flag) => ({
+    kind: flag.kind,
+    file: flag.file,
+    line: flag.line,
+    detail: flag.detail,
+  }));
+  return [...touched, ...fromCommands, ...heuristics].map((flag, index) => ({
+    id: `T${index + 1}`,
+    ...flag,
+  }));
+}
+
+/** A changed gate script: at its first added line (or its first removed one), quoting it. */
+function gateScriptFlag(file: string, reason: string, diffFiles: readonly DiffFile[]) {
+  const changed = diffFiles.find((candidate) => candidate.path === file || candidate.oldPath === file);
+  const lines = changed?.hunks.flatMap((hunk) => hunk.lines) ?? [];
+  const first = lines.find((line) => line.sign === "+") ?? lines.find((line) => line.sign === "-");
+  const how =
+    changed?.status === "deleted"
+      ? "deleted it"
+      : changed?.status === "renamed" && changed.oldPath === file
+        ? `moved it to ${changed.path}`
+        : "rewrote it";
+  const quoted = first ? `: ${first.sign === "+" ? "" : "removed "}${excerpt(first.text)}` : "";
+  return {
+    kind: "gate-script-changed",
+    file,
+    line: first ? (first.sign === "+" ? first.newLine : first.oldLine) : undefined,
+    detail: `${reason}, and the change ${how}${quoted}`,
+  };
+}
+
+/**
+ * What the spec's commands name, reading package.json files (the root's, and those of folders the
+ * commands move to) from the base and the graded commit.
+ */
+async function commandFilesAt(
+  worktree: string,
+  baseSha: string,
+  sha: string,
+  commands: readonly SpecCommand[],
+): Promise<SpecCommandFiles> {
+  const texts = new Map<string, string | undefined>();
+  const wanted = new Set<string>();
+  const lookup = (commit: string) => (directory: string) => {
+    const key = `${commit}:${directory ? `${directory}/` : ""}package.json`;
+    if (!texts.has(key)) wanted.add(key);
+    return texts.get(key);
+  };
+  // Each round reads the package.json files the last one asked for; scripts that cd elsewhere ask for more.
+  for (let round = 0; round < 4; round++) {
+    wanted.clear();
+    const result = specCommandFiles(commands, { base: lookup(baseSha), graded: lookup(sha) });
+    if (wanted.size === 0) return result;
+    for (const key of wanted) {
+      texts.set(key, await git(["show", key], worktree, { trim: false }).catch(() => undefined));
+    }
+  }
+  return specCommandFiles(commands, { base: lookup(baseSha), graded: lookup(sha) });
 }

@@ -9,6 +9,7 @@ import { defaultRemote } from "../../git/repository.ts";
 import { removeWorktree } from "../../git/worktrees.ts";
 import type { StopReason } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
+import { secretsInHistory } from "./scrub-secrets.ts";
 
 export async function finishLoop(context: RunContext): Promise<void> {
   const state = context.state();
@@ -22,6 +23,24 @@ export async function finishLoop(context: RunContext): Promise<void> {
   const remote = await defaultRemote(context.loop.repoRoot);
   if (!remote) {
     await context.append("loop_finished", { action, branch, sha, pushed: false });
+    return;
+  }
+  // The last line of defence: whatever reached the branch, a known secret value is never pushed.
+  const leaked = await secretsInHistory(
+    context.loop.repoRoot,
+    state.baseSha ?? sha,
+    sha,
+    context.redact.secrets ?? [],
+  );
+  if (leaked.length > 0) {
+    await context.append("loop_finished", {
+      action,
+      branch,
+      sha,
+      pushed: false,
+      remote,
+      error: `refused to push: the commits hold the value of ${leaked.join(", ")}, a secret loopwright holds`,
+    });
     return;
   }
   const push = await pushBranch(context.loop.repoRoot, remote, branch);

@@ -1,12 +1,14 @@
 /**
  * The maker's turn in the loop's worktree, under the iteration's wall-clock limit. A turn interrupted by
  * a dead controller is re-run from the iteration's start commit; whatever it had left is first kept
- * under a ref, so nothing is lost.
+ * under a ref, so nothing is lost. The turn's cost watchdog gets what the iteration has left of its cap;
+ * with nothing left the turn does not start and ends over budget.
  */
 
 import { createEngine } from "../../engines/registry.ts";
 import { preserveWork } from "../../git/commits.ts";
 import { resetWorktree } from "../../git/worktrees.ts";
+import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
@@ -33,6 +35,22 @@ export async function runMakerTurn(context: RunContext, resume: boolean): Promis
     turnNumber: iteration.number,
     preservedRef,
   });
+  const cap = nextTurnCap(
+    state.spec.budget.maxCostUsdPerIteration,
+    iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number),
+    "maker",
+  );
+  if (cap.exhausted) {
+    await context.append("maker_ended", {
+      iteration: iteration.number,
+      status: "over_budget",
+      account: "",
+      error: cap.message,
+      durationMs: 0,
+      costUsd: 0,
+    });
+    return;
+  }
   const engine = createEngine(state.spec.maker, "maker");
   const started = performance.now();
   const result = await engine.runTurn({
@@ -43,7 +61,7 @@ export async function runMakerTurn(context: RunContext, resume: boolean): Promis
     context: { ...buildTurnContext(state, iteration.number, "maker", context.loop.name) },
     turnNumber: iteration.number,
     wallClockMs: state.spec.budget.wallClockPerIteration,
-    maxCostUsd: state.spec.budget.maxCostUsdPerIteration,
+    maxCostUsd: cap.maxCostUsd,
     turnDirectory: context.layout.iterationDirectory(context.loop.id, iteration.number),
     runId: context.runId,
     stepId: `maker-${iteration.number}-${attempt}`,

@@ -1,11 +1,14 @@
 /**
  * The replanning turn after a first repeated failure: the maker's engine, read-only, in a disposable
- * worktree, asked for a different approach as `{"approach": ..., "hypotheses": [...]}`.
+ * worktree, asked for a different approach as `{"approach": ..., "hypotheses": [...]}`. It spends from the
+ * cap of the iteration it follows: its watchdog gets what that iteration has left, and with nothing left
+ * it does not run (the loop goes on without a revised approach).
  */
 import { z } from "zod";
 import { createEngine } from "../../engines/registry.ts";
 import { headSha } from "../../git/commits.ts";
 import { buildBrief } from "../brief.ts";
+import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import { buildReplannerPrompt } from "../prompts/replanner-prompt.ts";
 import type { RunContext } from "../run-context.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
@@ -17,6 +20,20 @@ export async function runReplanTurn(context: RunContext, afterIteration: number)
   const state = context.state();
   const turnNumber = state.replans.length + 1;
   await context.append("replan_started", { iteration: afterIteration, turnNumber });
+  const cap = nextTurnCap(
+    state.spec.budget.maxCostUsdPerIteration,
+    iterationSpentUsd(await context.store.readEvents(context.loop.id), afterIteration),
+    "replanner",
+  );
+  if (cap.exhausted) {
+    await context.append("replan_ended", {
+      iteration: afterIteration,
+      status: "failed",
+      error: cap.message,
+      costUsd: 0,
+    });
+    return;
+  }
   const engine = createEngine(state.spec.maker, "maker");
   const prompt = buildReplannerPrompt(buildBrief(state, afterIteration + 1));
   const sha = await headSha(context.makerWorktree);
@@ -30,7 +47,7 @@ export async function runReplanTurn(context: RunContext, afterIteration: number)
       context: { ...buildTurnContext(state, afterIteration, "replanner", context.loop.name) },
       turnNumber,
       wallClockMs: state.spec.budget.wallClockPerIteration,
-      maxCostUsd: state.spec.budget.maxCostUsdPerIteration,
+      maxCostUsd: cap.maxCostUsd,
       turnDirectory: context.layout.iterationDirectory(context.loop.id, afterIteration),
       runId: context.runId,
       stepId: `replan-${afterIteration}`,

@@ -5,7 +5,10 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RunnerName } from "../../gates/digest/digest-types.ts";
 import { digestLog, renderDigest } from "../../gates/digest/index.ts";
+import { incompleteRunReason } from "../../gates/incomplete-run.ts";
+import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { headSha } from "../../git/commits.ts";
 import { changedFiles } from "../../git/diffs.ts";
@@ -32,6 +35,17 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
   }
   const gates = state.spec.gates.filter((gate) => gateIds.includes(gate.id));
+  // A recheck reruns only the graded run's failing tests where the runner can be told which.
+  const graded = phase === "recheck" ? (currentIteration(state)?.gates.grade ?? {}) : {};
+  const narrowed = new Map(
+    gates.flatMap((gate) => {
+      const failures = graded[gate.id]?.failures ?? [];
+      const command = recheckCommand(gate.run ?? "", failures);
+      return command ? [[gate.id, { command, failures }] as const] : [];
+    }),
+  );
+  const commandOf = (gateId: string) =>
+    narrowed.get(gateId)?.command ?? gates.find((gate) => gate.id === gateId)?.run ?? "";
   let pending: Promise<void> = Promise.resolve();
   const record = (work: () => Promise<void>) => {
     pending = pending.then(work);
@@ -40,7 +54,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     gates.map((gate) => ({
       id: gate.id,
       kind: gate.kind,
-      command: gate.run ?? "",
+      command: commandOf(gate.id),
       timeoutMs: gate.timeout,
       parallel: gate.parallel,
     })),
@@ -67,17 +81,26 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
             });
           }
           const gate = gates.find((candidate) => candidate.id === outcome.id);
-          return digestGateLog(outcome.logPath, context.gateWorktree).then((digest) =>
-            context.append("gate_ended", {
+          return digestGateLog(outcome.logPath, context.gateWorktree).then(({ runners, ...digest }) => {
+            const incomplete = incompleteRunReason({
+              kind: gate?.kind ?? "tests-pass",
+              command: commandOf(outcome.id),
+              exitCode: outcome.exitCode,
+              timedOut: outcome.timedOut,
+              runners,
+              testsExecuted: digest.testsExecuted,
+              tail: outcome.tail,
+            });
+            return context.append("gate_ended", {
               iteration: iterationNumber,
               result: {
                 id: outcome.id,
                 kind: gate?.kind ?? "tests-pass",
-                command: gate?.run ?? "",
+                command: commandOf(outcome.id),
                 phase,
                 sha,
                 exitCode: outcome.exitCode,
-                passed: outcome.passed,
+                passed: outcome.passed && !incomplete,
                 timedOut: outcome.timedOut,
                 durationMs: Math.round(outcome.durationMs),
                 logPath: outcome.logPath,
@@ -85,9 +108,11 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
                 survivorsKilled: outcome.survivorsKilled.length,
                 error: outcome.spawnError,
                 ...digest,
+                ...(incomplete ? { incomplete } : {}),
+                ...(narrowed.has(outcome.id) ? { rerunOnly: narrowed.get(outcome.id)?.failures } : {}),
               },
-            }),
-          );
+            });
+          });
         }),
     },
   );
@@ -104,9 +129,9 @@ const failureNamesKept = 2000;
 async function digestGateLog(
   logPath: string,
   worktree: string,
-): Promise<{ failures: string[]; testsExecuted?: number; digestPath?: string }> {
+): Promise<{ failures: string[]; testsExecuted?: number; digestPath?: string; runners: RunnerName[] }> {
   const digest = await digestLog(logPath, { root: worktree, logPath });
-  if (digest.readError) return { failures: [] };
+  if (digest.readError) return { failures: [], runners: [] };
   const failures = [...new Set(digest.failures.map((failure) => failure.name))].slice(0, failureNamesKept);
   const digestPath = logPath.replace(/\.log$/, ".digest.md");
   if (digest.totalFailures > 0) await writeFile(digestPath, renderDigest(digest));
@@ -114,5 +139,6 @@ async function digestGateLog(
     failures,
     testsExecuted: digest.testsExecuted,
     digestPath: digest.totalFailures > 0 ? digestPath : undefined,
+    runners: digest.runners,
   };
 }

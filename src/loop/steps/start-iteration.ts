@@ -3,11 +3,20 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { headSha } from "../../git/commits.ts";
 import { buildBrief, redResults } from "../brief.ts";
+import { readRegularFile } from "../read-regular-file.ts";
 import type { RunContext } from "../run-context.ts";
+
+/** LESSONS.md larger than this is left out of the brief (the brief quotes at most 8000 characters). */
+const maximumLessonsBytes = 256 * 1024;
 
 export async function startIteration(context: RunContext, iteration: number): Promise<void> {
   const startSha = await headSha(context.makerWorktree);
-  const lessons = await readFile(join(context.makerWorktree, "LESSONS.md"), "utf8").catch(() => undefined);
+  // The maker writes LESSONS.md: only a regular file is read (a FIFO would hang), never through a link.
+  const lessonsFile = await readRegularFile(join(context.makerWorktree, "LESSONS.md"), {
+    maximumBytes: maximumLessonsBytes,
+    noFollow: true,
+  });
+  const lessons = lessonsFile.ok ? lessonsFile.text : undefined;
   const state = context.state();
   const previous = state.iterations.at(-1);
   const digests: Record<string, string> = {};
@@ -16,7 +25,8 @@ export async function startIteration(context: RunContext, iteration: number): Pr
     const text = await readFile(result.digestPath, "utf8").catch(() => undefined);
     if (text) digests[`${result.phase}:${result.id}`] = text;
   }
-  const brief = buildBrief(state, iteration, { lessons, digests });
+  // Everything in the brief can come from the maker or a command: no secret value may reach it.
+  const brief = context.redact(buildBrief(state, iteration, { lessons, digests }));
   const directory = context.layout.iterationDirectory(context.loop.id, iteration);
   await mkdir(directory, { recursive: true });
   const briefPath = join(directory, "brief.md");

@@ -2,15 +2,19 @@
  * The verifier's turn: a blank, read-only session on another engine, in a disposable worktree of the
  * graded SHA, ruling on every gate and every tamper flag with evidence. Its verdict is checked, shape
  * and evidence both, before it counts; an invalid verdict gets one corrective retry that lists what was
- * wrong, and a second invalid one is an infrastructure error.
+ * wrong, and a second invalid one is an infrastructure error. Each attempt's cost watchdog gets what the
+ * iteration has left of its cap; an attempt with nothing left does not start, and the verifier ends
+ * over budget.
  */
 import { readFile } from "node:fs/promises";
 import { createEngine, resolveVerifier } from "../../engines/registry.ts";
 import { git } from "../../git/git.ts";
+import { deriveOverall } from "../../verify/derive-overall.ts";
 import { checkEvidence } from "../../verify/evidence-check.ts";
 import { parseVerdictOutput, type VerdictCheck, verdictJsonSchema } from "../../verify/verdict.ts";
 import { buildVerifierPrompt } from "../../verify/verifier-prompt.ts";
 import { countsAsPassed, passesPolicy } from "../gate-status.ts";
+import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import type { RunContext } from "../run-context.ts";
 import { isDeterministic } from "../spec.ts";
 import { allGateResults, currentIteration, type IterationState, phaseResults } from "../state.ts";
@@ -54,7 +58,8 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     changedFiles: iteration.screen.changedFiles,
   });
   const started = performance.now();
-  const turn = (text: string, attempt: number) =>
+  const spentBefore = iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number);
+  const turn = (text: string, attempt: number, maxCostUsd: number) =>
     withScratchWorktree(context, `verify-${iteration.number}`, sha, (cwd) =>
       engine.runTurn({
         role: "verifier",
@@ -65,7 +70,7 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
         context: { ...buildTurnContext(state, iteration.number, "verifier", context.loop.name) },
         turnNumber: turnNumber + attempt - 1,
         wallClockMs: state.spec.budget.wallClockPerIteration,
-        maxCostUsd: state.spec.budget.maxCostUsdPerIteration,
+        maxCostUsd,
         turnDirectory: context.layout.iterationDirectory(context.loop.id, iteration.number),
         runId: context.runId,
         stepId: `verifier-${iteration.number}-${attempt}`,
@@ -79,7 +84,21 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
   let lastProblems: string[] = [];
   for (let attempt = 1; ; attempt += 1) {
     const retryNote = attempt === 1 ? "" : correctionNote(lastProblems);
-    const { result, wroteFiles } = await turn(prompt + retryNote, attempt);
+    const role = attempt === 1 ? "verifier" : "verifier's corrective retry";
+    const cap = nextTurnCap(state.spec.budget.maxCostUsdPerIteration, spentBefore + costUsd, role);
+    if (cap.exhausted) {
+      await context.append("verifier_ended", {
+        iteration: iteration.number,
+        status: "over_budget",
+        error: cap.message,
+        wroteFiles: wrote,
+        durationMs: Math.round(performance.now() - started),
+        costUsd,
+        usage: usage.inputTokens + usage.outputTokens > 0 ? usage : undefined,
+      });
+      return;
+    }
+    const { result, wroteFiles } = await turn(prompt + retryNote, attempt, cap.maxCostUsd);
     costUsd += result.costUsd ?? 0;
     usage.inputTokens += result.usage?.inputTokens ?? 0;
     usage.outputTokens += result.usage?.outputTokens ?? 0;
@@ -99,7 +118,13 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     const output = result.output ?? result.text;
     const check = await judge(output, context, iteration, redGates, sha);
     if (check.valid) {
-      await context.append("verifier_ended", { ...base, status: "ruled", verdict: check.verdict });
+      const { disagreement } = deriveOverall(check.verdict, state.spec.gates);
+      await context.append("verifier_ended", {
+        ...base,
+        status: "ruled",
+        verdict: check.verdict,
+        disagreement,
+      });
       return;
     }
     lastProblems = check.problems;

@@ -1,6 +1,6 @@
 /**
  * The default tamper set: files a maker could edit to make the checks pass without meeting the goal.
- * Tests by the conventions of JS/TS, Python, Go, Rust, Java/Kotlin, Ruby and Elixir; test-runner, lint,
+ * Tests by the conventions of JS/TS, Python, Go, Rust, Java/Kotlin, Ruby, Elixir and Perl; test-runner, lint,
  * type-check, build and coverage configuration; package manifests and lockfiles; CI pipelines; git hooks.
  * Rust tests inside `#[cfg(test)]` modules of ordinary source files are found in the diff instead.
  */
@@ -17,7 +17,11 @@ export type TamperCategory =
   | "lockfile"
   | "ci"
   | "git-hooks"
-  | "protected";
+  | "protected"
+  /** A script a gate command runs (see `command-paths.ts`): changing it changes what the gate means. */
+  | "gate-script"
+  /** A script a setup command runs. */
+  | "setup-script";
 
 /** A category, the reason a person reads, and its picomatch globs (matched with `dot: true`). */
 export interface TamperPatternGroup {
@@ -28,6 +32,21 @@ export interface TamperPatternGroup {
 
 /** `**\/name` for each name: a file of that name in any folder. */
 const anywhere = (...names: string[]) => names.map((name) => `**/${name}`);
+
+/**
+ * Test files by their name alone (not their folder): such a file stays a test even when a command runs
+ * it directly (`perl t/basic.t`, `node test/add.test.js`, `python tests.py`).
+ */
+export const testFileNamePatterns: readonly string[] = anywhere(
+  "*.test.*",
+  "*.spec.*",
+  "{test,tests,spec,specs}.*",
+  "*_spec.*",
+  "*_test.*",
+  "test_*.py",
+  "*.test-d.*",
+  "*.t",
+);
 
 /**
  * The default tamper patterns, most specific category first (a file's reason is its first match).
@@ -48,10 +67,16 @@ export const defaultTamperPatterns: readonly TamperPatternGroup[] = [
         "__snapshots__/**",
         "*.snap",
       ),
+      // Files named for what they are, whatever the language: `test.js`, `tests.py` (Django),
+      // `spec.js`, `src/tests.rs`, `lib/foo_spec.js`, `foo_test.js`, node:test's `test-*.js`, tsd's
+      // `index.test-d.ts`.
+      ...anywhere("{test,tests,spec,specs}.*", "*_spec.*", "*_test.*", "test-*.*", "*.test-d.*"),
       // Folders by convention: JS, Python, Rust integration tests, Java src/test, Ruby, Elixir.
       ...anywhere("test/**", "tests/**", "spec/**", "e2e/**", "cypress/**"),
-      // Python.
-      ...anywhere("test_*.py", "*_test.py", "conftest.py"),
+      // Python (unittest discovers `test*.py`).
+      ...anywhere("test*.py", "*_test.py", "conftest.py"),
+      // Perl: `t/*.t`, `xt/*.t`.
+      ...anywhere("*.t"),
       // Go.
       ...anywhere("*_test.go", "testdata/**"),
       // Java and Kotlin.

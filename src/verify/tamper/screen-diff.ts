@@ -4,7 +4,7 @@
  * text of `git diff base..sha`.
  */
 
-import { tamperMatcher } from "./classify-files.ts";
+import { type CommandNamedPath, tamperMatcher } from "./classify-files.ts";
 import { screenDeletedAssertions } from "./deleted-assertions.ts";
 import { screenDeletedTests } from "./deleted-tests.ts";
 import { screenExcludedTests } from "./excluded-tests.ts";
@@ -19,6 +19,8 @@ import { parseUnifiedDiff } from "./unified-diff.ts";
 export interface ScreenDiffOptions {
   /** The spec's `scope.protect` globs: their files are screened as configuration, like the defaults. */
   protect?: readonly string[];
+  /** Paths the spec's commands name: a test file a gate names is screened as a test file. */
+  named?: readonly CommandNamedPath[];
   /** Most flags of one kind kept per file; the rest are summed up in one last flag. Default 20; 0 = no cap. */
   maximumFlagsPerKind?: number;
 }
@@ -30,7 +32,10 @@ export interface ScreenDiffOptions {
  * parse it does not flag. Flags are ordered by file (diff order), then kind, then line.
  */
 export function screenDiff(diffText: string, options: ScreenDiffOptions = {}): TamperFlag[] {
-  const files = lexDiff(parseUnifiedDiff(diffText), tamperMatcher(options.protect ?? []));
+  const files = lexDiff(
+    parseUnifiedDiff(diffText),
+    tamperMatcher(options.protect ?? [], options.named ?? []),
+  );
   const deletedTests = screenDeletedTests(files);
   const accountedFor = new Set(deletedTests.deletedLines);
   const thresholds = files.flatMap((file) => screenLoosenedThresholds(file, accountedFor));

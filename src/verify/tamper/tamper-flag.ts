@@ -20,6 +20,8 @@ export type TamperFlagKind =
   | "tests-excluded"
   /** A test file renamed or moved to a path its runner no longer discovers. */
   | "test-renamed-out"
+  /** A script a gate runs (`sh scripts/verify.sh`, the package.json script of `npm test`) changed: what the gate means changed. */
+  | "gate-script-changed"
   /** Test code changed in a file the path patterns cannot see as a test (a Rust `#[cfg(test)]` module). */
   | "inline-tests-changed"
   /** Fewer tests ran than in the baseline. */
@@ -41,6 +43,7 @@ export const tamperFlagKinds: readonly TamperFlagKind[] = [
   "test-deleted",
   "tests-excluded",
   "test-renamed-out",
+  "gate-script-changed",
   "threshold-loosened",
   "inline-tests-changed",
   "fewer-tests-executed",

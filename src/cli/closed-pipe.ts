@@ -1,0 +1,13 @@
+/**
+ * A reader that goes away early (`loopwright ls | head -1`) closes stdout under us. That is the reader's
+ * choice, not an error: further output is dropped and the command finishes as it would have. A running
+ * loop is not killed by it (its timeline keeps everything; `show` reads it back).
+ */
+
+/** Makes `stream` drop output quietly once its reader has closed the pipe (EPIPE); rethrows anything else. */
+export function dropOutputWhenPipeCloses(stream: NodeJS.WriteStream = process.stdout): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    stream.write = (() => true) as typeof stream.write;
+  });
+}

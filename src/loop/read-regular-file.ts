@@ -1,0 +1,99 @@
+/**
+ * Reading a file someone else controls (a spec, a maker's LESSONS.md) without hanging or swallowing
+ * memory: only a regular file is read, never a FIFO, socket or device (the open cannot block, the
+ * type is checked on the opened descriptor), and never more than a size cap.
+ */
+import { constants, type Stats } from "node:fs";
+import { open } from "node:fs/promises";
+
+/** The text of the file, or why it was not read (one phrase, e.g. `not a regular file (a FIFO)`). */
+export type RegularFileText = { ok: true; text: string } | { ok: false; problem: string; code?: string };
+
+export interface ReadRegularFileOptions {
+  /** Largest size read, in bytes; a larger file is refused whole. */
+  maximumBytes: number;
+  /** Refuse a symbolic link at the last component instead of following it. */
+  noFollow?: boolean;
+  /** How the bytes become text; default UTF-8 (latin1 keeps every byte, for binary files). */
+  encoding?: BufferEncoding;
+}
+
+/**
+ * Reads a regular file as text (UTF-8 unless told otherwise). Opens with O_NONBLOCK (a FIFO without a writer does not block the
+ * open) and checks the type and size with fstat on the opened descriptor, so a file swapped between a
+ * check and the read cannot slip through. Never throws for a runtime failure.
+ */
+export async function readRegularFile(
+  path: string,
+  options: ReadRegularFileOptions,
+): Promise<RegularFileText> {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, flags);
+  } catch (error) {
+    return failure(error);
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) return { ok: false, problem: "is a folder, not a file", code: "EISDIR" };
+    if (!stats.isFile())
+      return { ok: false, problem: `not a regular file (${kindOf(stats)})`, code: "ENOTREG" };
+    if (stats.size > options.maximumBytes) {
+      return {
+        ok: false,
+        problem: `too large (${formatBytes(stats.size)}; at most ${formatBytes(options.maximumBytes)})`,
+        code: "EFBIG",
+      };
+    }
+    // Read one byte more than allowed: a file that grew since fstat is refused, not cut.
+    const buffer = Buffer.alloc(options.maximumBytes + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > options.maximumBytes) {
+      return {
+        ok: false,
+        problem: `too large (at most ${formatBytes(options.maximumBytes)})`,
+        code: "EFBIG",
+      };
+    }
+    return { ok: true, text: buffer.subarray(0, length).toString(options.encoding ?? "utf8") };
+  } catch (error) {
+    return failure(error);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** `1 MiB`, `50.0 MiB`, `8 KiB`, `12 B`: whole numbers without decimals. */
+export function formatBytes(bytes: number): string {
+  const units: [number, string][] = [
+    [1024 * 1024 * 1024, "GiB"],
+    [1024 * 1024, "MiB"],
+    [1024, "KiB"],
+  ];
+  for (const [size, unit] of units) {
+    if (bytes >= size)
+      return bytes % size === 0 ? `${bytes / size} ${unit}` : `${(bytes / size).toFixed(1)} ${unit}`;
+  }
+  return `${bytes} B`;
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a file";
+}
+
+function failure(error: unknown): RegularFileText {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return { ok: false, problem: "no such file", code };
+  if (code === "EISDIR") return { ok: false, problem: "is a folder, not a file", code };
+  if (code === "ELOOP") return { ok: false, problem: "is a symbolic link, not a file", code };
+  return { ok: false, problem: `cannot read (${code ?? String(error)})`, code };
+}

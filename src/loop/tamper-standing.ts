@@ -1,0 +1,73 @@
+/**
+ * Tamper flags as a person reads them: each flag with its class (blocking: decided by loopwright;
+ * advisory: ruled by the verifier) and the verifier's ruling, and the words that go next to "verified"
+ * wherever it is said (`verified, 2 tamper flags ruled legitimate`). Pure.
+ */
+import { type TamperClass, tamperClassOf } from "../verify/tamper/tamper-flag.ts";
+import type { RecordedTamperFlag, TamperRuling } from "./events.ts";
+import type { IterationState, LoopState } from "./state.ts";
+
+export interface TamperStanding {
+  flag: RecordedTamperFlag;
+  tamperClass: TamperClass;
+  /** The verifier's ruling, when it ruled on this flag. */
+  ruling?: TamperRuling;
+}
+
+/** Each flag of an iteration with its class and the verifier's ruling, in the order they were found. */
+export function tamperStandings(iteration: IterationState): TamperStanding[] {
+  const rulings = iteration.verifier?.verdict?.tamper ?? [];
+  return iteration.tamperFlags.map((flag) => ({
+    flag,
+    tamperClass: tamperClassOf(flag.kind),
+    ruling: rulings.find((ruling) => ruling.id === flag.id),
+  }));
+}
+
+/**
+ * `T1 BLOCKING skip-marker-added test/a.test.js:4: it.skip added`, `T2 advisory tamper-file ...`: the
+ * class in capitals when loopwright decides it, so that it stands out from what the verifier rules.
+ * `fileQuote` wraps the path (the report puts it in backticks).
+ */
+export function describeFlag(flag: RecordedTamperFlag, fileQuote = ""): string {
+  const where = flag.file ? ` ${fileQuote}${flag.file}${flag.line ? `:${flag.line}` : ""}${fileQuote}` : "";
+  return `${flag.id} ${classLabel(tamperClassOf(flag.kind))} ${flag.kind}${where}: ${flag.detail}`;
+}
+
+function classLabel(tamperClass: TamperClass): string {
+  return tamperClass === "blocking" ? "BLOCKING" : "advisory";
+}
+
+/** `ruled legitimate: the fixture needed the new case`, `ruled NOT legitimate: ...`, or `not ruled`. */
+export function describeRuling(ruling: TamperRuling | undefined): string {
+  if (!ruling) return "not ruled";
+  return `${ruling.legitimate ? "ruled legitimate" : "ruled NOT legitimate"}: ${ruling.reason}`;
+}
+
+/** The iteration that made the loop verified, if it is. */
+export function verifiedIteration(state: LoopState): IterationState | undefined {
+  return state.iterations.findLast((iteration) => iteration.ended?.outcome === "verified");
+}
+
+/** How many of the verified iteration's flags the verifier ruled legitimate, and how many of those are blocking. */
+export function legitimateFlagCount(state: LoopState): { ruledLegitimate: number; blocking: number } {
+  const iteration = verifiedIteration(state);
+  const legitimate = iteration
+    ? tamperStandings(iteration).filter((standing) => standing.ruling?.legitimate)
+    : [];
+  return {
+    ruledLegitimate: legitimate.length,
+    blocking: legitimate.filter((standing) => standing.tamperClass === "blocking").length,
+  };
+}
+
+/**
+ * `verified`, or `verified, 2 tamper flags ruled legitimate` (`..., 1 of them blocking`): what every
+ * place that says a loop is verified says.
+ */
+export function describeVerified(state: LoopState): string {
+  const { ruledLegitimate, blocking } = legitimateFlagCount(state);
+  if (ruledLegitimate === 0) return "verified";
+  const flags = `${ruledLegitimate} tamper flag${ruledLegitimate === 1 ? "" : "s"} ruled legitimate`;
+  return `verified, ${flags}${blocking > 0 ? ` (${blocking} of them blocking)` : ""}`;
+}

@@ -1,0 +1,87 @@
+/**
+ * Codex retries forever when its model API cannot be reached, printing "Reconnecting..." notices. The
+ * engine ends such a turn as an infrastructure error (crashed) within a bound, instead of letting it run
+ * to the iteration's wall clock. The real `codex` CLI, pointed at a loopback port nothing listens on.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { describe, test } from "node:test";
+import { priceTable } from "../src/engines/agent-cli/pricing.ts";
+import { unreachableBound } from "../src/engines/agent-cli/unreachable-api.ts";
+import { createCodexEngine } from "../src/engines/codex/codex-engine.ts";
+import { createCodexTranslator } from "../src/engines/codex/translate-codex.ts";
+import { mockClientEnvironment } from "../src/mock-model/client-environment.ts";
+import { binaries } from "./support/engine-loops.ts";
+
+/** A loopback port that was free a moment ago: connections to it are refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const reconnect = JSON.stringify({
+  type: "error",
+  message: "Reconnecting... waiting for network (Connection failed: error sending request)",
+});
+
+describe("codex with an unreachable API", () => {
+  test("the translator counts reconnect notices in a row; any other event resets the count", () => {
+    const translator = createCodexTranslator({ prices: priceTable({}), structured: false });
+    let state = translator.initial();
+    const feed = (line: string) => {
+      state = translator.line(state, line).state;
+    };
+    feed('{"type":"thread.started","thread_id":"t"}');
+    feed('{"type":"turn.started"}');
+    assert.equal(translator.reconnects?.(state), 0);
+    for (let count = 1; count <= 3; count++) {
+      feed(reconnect);
+      assert.equal(translator.reconnects?.(state), count);
+    }
+    feed('{"type":"item.completed","item":{"type":"agent_message","text":"back"}}');
+    assert.equal(translator.reconnects?.(state), 0);
+    feed('{"type":"error","message":"stream disconnected before completion"}');
+    assert.equal(translator.reconnects?.(state), 0, "other errors are not reconnect notices");
+  });
+
+  test("a maker turn ends as an infrastructure error well before its wall clock", async () => {
+    const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-codex-unreachable-")));
+    try {
+      const env = await mockClientEnvironment(`http://127.0.0.1:${await closedPort()}`, join(root, "home"));
+      const wallClockMs = 300_000;
+      const started = Date.now();
+      const result = await createCodexEngine({ engine: "codex", model: "gpt-5.5" }).runTurn({
+        role: "maker",
+        cwd: root,
+        prompt: "Fix the tests.",
+        readOnly: false,
+        context: {},
+        turnNumber: 1,
+        wallClockMs,
+        maxCostUsd: 0,
+        turnDirectory: join(root, "turn"),
+        runId: "codex-unreachable",
+        stepId: "maker-1",
+        env: { ...process.env, ...env, PATH: `${binaries}${delimiter}${process.env.PATH ?? ""}` } as Record<
+          string,
+          string
+        >,
+        signal: new AbortController().signal,
+      });
+      const elapsed = Date.now() - started;
+      assert.equal(result.status, "crashed", result.error);
+      assert.match(result.error ?? "", /^codex cannot reach its model API: \d+ reconnect attempts in \d+s/);
+      assert.match(result.error ?? "", /Connection failed/);
+      assert.ok(elapsed < unreachableBound.silentMs + 15_000, `ended after ${elapsed} ms`);
+      assert.ok(elapsed < wallClockMs / 4, `ended after ${elapsed} ms of a ${wallClockMs} ms wall clock`);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

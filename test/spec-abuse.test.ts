@@ -1,0 +1,92 @@
+/**
+ * Hostile spec files, through the real CLI (`validate` and `run`): alias bombs, huge files, FIFOs and
+ * symlinks to other files are spec errors (exit 2, one line naming the file), fast, and never echo
+ * the file they point at.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type CliResult, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+let sandbox: Sandbox;
+before(async () => {
+  sandbox = await createSandbox({ "README.md": "# repo\n" });
+});
+after(() => sandbox.cleanup());
+
+const cli = (...args: string[]) => sandbox.cli(args, { cwd: sandbox.root, timeoutMs: 30_000 });
+
+function assertSpecError(result: CliResult, pattern: RegExp): void {
+  assert.equal(result.code, 2, `exit code; stderr: ${result.stderr.slice(0, 500)}`);
+  assert.match(result.stderr, pattern);
+  assert.doesNotMatch(result.stderr, /internal error/);
+  assert.doesNotMatch(result.stderr, /\n\s+at .+[(:]\d+/, "no stack trace");
+}
+
+test("a billion-laughs alias bomb is a spec error, exit 2, for validate and run", async () => {
+  const levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
+  for (const name of "bcdefghi") {
+    const previous = String.fromCharCode(name.charCodeAt(0) - 1);
+    levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(", ")}]`);
+  }
+  await writeFile(join(sandbox.root, "bomb.yaml"), `${levels.join("\n")}\n`);
+  for (const command of ["validate", "run"]) {
+    assertSpecError(await cli(command, "bomb.yaml"), /^bomb\.yaml: invalid YAML: too many aliases/m);
+  }
+});
+
+test("150 aliases of one anchor are a spec error, exit 2", async () => {
+  const aliases = Array.from({ length: 150 }, (_, index) => `  - *word # ${index}`).join("\n");
+  await writeFile(join(sandbox.root, "aliases.yaml"), `name: many\nword: &word hello\nlist:\n${aliases}\n`);
+  for (const command of ["validate", "run"]) {
+    assertSpecError(await cli(command, "aliases.yaml"), /^aliases\.yaml: invalid YAML: too many aliases/m);
+  }
+});
+
+test("a spec larger than 1 MiB is refused at once, without reading it", async () => {
+  const line = `# ${"x".repeat(1021)}\n`;
+  await writeFile(join(sandbox.root, "huge.yaml"), `name: huge\n${line.repeat(50 * 1024)}`);
+  for (const command of ["validate", "run"]) {
+    const started = performance.now();
+    const result = await cli(command, "huge.yaml");
+    assertSpecError(result, /^huge\.yaml: too large \(50\.0 MiB; at most 1 MiB\)\n$/);
+    assert.ok(performance.now() - started < 10_000, "refused quickly");
+  }
+});
+
+test("a FIFO spec does not hang validate or run: it is not a regular file", async () => {
+  execFileSync("mkfifo", [join(sandbox.root, "fifo.yaml")]);
+  for (const command of ["validate", "run"]) {
+    assertSpecError(await cli(command, "fifo.yaml"), /^fifo\.yaml: not a regular file \(a FIFO\)\n$/);
+  }
+});
+
+test("a spec symlinked to a file that is no spec quotes a bounded excerpt of it, never the whole file", async () => {
+  const secretTail = "ZZ-the-end-of-the-private-file";
+  const lines = Array.from({ length: 40 }, (_, index) => `user${index}:x:${index}:${index}::/home/u:/bin/sh`);
+  await writeFile(join(sandbox.root, "private.txt"), `${lines.join("\n")}\n${secretTail}\n`);
+  await symlink(join(sandbox.root, "private.txt"), join(sandbox.root, "linked.yaml"));
+  await symlink("/etc/passwd", join(sandbox.root, "passwd.yaml"));
+  for (const command of ["validate", "run"]) {
+    const result = await cli(command, "linked.yaml");
+    assertSpecError(result, /^linked\.yaml:1: expected a mapping, got the value "user0:x:0:0/);
+    assert.doesNotMatch(result.stderr, new RegExp(secretTail));
+    assert.ok(result.stderr.length < 300, `bounded: ${result.stderr.length} characters`);
+    const passwd = await cli(command, "passwd.yaml");
+    assert.equal(passwd.code, 2, passwd.stderr);
+    assert.ok(passwd.stderr.length < 300, `bounded: ${passwd.stderr.length} characters`);
+  }
+});
+
+test("a long value in a field problem is quoted only in part", async () => {
+  const long = `gpt-${"7".repeat(5000)}`;
+  await writeFile(
+    join(sandbox.root, "long.yaml"),
+    `name: long\ngoal: g\nrepo: ./repo\nmaker: { engine: "${long}" }\n`,
+  );
+  const result = await cli("validate", "long.yaml");
+  assertSpecError(result, /^long\.yaml:4: maker\.engine: /m);
+  for (const line of result.stderr.trimEnd().split("\n")) assert.ok(line.length <= 400, line.slice(0, 80));
+});
