@@ -26,9 +26,13 @@ beforeEach(async () => {
 afterEach(() => sandbox.cleanup());
 
 /** Starts a loop whose maker plants the hostile processes; resolves once all of them run. */
-async function startHostileLoop(name: string) {
+async function startHostileLoop(name: string, options: { withoutSandbox?: boolean } = {}) {
   seconds += 4;
   const [child, daemon, untagged, stubborn] = [0, 1, 2, 3].map((offset) => `sleep ${seconds + offset}`);
+  // Without the sandbox a daemon that drops the tags cannot be found (the README says so): it keeps them.
+  const untaggedStart = options.withoutSandbox
+    ? `/usr/bin/setsid /bin/sh -c 'trap "" TERM INT HUP; exec ${untagged}' &`
+    : `env -i /usr/bin/setsid /bin/sh -c 'trap "" TERM INT HUP; exec ${untagged}' &`;
   const ready = join(sandbox.root, `${name}-ready`);
   const maker = join(sandbox.root, `${name}-maker.sh`);
   await writeFile(
@@ -37,7 +41,7 @@ async function startHostileLoop(name: string) {
 trap '' TERM INT HUP
 ${child} &
 (setsid sh -c 'trap "" TERM INT HUP; ${daemon} & exit 0' &)
-env -i /usr/bin/setsid /bin/sh -c 'trap "" TERM INT HUP; exec ${untagged}' &
+${untaggedStart}
 touch ${ready}
 ${stubborn}
 `,
@@ -50,7 +54,9 @@ maker: { engine: command, run: ${maker} }
 verifier: { engine: scripted, turns: [{ verdict: auto }] }
 gates: [{ id: t, kind: tests-pass, run: "true" }]
 `);
-  const run = sandbox.spawnCli(["run", spec]);
+  const run = sandbox.spawnCli(["run", spec], {
+    env: options.withoutSandbox ? { LOOPWRIGHT_SANDBOX: "off" } : {},
+  });
   const commandLines = [child, daemon, untagged, stubborn];
   const alive = () => survivors(sandbox.home, (line) => commandLines.some((wanted) => line === wanted));
   await waitFor(() => existsSync(ready) && alive().length >= 4, "the maker and its daemons to run");
@@ -110,4 +116,23 @@ test("kill -9 of the controller, then rm: no process of the dead run survives", 
   const removed = await sandbox.cli(["rm", "killed"]);
   assert.equal(removed.code, 0, removed.stdout + removed.stderr);
   await assertNoneSurvive(alive, "kill -9 and rm");
+});
+
+test("without the sandbox, Ctrl-C twice still kills every tagged process of the run before leaving", async () => {
+  const { run, alive } = await startHostileLoop("twice-unsandboxed", { withoutSandbox: true });
+  run.kill("SIGINT");
+  run.kill("SIGINT");
+  const result = await run.done;
+  assert.equal(result.code, 130, result.stdout + result.stderr);
+  await assertNoneSurvive(alive, "a double Ctrl-C without the sandbox");
+});
+
+test("without the sandbox, rm after kill -9 of the controller kills what the dead run left", async () => {
+  const { run, alive } = await startHostileLoop("killed-unsandboxed", { withoutSandbox: true });
+  run.kill("SIGKILL");
+  await run.done;
+  assert.ok(alive().length > 0, "without the sandbox the maker outlives its controller");
+  const removed = await sandbox.cli(["rm", "killed-unsandboxed"]);
+  assert.equal(removed.code, 0, removed.stdout + removed.stderr);
+  await assertNoneSurvive(alive, "kill -9 and rm without the sandbox");
 });

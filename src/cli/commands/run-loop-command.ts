@@ -5,6 +5,7 @@ import { exitCodeOf } from "../../loop/exit-code.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { runLoop } from "../../loop/runner.ts";
 import { loadSpecFile } from "../../loop/spec-file.ts";
+import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import type { LoopRecord } from "../../store/store.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
 import { findLoopOrThrow, openSession, type Session } from "../session.ts";
@@ -45,8 +46,13 @@ export async function runInForeground(
 ): Promise<number> {
   const interrupt = new AbortController();
   let hungUp = false;
+  let runId: string | undefined;
   const onSignal = () => {
-    if (interrupt.signal.aborted) process.exit(hungUp ? 129 : 130);
+    if (interrupt.signal.aborted) {
+      // Without the sandbox the turn's processes would outlive us: kill what carries this run's tag.
+      if (runId) killTaggedNow(runId);
+      process.exit(hungUp ? 129 : 130);
+    }
     interrupt.abort();
   };
   const onHangUp = () => {
@@ -56,13 +62,17 @@ export async function runInForeground(
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onHangUp);
+  const printer = json ? jsonPrinter() : progressPrinter();
   try {
     const state = await runLoop({
       store: session.store,
       loop,
       home: session.home,
       command,
-      onEvent: json ? jsonPrinter() : progressPrinter(),
+      onEvent: (event, state) => {
+        if (event.type === "run_started") runId = event.data.runId;
+        printer(event, state);
+      },
       interrupt: interrupt.signal,
     });
     return hungUp ? 129 : exitCodeOf(state);
@@ -70,5 +80,16 @@ export async function runInForeground(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     process.off("SIGHUP", onHangUp);
+  }
+}
+
+/** SIGKILL, synchronously, to every process tagged with `runId` (Linux /proc; elsewhere none are found). */
+function killTaggedNow(runId: string): void {
+  for (const pid of findTaggedProcesses(runIdVariable, (value) => value === runId)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
   }
 }
