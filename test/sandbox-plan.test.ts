@@ -3,6 +3,9 @@
  * and not see, and the bubblewrap command line that enforces a plan, mount by mount, in order.
  */
 import assert from "node:assert/strict";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { bubblewrapArguments } from "../src/sandbox/sandbox-plan.ts";
 import { turnSandboxPlan } from "../src/sandbox/turn-sandbox.ts";
@@ -62,4 +65,23 @@ test("a maker writes its worktree after loopwright's home is made read-only agai
   const accesses = plan.mounts.map((mount) => `${mount.access} ${mount.path}`);
   assert.ok(accesses.indexOf("read /state") < accesses.indexOf("write /state/loops/l/worktrees/maker"));
   assert.ok(!accesses.some((access) => access.startsWith("hide")), "a maker hides nothing");
+});
+
+test("a maker in a plain clone (its .git inside the worktree) still cannot write .git/config or hooks", async () => {
+  const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-plan-")));
+  try {
+    await mkdir(join(root, "clone", ".git", "hooks"), { recursive: true });
+    const plan = turnSandboxPlan({
+      readOnly: false,
+      cwd: join(root, "clone"),
+      turnDirectory: join(root, "turn"),
+    });
+    const accesses = plan.mounts.map((mount) => `${mount.access} ${mount.path}`);
+    const worktree = accesses.indexOf(`write ${join(root, "clone")}`);
+    assert.ok(worktree >= 0);
+    assert.ok(accesses.indexOf(`read ${join(root, "clone", ".git", "config")}`) > worktree);
+    assert.ok(accesses.indexOf(`read ${join(root, "clone", ".git", "hooks")}`) > worktree);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });

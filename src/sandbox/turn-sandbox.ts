@@ -53,11 +53,11 @@ export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
       read(home),
       ...userCheckout.map(read),
       ...(git.common ? [write(git.common)] : []),
-      ...protectedGit,
       write(turn.cwd),
-      ...(git.worktreeFolder
-        ? [write(git.worktreeFolder), read(join(git.worktreeFolder, "config.worktree"))]
-        : []),
+      ...(git.worktreeFolder ? [write(git.worktreeFolder)] : []),
+      // After the worktree, whose own `.git` folder (a plain clone) is inside it.
+      ...protectedGit,
+      ...(git.worktreeFolder ? [read(join(git.worktreeFolder, "config.worktree"))] : []),
       ...programState,
     ],
   };
