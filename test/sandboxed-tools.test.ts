@@ -115,6 +115,17 @@ describe("bash (maker) in the sandbox", { skip: noSandbox }, () => {
     assert.equal(existsSync(homeProbe), false);
   });
 
+  it("cannot plant a hook even when the repository has no hooks folder", async () => {
+    await rm(join(checkout, ".git", "hooks"), { recursive: true, force: true });
+    const result = await call(
+      "bash",
+      { command: `mkdir -p ${checkout}/.git/hooks && echo 'exit 0' > ${checkout}/.git/hooks/pre-commit` },
+      false,
+    );
+    assert.equal(result.ok, false, result.text);
+    assert.equal(existsSync(join(checkout, ".git", "hooks", "pre-commit")), false);
+  });
+
   it("can still commit in its worktree (objects and refs of the shared repository are writable)", async () => {
     const result = await call(
       "bash",

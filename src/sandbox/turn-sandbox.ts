@@ -6,7 +6,7 @@
  * loopwright's state (the maker's transcript and brief, the database): of the loop it sees its
  * worktree and the evidence it is pointed at.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { loopwrightHome } from "../paths.ts";
@@ -44,9 +44,7 @@ export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
         ...programState,
       ],
     };
-  const protectedGit = git.common
-    ? ["config", "hooks", "info"].map((name) => read(join(git.common as string, name)))
-    : [];
+  const protectedGit = git.common ? protectedGitPaths(git.common).map(read) : [];
   return {
     mounts: [
       write(tmpdir()),
@@ -61,6 +59,22 @@ export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
       ...programState,
     ],
   };
+}
+
+/**
+ * What a maker must not change in the shared git folder: its config, hooks and info (attributes,
+ * excludes). A missing `hooks` or `info` folder is created first (as `git init` would), so that the
+ * maker cannot create one and plant a hook that runs on the user's next commit.
+ */
+function protectedGitPaths(common: string): string[] {
+  for (const folder of ["hooks", "info"]) {
+    try {
+      mkdirSync(join(common, folder), { recursive: true });
+    } catch {
+      // A read-only repository: nothing can be planted there either.
+    }
+  }
+  return ["config", "hooks", "info"].map((name) => join(common, name));
 }
 
 /**
