@@ -12,6 +12,7 @@ import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { reviewerAgentName } from "../hook-context.ts";
 import { stateFolderName } from "../hook-layout.ts";
+import { namesSettings, settingsHoldHookMode, settingsWriteProblem } from "./settings-guard.ts";
 
 /** The reviewer subagent's definition: rewriting it ("always answer No findings") would empty the review. */
 const reviewerFile = `.claude/agents/${reviewerAgentName}.md`;
@@ -61,9 +62,9 @@ export function stateFolderVerdict(
   if (fileTools.has(toolName)) {
     const target = toolInput.file_path ?? toolInput.notebook_path;
     if (typeof target !== "string" || target === "") return { kind: "allow" };
-    return landsInProtected(resolve(cwd, target), root)
-      ? deny(`${toolName} of ${target}`)
-      : { kind: "allow" };
+    if (landsInProtected(resolve(cwd, target), root)) return deny(`${toolName} of ${target}`);
+    const settingsProblem = settingsWriteProblem(toolName, toolInput, root, cwd);
+    return settingsProblem ? deny(settingsProblem) : { kind: "allow" };
   }
   if (toolName !== "Bash" || typeof toolInput.command !== "string") return { kind: "allow" };
   return bashVerdict(toolInput.command, root, cwd);
@@ -75,6 +76,8 @@ function bashVerdict(command: string, root: string, cwd: string): GuardVerdict {
   if (handRunHook.test(plain)) return deny("running a hook event by hand");
   if (cleanIgnored.test(plain)) return deny("`git clean -x`, which deletes it");
   const words = plain.split(/[\s;&|<>()`=]+/).filter((word) => word !== "");
+  if (namesSettings(plain) && !onlyReads(plain) && settingsHoldHookMode(root))
+    return deny("a command that writes Claude Code's settings, where hook mode's hooks are");
   const names =
     protectedPaths.some((path) => plain.includes(path.split("/").at(-1) ?? path)) ||
     words.some((word) => globNamesStateFolder(word) || landsInProtected(resolve(cwd, word), root));
