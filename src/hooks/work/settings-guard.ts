@@ -46,7 +46,7 @@ export function settingsHoldHookMode(root: string): boolean {
 }
 
 function holdsHookMode(text: string | undefined): boolean {
-  return text !== undefined && text.split("\n").some((line) => isHookModeCommand(`${line} `));
+  return text?.split("\n").some((line) => isHookModeCommand(`${line} `)) ?? false;
 }
 
 function marks(text: unknown): number {
