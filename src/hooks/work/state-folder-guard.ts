@@ -50,7 +50,7 @@ const findWriters = /\s-(delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls
 /** Redirections that write nowhere that matters. */
 const harmlessRedirection = /\d?>&\d|\d?>\s*\/dev\/null/g;
 const handRunHook = /\bhook\s+(subagent-stop|stop|prompt|pre-tool|post-tool)\b/;
-const cleanIgnored = /\bgit\s+(-\S+\s+)*clean\b[^|;&]*\s-\w*x/;
+const cleanIgnored = /\bgit\s+(-\S+\s+)*clean\b[^|;&]*\s-\w*x/i;
 
 /** The guard's decision for one tool call; `cwd` is where the agent's shell is, `root` the checkout. */
 export function stateFolderVerdict(
