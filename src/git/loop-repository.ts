@@ -12,7 +12,7 @@
 
 import { copyFile, lstat, mkdir, open, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { git } from "./git.ts";
+import { git, gitResult } from "./git.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -94,6 +94,26 @@ export async function snapshotTree(
   const env = checkoutEnvironment(repository, checkout, index);
   await git(["add", "--all"], checkout, { env });
   return git(["write-tree"], checkout, { env, trim: true });
+}
+
+/**
+ * The paths of `checkout` that differ from its private index (what loopwright last checked out or
+ * committed there): changed, deleted and untracked files, ignored ones left out. Writes no object
+ * anywhere, so a file's content reaches no object store before the caller has looked at it (a secret
+ * the maker wrote is scrubbed first).
+ */
+export async function pendingFiles(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+): Promise<string[]> {
+  await assertRealFolder(checkout);
+  const env = checkoutEnvironment(repository, checkout, index);
+  // Refreshing compares contents where only the file times changed; it updates the index, no object.
+  await gitResult(["update-index", "-q", "--refresh"], checkout, { env });
+  const changed = await git(["diff-files", "--name-only", "-z", "--no-renames"], checkout, { env });
+  const untracked = await git(["ls-files", "-z", "--others", "--exclude-standard"], checkout, { env });
+  return [...new Set(`${changed}\0${untracked}`.split("\0").filter((file) => file !== ""))].sort();
 }
 
 /**
