@@ -12,7 +12,7 @@
 
 import { copyFile, lstat, mkdir, open, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { git, gitResult } from "./git.ts";
+import { git } from "./git.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -97,28 +97,9 @@ export async function snapshotTree(
 }
 
 /**
- * The paths of `checkout` that differ from its private index (what loopwright last checked out or
- * committed there): changed, deleted and untracked files, ignored ones left out. Writes no object
- * anywhere, so a file's content reaches no object store before the caller has looked at it (a secret
- * the maker wrote is scrubbed first).
- */
-export async function pendingFiles(
-  repository: LoopRepository,
-  checkout: string,
-  index: string,
-): Promise<string[]> {
-  await assertRealFolder(checkout);
-  const env = checkoutEnvironment(repository, checkout, index);
-  // Refreshing compares contents where only the file times changed; it updates the index, no object.
-  await gitResult(["update-index", "-q", "--refresh"], checkout, { env });
-  const changed = await git(["diff-files", "--name-only", "-z", "--no-renames"], checkout, { env });
-  const untracked = await git(["ls-files", "-z", "--others", "--exclude-standard"], checkout, { env });
-  return [...new Set(`${changed}\0${untracked}`.split("\0").filter((file) => file !== ""))].sort();
-}
-
-/**
  * Lists the paths of `checkout` that differ from the commit `sha` (changed, added or deleted; untracked
- * files included, ignored ones not), without changing its private index.
+ * files included, ignored ones not), without changing its private index and without writing a single
+ * object: a file holding a secret must not reach the object store before it has been screened.
  */
 export async function changedSince(
   repository: LoopRepository,
@@ -131,11 +112,10 @@ export async function changedSince(
   const env = { ...checkoutEnvironment(repository, checkout, index), GIT_INDEX_FILE: scratchIndex };
   try {
     await git(["read-tree", `${sha}^{commit}`], checkout, { env });
-    await git(["add", "--all"], checkout, { env });
-    const output = await git(["diff", "--cached", "--name-only", "-z", "--no-renames", sha, "--"], checkout, {
-      env,
-    });
-    return [...new Set(output.split("\0").filter((file) => file !== ""))].sort();
+    // Tracked files compared by content (hashed, not stored), then the untracked ones git would add.
+    const changed = await git(["diff", "--name-only", "-z", "--no-renames", "--"], checkout, { env });
+    const untracked = await git(["ls-files", "-z", "--others", "--exclude-standard"], checkout, { env });
+    return [...new Set(`${changed}\0${untracked}`.split("\0").filter((file) => file !== ""))].sort();
   } finally {
     await rm(scratchIndex, { force: true });
   }
