@@ -8,14 +8,15 @@ import { phaseLabel } from "../../loop/gate-wording.ts";
 import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
 import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
-import { readState } from "../../loop/timeline.ts";
+import { describeDamage, readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
 export async function showCommand(reference: string, options: { json?: boolean }): Promise<number> {
   const session = await openSession();
   try {
     const loop = await findLoopOrThrow(session.store, reference);
-    const { state, events } = await readState(session.store, loop);
+    const { state, events, damaged } = await readState(session.store, loop);
+    if (damaged.length > 0) process.stderr.write(`loopwright: ${describeDamage(loop, damaged)}\n`);
     const summary = { id: loop.id, repoRoot: loop.repoRoot, ...summarizeLoop(state, events) };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

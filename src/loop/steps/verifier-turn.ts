@@ -158,7 +158,7 @@ async function judge(
   if (!shape.valid) return shape;
   const problems = await checkEvidence(
     shape.verdict,
-    commitEvidenceSources(context.makerWorktree, sha, (gateId) =>
+    commitEvidenceSources(context.loop.repoRoot, sha, (gateId) =>
       allGateResults(iteration)
         .filter((result) => result.id === gateId && result.sha === sha)
         .map((result) => result.logPath),
