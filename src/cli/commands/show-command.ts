@@ -6,7 +6,8 @@
 import { formatDuration } from "../../loop/duration.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
-import { describeFlag, describeRuling } from "../../loop/tamper-standing.ts";
+import { describeUnappliedSteering } from "../../loop/steering.ts";
+import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { describeDamage, readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
@@ -27,6 +28,8 @@ export async function showCommand(reference: string, options: { json?: boolean }
     ];
     const reason = summary.verifiedAs ?? summary.stopReason;
     out.push(`status: ${summary.status}${reason ? `: ${reason}: ${summary.stopMessage}` : ""}`);
+    const unapplied = describeUnappliedSteering(state);
+    if (unapplied) out.push(`note: ${unapplied}`);
     if (summary.baseline.length > 0) {
       out.push(`\nbaseline (the base commit ${state.baseSha?.slice(0, 12) ?? "–"}):`);
       for (const run of summary.baseline) out.push(`  ${describeRun(run, false)}`);
@@ -47,7 +50,7 @@ export async function showCommand(reference: string, options: { json?: boolean }
         );
       }
       for (const flag of iteration.tamperFlags) {
-        out.push(`  ⚑ ${describeFlag(flag)} — ${describeRuling(flag.ruling)}`);
+        out.push(`  ⚑ ${describeClassedFlag(state.spec, flag)} — ${describeRuling(flag.ruling)}`);
       }
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);
