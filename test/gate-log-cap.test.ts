@@ -83,6 +83,11 @@ budget: { maxIterations: 2 }
     });
     assert.doesNotMatch(run.stderr, /internal error/, run.stderr);
     assert.equal(run.code, 0, run.stderr + run.stdout);
+    const logs = await sandbox.cli(["logs", "linked-log", "--iteration", "1", "--gate", "done"], {
+      timeoutMs: 20_000,
+    });
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.match(logs.stdout, /\(log not readable: .*done\.log: is a symbolic link, not a file\)/);
     const database = new DatabaseSync(join(sandbox.home, "loopwright.db"), { readOnly: true });
     const errors = database
       .prepare("SELECT json_extract(data, '$.result.error') AS error FROM events WHERE type = 'gate_ended'")
