@@ -187,6 +187,14 @@ describe("pathsNamedBy: what it leaves out", () => {
     ["cat 'unterminated", []],
     ["", []],
     ["echo ok && true", []],
+    // A utility's short option is no configuration: the file a gate checks is the work, not the check.
+    ["test -f answer.txt", []],
+    ["[ -f count.txt ]", []],
+    ["grep -f patterns.txt -r src", []],
+    ["tar -f out.tar -c dist", []],
+    ["node print.js; test -f done.txt", ["script print.js"]],
+    ["eslint -c .eslintrc.json src", ["config .eslintrc.json"]],
+    ["ruff check --config ruff.toml", ["config ruff.toml"]],
   ];
   for (const [command, expected] of cases) {
     it(JSON.stringify(command), () => assert.deepEqual(named(command), expected));

@@ -100,6 +100,9 @@ const valueOptions: Record<string, RegExp> = {
 const configOptions =
   /^(?:-c|--config|--config-file|--rcfile|--settings|--manifest-path|--project|--tsconfig|--makefile|--file|-f|-p|-r|--require|--import|--loader|--experimental-loader|--setupFiles|--spec)$/;
 
+/** Linters and compilers whose short `-c`/`-p` options take their configuration file. */
+const shortConfigPrograms = /^(?:tsc|eslint|prettier|stylelint|rubocop|golangci-lint|phpstan|psalm|ktlint)$/;
+
 /** Reads one simple command; returns the new directory when it is a `cd`. */
 function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading): string | undefined {
   let words = all;
@@ -201,8 +204,15 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     add("script", words[0]);
     return undefined;
   }
+  // Any other program: its long configuration options name configuration; a short option (`test -f`,
+  // `grep -f`, `tar -f`) means something else to every utility, so only tools known to take a
+  // configuration file that way count (`tsc -p`, `eslint -c`).
   const { options } = split(rest, program);
-  for (const [option, value] of options) if (configOptions.test(option)) add("config", value);
+  for (const [option, value] of options) {
+    if (configOptions.test(option) && (option.startsWith("--") || shortConfigPrograms.test(program))) {
+      add("config", value);
+    }
+  }
   return undefined;
 }
 
