@@ -26,6 +26,11 @@ export interface TurnSandboxShape {
   env?: Record<string, string | undefined>;
 }
 
+/**
+ * The plan of one turn (see the header). Reads the worktree's `.git` file to find its git folders, and
+ * may create a missing `hooks` or `info` folder in the shared one; paths are resolved later
+ * (`resolvePlan`), so missing ones are simply left out.
+ */
 export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
   const home = loopwrightHome({ ...process.env, ...turn.env });
   const git = gitFolders(turn.cwd);
