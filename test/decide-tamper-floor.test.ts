@@ -108,7 +108,9 @@ describe("tamper.accept", () => {
         },
       });
       loop.gatesPassed("confirm");
-      assert.equal(ended(loop.decide()).outcome, "verified", name);
+      const end = ended(loop.decide());
+      assert.equal(end.outcome, "verified", name);
+      assert.match(end.summary, /; 1 tamper flag ruled legitimate by the verifier: T1$/);
     }
   });
 

@@ -16,9 +16,15 @@ describe("pathsNamedBy: tests a runner is told to run", () => {
     ["node --test", []],
     ["pytest tests/test_x.py", ["tests tests/test_x.py"]],
     ["pytest tests/test_x.py::test_add -q", ["tests tests/test_x.py"]],
-    ["python -m unittest test.py", ["tests test.py"]],
-    ["python3 -m unittest tests.test_math", ["tests tests/test_math.py", "tests tests/test_math"]],
-    ["python -m pytest -k 'not slow' -p no:cacheprovider tests", ["tests tests"]],
+    ["python -m unittest test.py", ["script unittest.py", "script unittest", "tests test.py"]],
+    [
+      "python3 -m unittest tests.test_math",
+      ["script unittest.py", "script unittest", "tests tests/test_math.py", "tests tests/test_math"],
+    ],
+    [
+      "python -m pytest -k 'not slow' -p no:cacheprovider tests",
+      ["script pytest.py", "script pytest", "tests tests"],
+    ],
     ["pytest --maxfail 1 --timeout=30 tests/unit", ["tests tests/unit"]],
     ["jest --config jest.ci.js src/parse", ["config jest.ci.js", "tests src/parse"]],
     ["vitest run test/unit", ["tests test/unit"]],
@@ -55,7 +61,21 @@ describe("pathsNamedBy: scripts a command runs", () => {
     ["source ./env.sh && pytest", ["script env.sh"]],
     ["deno run --allow-read tools/check.ts", ["script tools/check.ts"]],
     ["perl t/basic.t", ["script t/basic.t"]],
-    ["make -f build/test.mk check", ["config build/test.mk"]],
+    ["make -f build/test.mk check", ["make-target build/test.mk#check"]],
+    ["make test", ["make-target Makefile#test"]],
+    ["make -C web -j4 test lint", ["make-target web/Makefile#test", "make-target web/Makefile#lint"]],
+    ["make", ["make-target Makefile#"]],
+    ["make CFLAGS=-O2 check", ["make-target Makefile#check"]],
+    // Checked, not run: a syntax check names the code under test, not a script (only a module of the
+    // repository that would shadow the checker, as `python -m` looks in the current folder first).
+    ["node --check src/slugify.js", []],
+    ["node -c src/slugify.js", []],
+    ["python3 -m py_compile app/main.py", ["script py_compile.py", "script py_compile"]],
+    ["python -m compileall -q app", ["script compileall.py", "script compileall"]],
+    ["ruby -c lib/x.rb", []],
+    ["perl -c lib/X.pm", []],
+    ["bash -n scripts/deploy.sh", []],
+    ["sh -n ./install.sh", []],
   ];
   for (const [command, expected] of cases) {
     it(command, () => assert.deepEqual(named(command), expected));
@@ -73,7 +93,7 @@ describe("pathsNamedBy: what wraps the command", () => {
     ["timeout 60 sh scripts/slow.sh", ["script scripts/slow.sh"]],
     ["time nice -n 5 ./check.sh", ["script check.sh"]],
     ["uv run pytest tests/test_x.py", ["tests tests/test_x.py"]],
-    ["poetry run python -m pytest tests", ["tests tests"]],
+    ["poetry run python -m pytest tests", ["script pytest.py", "script pytest", "tests tests"]],
     ["cross-env CI=1 jest test/unit", ["tests test/unit"]],
     ["c8 --reporter=text mocha test/", ["tests test"]],
     [

@@ -1,11 +1,12 @@
 /**
  * What a user must know about the engines a spec picks, said once by `validate`, `doctor` and the
  * timeline: which verifier `auto` chose (and whether it shares the maker's provider), and where a cost
- * cap cannot be enforced because the engine reports no usage, and when turns run without the
- * operating-system sandbox.
+ * cap cannot be enforced because the engine reports no usage or its model has no price, and when turns
+ * run without the operating-system sandbox.
  */
 import type { EngineSpec, Spec } from "../loop/spec.ts";
 import { type SandboxAvailability, sandboxAvailability } from "../sandbox/sandbox-availability.ts";
+import { unpricedWarnings } from "./pricing-notes.ts";
 import { agentCliDefinition, chooseVerifier, providerOf } from "./registry.ts";
 
 export interface EngineNotes {
@@ -33,6 +34,12 @@ export function engineNotes(spec: Spec, sandbox: SandboxAvailability = sandboxAv
       );
     }
   }
+  warnings.push(
+    ...unpricedWarnings(spec, [
+      { role: "maker", engine: spec.maker },
+      { role: "verifier", engine: choice.spec },
+    ]),
+  );
   const runsCommands = [spec.maker, choice.spec].some((engine) => engine.engine !== "scripted");
   if (!sandbox.available && runsCommands) warnings.push(unsandboxedWarning(sandbox.reason));
   return { maker: describeEngine(spec.maker), verifier: describeEngine(choice.spec), warnings };

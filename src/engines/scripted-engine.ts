@@ -4,12 +4,14 @@
  * delete, write, append, run, sleep, say/print, verdict, replan, exit. `{{iteration}}` in written
  * text is replaced by the iteration number. It is what `demo`, rehearsals and most tests use.
  */
-import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { appendFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createRedactor } from "../gates/redact.ts";
+import { git } from "../git/git.ts";
 import type { ScriptedTurn } from "../loop/spec.ts";
 import { runCommand } from "../process/run-command.ts";
+import { isQuotable } from "../verify/evidence-check.ts";
 import type { Engine, TurnRequest, TurnResult } from "./engine.ts";
 import type { TurnContext } from "./turn-context.ts";
 
@@ -74,7 +76,11 @@ async function playTurn(turns: ScriptedTurn[], request: TurnRequest): Promise<Tu
   }
   if (turn.say) said.push(fill(turn.say));
   let output = turn.print !== undefined ? fill(turn.print) : undefined;
-  if (turn.verdict !== undefined) output = JSON.stringify(scriptedVerdict(turn.verdict, context));
+  if (turn.verdict !== undefined) {
+    const citation =
+      turn.verdict === "auto" ? await citableFile(request.cwd, context.changedFiles) : undefined;
+    output = JSON.stringify(scriptedVerdict(turn.verdict, context, citation));
+  }
   if (turn.replan) output = JSON.stringify(turn.replan);
   const text = said.join("\n");
   if (turn.exit !== undefined && turn.exit !== 0) {
@@ -114,25 +120,31 @@ function inside(root: string, path: string): string {
 
 /**
  * `auto` rules on each gate from its recorded result (deterministic gates by whether it counts as passed,
- * exit 0 or under the gate's baseline and flaky policies, citing the last line of their output;
- * agent-checks approved, citing the first changed file) and rules every tamper flag illegitimate;
- * `reject` fails every gate; an object is printed as given.
+ * exit 0 or under the gate's baseline and flaky policies, quoting a line of their output that says
+ * enough to be evidence, or else citing `citation`; agent-checks approved, citing `citation`) and rules
+ * every tamper flag illegitimate; `reject` fails every gate; an object is printed as given. With nothing
+ * to cite, a gate is not approved: a scripted verifier cites real files and output like any other.
  */
-function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context: TurnContext): unknown {
+function scriptedVerdict(
+  verdict: NonNullable<ScriptedTurn["verdict"]>,
+  context: TurnContext,
+  citation: { file: string; line: number } | undefined,
+): unknown {
   if (typeof verdict === "object") return verdict;
   const rulings = context.gates.map((gate) => {
     if (verdict === "reject")
       return { id: gate.id, passed: false, reason: "rejected by the script", evidence: [] };
     if (gate.kind === "agent-check") {
-      const file = context.changedFiles[0];
-      return file
-        ? { id: gate.id, passed: true, reason: "scripted approval", evidence: [{ file }] }
-        : { id: gate.id, passed: false, reason: "nothing changed", evidence: [] };
+      return citation
+        ? { id: gate.id, passed: true, reason: "scripted approval", evidence: [citation] }
+        : { id: gate.id, passed: false, reason: "no changed file to cite", evidence: [] };
     }
-    const lines = (gate.tail ?? "").trim().split("\n").filter(Boolean);
+    const lines = (gate.tail ?? "").split("\n").filter(isQuotable);
     const quote = lines.findLast((line) => /\b(pass|passed|ok)\b|✓|✔/i.test(line)) ?? lines.at(-1);
+    const evidence = quote ? [{ gate: gate.id, quote: quote.trim() }] : citation ? [citation] : [];
+    if ((gate.accepted ?? gate.passed) && evidence.length > 0) return { id: gate.id, passed: true, evidence };
     if (gate.accepted ?? gate.passed)
-      return { id: gate.id, passed: true, evidence: quote ? [{ gate: gate.id, quote }] : [{ file: "." }] };
+      return { id: gate.id, passed: false, reason: "nothing to cite as evidence", evidence: [] };
     return { id: gate.id, passed: false, reason: `exit code ${gate.exitCode}`, evidence: [] };
   });
   const required = new Set(context.gates.filter((gate) => gate.required).map((gate) => gate.id));
@@ -147,4 +159,24 @@ function scriptedVerdict(verdict: NonNullable<ScriptedTurn["verdict"]>, context:
   }));
   const approves = overall === "pass" && tamper.length === 0 && verdict !== "reject";
   return { overall: approves ? "pass" : "fail", gates: rulings, tamper, notes: "scripted verdict" };
+}
+
+/**
+ * A file the verifier can cite at line 1: the first changed file that is a non-empty regular file of
+ * the graded checkout (`cwd`), else the first such file git tracks there.
+ */
+async function citableFile(
+  cwd: string,
+  changedFiles: readonly string[],
+): Promise<{ file: string; line: number } | undefined> {
+  const tracked = await git(["ls-files", "-z"], cwd).catch(() => "");
+  const candidates = [...changedFiles, ...tracked.split("\0").filter(Boolean).slice(0, 200)];
+  for (const file of candidates) {
+    const path = resolve(cwd, file);
+    const status = await lstat(path).catch(() => undefined);
+    if (!status?.isFile() || status.size === 0) continue;
+    const text = await readFile(path, "utf8").catch(() => "");
+    if (text.trim() !== "") return { file, line: 1 };
+  }
+  return undefined;
 }

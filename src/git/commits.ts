@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git, withoutHooks } from "./git.ts";
+import { git } from "./git.ts";
 import { identityArguments } from "./identity.ts";
 
 /** A commit to make: the message verbatim, plus `Key: value` trailers appended as its last paragraph. */
@@ -44,12 +44,32 @@ export async function commitAll(worktree: string, request: CommitRequest): Promi
   const files = [...new Set(staged.split("\0").filter((file) => file !== ""))].sort();
   if (files.length === 0) return { sha: await headSha(worktree), committed: false, files };
   const identity = await identityArguments(worktree);
-  await git(
-    [...withoutHooks, ...identity, "commit", "--no-verify", "--quiet", "--cleanup=whitespace", "--file=-"],
-    worktree,
-    { input: message },
-  );
+  await git([...identity, "commit", "--no-verify", "--quiet", "--cleanup=whitespace", "--file=-"], worktree, {
+    input: message,
+  });
   return { sha: await headSha(worktree), committed: true, files };
+}
+
+/**
+ * Makes a commit of `tree` on `parent` in the repository at `root` (no hooks, no signing, nothing
+ * staged or checked out) and returns its SHA; the caller moves a ref to it.
+ */
+export async function commitTree(
+  root: string,
+  tree: string,
+  parent: string,
+  request: CommitRequest,
+): Promise<string> {
+  const identity = await identityArguments(root);
+  return git([...identity, "commit-tree", tree, "-p", parent, "-F", "-"], root, {
+    input: messageWithTrailers(request),
+    trim: true,
+  });
+}
+
+/** The tree of commit `sha`. */
+export async function treeOf(root: string, sha: string): Promise<string> {
+  return git(["rev-parse", "--verify", `${sha}^{tree}`], root, { trim: true });
 }
 
 /**

@@ -27,11 +27,33 @@ const repositoryLocatingVariables = [
 ];
 
 /**
- * Leading arguments that turn off the repository's hooks for one command. Used where loopwright
- * commits or checks out in its own worktrees: a hook there (possibly edited by the maker) must
- * neither run nor prompt.
+ * Leading arguments of EVERY git command loopwright runs: no configuration of any scope may make
+ * loopwright's own git run a program. No hooks (any of them: pre-commit, post-checkout,
+ * reference-transaction, pre-push...), no file-system monitor, no pager, no attributes file outside
+ * the tree, no signing program, no automatic gc or maintenance (their hooks and helpers). External
+ * diff drivers and text conversion: every command that prints a patch passes `--no-ext-diff
+ * --no-textconv` (an empty `diff.external` here would make such a command fail instead). Filters named by a tree's `.gitattributes` need a `filter.<name>` in some config:
+ * commands in loopwright's checkouts run with no system, global or checkout config at all
+ * (`isolatedCheckoutEnvironment` in loop-repository.ts), so no filter exists there.
  */
-export const withoutHooks: readonly string[] = ["-c", "core.hooksPath=/dev/null"];
+export const neutralisingArguments: readonly string[] = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.pager=cat",
+  "-c",
+  "core.attributesFile=/dev/null",
+  "-c",
+  "commit.gpgSign=false",
+  "-c",
+  "tag.gpgSign=false",
+  "-c",
+  "gc.auto=0",
+  "-c",
+  "maintenance.auto=false",
+];
 
 export interface GitOptions {
   /** Extra environment, on top of the inherited one. */
@@ -96,7 +118,7 @@ export async function gitResult(
   options: GitOptions = {},
 ): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? 0;
-  const pending = execFileAsync("git", args, {
+  const pending = execFileAsync("git", ["--no-pager", ...neutralisingArguments, ...args], {
     cwd,
     env: gitEnvironment(options.env),
     encoding: "utf8",
@@ -151,5 +173,6 @@ export function firstErrorLine(stderr: string): string {
 function gitEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of repositoryLocatingVariables) delete env[name];
-  return { ...env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...extra };
+  // No system-wide attributes either (`/etc/gitattributes`): only the tree's own can apply.
+  return { ...env, GIT_TERMINAL_PROMPT: "0", GIT_ATTR_NOSYSTEM: "1", LC_ALL: "C", ...extra };
 }

@@ -17,8 +17,8 @@ export interface PushOutcome {
  * Pushes the local branch `branch` to the same name on `remote` (no force, no upstream written to the
  * config). Never prompts (no terminal, no credential prompt) and never throws for a push failure: a
  * rejected push, a missing remote, an authentication failure or a timeout (`timeoutMs`, default 2
- * minutes) come back as `{ pushed: false, error }`. The repository's own pre-push
- * hook runs (it belongs to the user's checkout, not to the maker's worktree).
+ * minutes) come back as `{ pushed: false, error }`. No hook runs (`--no-verify`, and no hooks for any
+ * loopwright command): loopwright pushes only `refs/heads/<branch>`, the ref it owns.
  */
 export async function pushBranch(
   root: string,
@@ -29,10 +29,14 @@ export async function pushBranch(
   const timeoutMs = options.timeoutMs ?? defaultPushTimeoutMs;
   if (remote === "" || remote.startsWith("-")) return { pushed: false, error: `invalid remote '${remote}'` };
   const refspec = `refs/heads/${branch}:refs/heads/${branch}`;
-  const result = await gitResult(["push", "--quiet", remote, refspec], root, {
-    timeoutMs,
-    env: await nonInteractiveEnvironment(root),
-  });
+  const result = await gitResult(
+    ["push", "--quiet", "--no-verify", "--no-recurse-submodules", remote, refspec],
+    root,
+    {
+      timeoutMs,
+      env: await nonInteractiveEnvironment(root),
+    },
+  );
   if (result.code === 0) return { pushed: true };
   if (result.timedOut)
     return { pushed: false, error: `push to ${remote} timed out after ${timeoutMs / 1000}s` };

@@ -6,7 +6,7 @@
 import { lstat, mkdir, readdir, realpath, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "../errors.ts";
-import { firstErrorLine, GitError, git, gitResult, withoutHooks } from "./git.ts";
+import { firstErrorLine, GitError, git, gitResult } from "./git.ts";
 import { branchExists } from "./repository.ts";
 
 /**
@@ -39,7 +39,7 @@ export async function addWorktree(root: string, path: string, target: WorktreeTa
     args = ["worktree", "add", "--detach", path, target.detached];
   }
   try {
-    await git([...withoutHooks, ...args], root);
+    await git([...args], root);
   } catch (error) {
     if (error instanceof GitError && /already (checked out|used by worktree) at/.test(error.stderr)) {
       throw new UsageError(`cannot create the worktree ${path}: ${firstErrorLine(error.stderr)}`);
@@ -97,7 +97,7 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
  * changes are discarded and untracked files removed, while IGNORED files (node_modules, .env) are kept.
  */
 export async function resetWorktree(path: string, sha: string): Promise<void> {
-  await git([...withoutHooks, "reset", "--hard", "--quiet", sha], path);
+  await git(["reset", "--hard", "--quiet", sha], path);
   await git(["clean", "-ffd", "--quiet"], path);
 }
 
@@ -106,7 +106,7 @@ export async function resetWorktree(path: string, sha: string): Promise<void> {
  * tracked changes discarded, untracked files removed, ignored files kept. No branch moves.
  */
 export async function checkoutDetached(path: string, sha: string): Promise<void> {
-  await git([...withoutHooks, "checkout", "--quiet", "--force", "--detach", sha], path);
+  await git(["checkout", "--quiet", "--force", "--detach", sha], path);
   await git(["clean", "-ffd", "--quiet"], path);
 }
 
@@ -160,8 +160,8 @@ async function discardFolder(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true });
 }
 
-/** Worktrees must live outside the user's checkout, and never contain it. */
-async function assertOutsideCheckout(root: string, path: string): Promise<void> {
+/** loopwright's worktrees and checkouts must live outside the user's checkout, and never contain it. */
+export async function assertOutsideCheckout(root: string, path: string): Promise<void> {
   const checkout = await canonicalPath(root);
   const target = await canonicalPath(path);
   if (isWithin(target, checkout) || isWithin(checkout, target)) {

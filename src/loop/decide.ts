@@ -89,7 +89,7 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
       state,
       iteration,
       "over_budget",
-      `the maker's turn crossed the $${cap} cost cap and was stopped`,
+      `the iteration's $${cap} cost cap ran out in the maker's turn`,
     );
   }
   if (maker.status === "crashed") {
@@ -138,7 +138,7 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
       state,
       iteration,
       "over_budget",
-      `the verifier's turn crossed the $${cap} cost cap and was stopped`,
+      `the iteration's $${cap} cost cap ran out in the verifier's turn`,
     );
   }
   if (verifier.status !== "ruled" || !verifier.verdict) {
@@ -172,14 +172,11 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
   const flaky = confirmed
     .filter((entry) => entry.assessment.status === "flaky")
     .map((entry) => entry.gate.id);
-  return endIteration(
-    state,
-    iteration,
-    "verified",
+  const summary =
     flaky.length > 0
       ? `the verifier approved and every gate passed, but flaky: ${flaky.join(", ")} passed and failed on the same commit (reported, not blocking)`
-      : "every gate passed, again on a re-run, and the verifier approved",
-  );
+      : "every gate passed, again on a re-run, and the verifier approved";
+  return endIteration(state, iteration, "verified", `${summary}${ruledLegitimate(iteration)}`);
 }
 
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
@@ -235,6 +232,14 @@ function decideBetween(state: LoopState, now: number): Action {
   if (dailyCap > 0 && spentToday >= dailyCap)
     return { kind: "park", until: nextUtcMidnight(now), spentTodayUsd: spentToday };
   return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
+}
+
+/** `; 2 tamper flags ruled legitimate by the verifier: T1, T2` when the verifier waved flags through. */
+function ruledLegitimate(iteration: IterationState): string {
+  const legitimate = (iteration.verifier?.verdict?.tamper ?? []).filter((ruling) => ruling.legitimate);
+  if (legitimate.length === 0) return "";
+  const count = legitimate.length === 1 ? "1 tamper flag" : `${legitimate.length} tamper flags`;
+  return `; ${count} ruled legitimate by the verifier: ${legitimate.map((ruling) => ruling.id).join(", ")}`;
 }
 
 function describeBlocked(blocked: { gate: GateSpec; assessment: GateAssessment }[]): string {

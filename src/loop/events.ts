@@ -164,7 +164,14 @@ export interface EventPayloads {
     costUsd?: number;
     usage?: TurnUsage;
   };
-  commit_created: { iteration: number; sha: string; committed: boolean; files: string[] };
+  commit_created: {
+    iteration: number;
+    sha: string;
+    committed: boolean;
+    files: string[];
+    /** What the maker did with its checkout's `.git` (switched branch, detached HEAD, replaced it), if anything. */
+    makerGit?: string;
+  };
   change_screened: {
     iteration: number;
     sha: string;

@@ -8,6 +8,7 @@ import { cap } from "../loop/brief.ts";
 import type { GateResult, RecordedTamperFlag } from "../loop/events.ts";
 import { passesPolicy } from "../loop/gate-status.ts";
 import { type GateSpec, isDeterministic, type Spec } from "../loop/spec.ts";
+import { flagStanding } from "../loop/tamper-floor.ts";
 
 export interface VerifierInputs {
   spec: Spec;
@@ -59,7 +60,7 @@ export function buildVerifierPrompt(inputs: VerifierInputs): string {
       ? `\n## Tamper flags\nThe change touches checks, or looks like it weakens them. Rule on EACH flag: is the change legitimate for the goal, or does it weaken what proves the goal (a deleted or skipped test, a loosened threshold, an excluded test)?\n${inputs.tamperFlags
           .map(
             (flag) =>
-              `- ${flag.id} ${flag.kind}${flag.file ? ` at ${flag.file}${flag.line ? `:${flag.line}` : ""}` : ""}: ${flag.detail}`,
+              `- ${flag.id} ${flag.kind}${flag.file ? ` at ${flag.file}${flag.line ? `:${flag.line}` : ""}` : ""}: ${flag.detail}${acceptedNote(spec, flag)}`,
           )
           .join("\n")}\n`
       : "";
@@ -92,8 +93,15 @@ Rule on every gate listed above (${spec.gates.map((gate) => gate.id).join(", ") 
 Every approval must cite evidence that is checked mechanically: a file and line that exist in the commit,
 or a line quoted exactly from a gate's output. A gate that FAILED cannot be approved, unless its status
 says that it still passes (under its baseline policy, or as a reported flake). "overall" is
-"pass" only when every required gate passed and every tamper flag is legitimate.
+"pass" only when every required gate passed and every tamper flag is legitimate; the loop approves only
+when your overall and your rulings both allow it.
 `;
+}
+
+/** For a blocking kind the spec accepts: the user's reason, and that this instance still needs a ruling. */
+function acceptedNote(spec: Spec, flag: RecordedTamperFlag): string {
+  if (flagStanding(spec, flag) !== "accepted") return "";
+  return ` (a blocking kind this loop's spec accepts, because: ${spec.tamper.reason ?? ""}; rule on whether THIS change is that legitimate case)`;
 }
 
 /** Why a failed run still passes, when it does: failures that predate the loop, or a reported flake. */

@@ -5,6 +5,9 @@ import { exitCodeOf } from "../../loop/exit-code.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { runLoop } from "../../loop/runner.ts";
 import { loadSpecFile } from "../../loop/spec-file.ts";
+import { describeUnappliedSteering } from "../../loop/steering.ts";
+import { describeVerified } from "../../loop/tamper-standing.ts";
+import { readState } from "../../loop/timeline.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import type { LoopRecord } from "../../store/store.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
@@ -27,7 +30,16 @@ export async function resumeLoopCommand(reference: string, options: { json?: boo
   const session = await openSession();
   try {
     const loop = await findLoopOrThrow(session.store, reference);
-    return await runInForeground(session, loop, "resume", options.json ?? false);
+    const code = await runInForeground(session, loop, "resume", options.json ?? false);
+    const { state } = await readState(session.store, loop);
+    if (state.stopReason === "verified" && !options.json) {
+      // A verified loop does not go on: say so, and what became of steering filed too late.
+      const unapplied = describeUnappliedSteering(state);
+      process.stdout.write(
+        `loop ${loop.name} is ${describeVerified(state)}: nothing to resume${unapplied ? `\nnote: ${unapplied}` : ""}\n`,
+      );
+    }
+    return code;
   } finally {
     await session.store.close();
   }

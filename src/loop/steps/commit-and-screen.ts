@@ -6,9 +6,11 @@
 import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { commitAll, readTrailers } from "../../git/commits.ts";
+import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
 import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
+import { branchTip, moveBranch } from "../../git/loop-branch.ts";
+import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
 import { screenDiff } from "../../verify/tamper/screen-diff.ts";
@@ -22,33 +24,55 @@ import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-dif
 import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
 import { scrubSecretsFromChange } from "./scrub-secrets.ts";
 
 export const loopTrailer = "Loopwright-Loop";
 export const iterationTrailer = "Loopwright-Iteration";
 
+/**
+ * Commits the files the maker left in its checkout onto the loop's branch, whatever the maker did with
+ * its own `.git` (its commits, a branch it switched to, a detached HEAD): the loop owns its branch, and
+ * what is graded is what is on it. What the maker did with branches is recorded.
+ */
 export async function commitIteration(context: RunContext): Promise<void> {
   const iteration = currentIteration(context.state());
   if (!iteration) throw new Error("no iteration in progress");
-  const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
-  await scrubSecretsFromChange(context, iteration.number, iteration.startSha);
-  const result = await commitAll(context.makerWorktree, {
-    message: `loopwright: ${context.loop.name} iteration ${iteration.number}`,
-    trailers,
-  });
-  let committed = result.committed;
-  if (!committed && result.sha !== iteration.startSha) {
-    // A commit made before a crash (or by the maker itself) is adopted, never made twice.
-    const existing = await readTrailers(context.makerWorktree, result.sha);
+  const { repoRoot } = context.loop;
+  const branch = context.state().spec.branch;
+  const repository = await loopRepositoryOf(context);
+  const makerGit = await describeCheckoutGit(context.makerWorktree, branch);
+  const tip = (await branchTip(repoRoot, branch)) ?? iteration.startSha;
+  // A known secret the maker wrote is flagged and scrubbed from its files before anything is snapshotted:
+  // listing the pending files writes no object, so the value never reaches the object store.
+  const pending = await changedSince(repository, context.makerWorktree, makerIndex, tip);
+  await scrubSecretsFromChange(context, iteration.number, pending);
+  const tree = await snapshotTree(repository, context.makerWorktree, makerIndex);
+  let sha = tip;
+  let committed = false;
+  if (tree !== (await treeOf(repoRoot, tip))) {
+    const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
+    sha = await commitTree(repoRoot, tree, tip, {
+      message: `loopwright: ${context.loop.name} iteration ${iteration.number}`,
+      trailers,
+    });
+    await moveBranch(repoRoot, branch, sha, tip);
+    committed = true;
+  } else if (tip !== iteration.startSha) {
+    // A commit made before a crash is adopted, never made twice.
+    const existing = await readTrailers(repoRoot, tip);
     committed =
       existing[loopTrailer] === context.loop.id && existing[iterationTrailer] === String(iteration.number);
   }
-  const files =
-    result.sha === iteration.startSha
-      ? []
-      : await changedFiles(context.makerWorktree, iteration.startSha, result.sha);
-  await context.append("commit_created", { iteration: iteration.number, sha: result.sha, committed, files });
+  const files = sha === iteration.startSha ? [] : await changedFiles(repoRoot, iteration.startSha, sha);
+  await context.append("commit_created", {
+    iteration: iteration.number,
+    sha,
+    committed,
+    files,
+    ...(makerGit ? { makerGit } : {}),
+  });
 }
 
 export async function screenChange(context: RunContext): Promise<void> {
@@ -56,7 +80,7 @@ export async function screenChange(context: RunContext): Promise<void> {
   const iteration = currentIteration(state);
   if (!iteration?.commit || !state.baseSha) throw new Error("nothing committed to screen");
   const sha = iteration.commit.sha;
-  const diff = await diffText(context.makerWorktree, state.baseSha, sha);
+  const diff = await diffText(context.loop.repoRoot, state.baseSha, sha);
   // The files come from the diff itself (both sides of a rename): one git run less per iteration.
   const files = [...new Set(parseUnifiedDiff(diff).flatMap((file) => [file.oldPath, file.path]))].sort();
   const screen = screenScope(files, state.spec.scope);
@@ -68,8 +92,8 @@ export async function screenChange(context: RunContext): Promise<void> {
     ...state.spec.setup.map((command) => ({ command })),
     ...state.spec.gates.flatMap((gate) => (gate.run ? [{ command: gate.run, gate: gate.id }] : [])),
   ];
-  const named = await commandFilesAt(context.makerWorktree, state.baseSha, sha, commands);
-  const missing = await missingBaseFailureFlags(state, context.makerWorktree, state.baseSha, sha);
+  const named = await commandFilesAt(context.loop.repoRoot, state.baseSha, sha, commands);
+  const missing = await missingBaseFailureFlags(state, context.loop.repoRoot, state.baseSha, sha);
   for (const flag of [...tamperFlagsOf(files, diff, state.spec.scope.protect, named), ...missing]) {
     await context.append("tamper_flagged", { iteration: iteration.number, flag });
   }
@@ -139,8 +163,8 @@ function gateScriptFlag(file: string, reason: string, diffFiles: readonly DiffFi
 }
 
 /**
- * What the spec's commands name, reading package.json files (the root's, and those of folders the
- * commands move to) from the base and the graded commit.
+ * What the spec's commands name, reading the files they need (package.json files, shell scripts) from
+ * the base and the graded commit.
  */
 async function commandFilesAt(
   worktree: string,
@@ -150,13 +174,13 @@ async function commandFilesAt(
 ): Promise<SpecCommandFiles> {
   const texts = new Map<string, string | undefined>();
   const wanted = new Set<string>();
-  const lookup = (commit: string) => (directory: string) => {
-    const key = `${commit}:${directory ? `${directory}/` : ""}package.json`;
+  const lookup = (commit: string) => (path: string) => {
+    const key = `${commit}:${path}`;
     if (!texts.has(key)) wanted.add(key);
     return texts.get(key);
   };
-  // Each round reads the package.json files the last one asked for; scripts that cd elsewhere ask for more.
-  for (let round = 0; round < 4; round++) {
+  // Each round reads the files the last one asked for; the scripts in them may ask for more.
+  for (let round = 0; round < 6; round++) {
     wanted.clear();
     const result = specCommandFiles(commands, { base: lookup(baseSha), graded: lookup(sha) });
     if (wanted.size === 0) return result;

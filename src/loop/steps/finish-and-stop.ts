@@ -1,12 +1,15 @@
 /**
  * The end of a loop. `finish` leaves the verified commit on the loop's branch and pushes it when the
  * repository has a remote (a failed push is recorded, not fatal). `stop` records the stop reason and
- * removes the loop's worktrees (the branch stays), so the user can check the branch out anywhere.
+ * removes the loop's checkouts (the branch stays), so the user can check the branch out anywhere.
  */
 
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { git } from "../../git/git.ts";
+import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { pushBranch } from "../../git/push.ts";
 import { defaultRemote } from "../../git/repository.ts";
-import { removeWorktree } from "../../git/worktrees.ts";
 import type { StopReason } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { secretsInHistory } from "./scrub-secrets.ts";
@@ -16,6 +19,10 @@ export async function finishLoop(context: RunContext): Promise<void> {
   const sha = state.iterations.at(-1)?.commit?.sha ?? state.baseSha ?? "";
   const branch = state.spec.branch;
   const action = state.spec.finish.action;
+  // The loop owns its branch: whatever happened to it, it ends on the verified commit.
+  if (sha !== "" && (await branchTip(context.loop.repoRoot, branch)) !== sha) {
+    await moveBranch(context.loop.repoRoot, branch, sha);
+  }
   if (action === "none") {
     await context.append("loop_finished", { action, branch, sha, pushed: false });
     return;
@@ -59,9 +66,15 @@ export async function stopLoop(context: RunContext, reason: StopReason, message:
   await removeLoopWorktrees(context);
 }
 
-/** Removes the maker's and the gates' worktrees (the branch stays); idempotent. */
+/** Removes the maker's and the gates' checkouts and the loop's private git (the branch stays); idempotent. */
 export async function removeLoopWorktrees(context: RunContext): Promise<void> {
-  for (const worktree of [context.makerWorktree, context.gateWorktree]) {
-    await removeWorktree(context.loop.repoRoot, worktree).catch(() => {});
+  const loopFolder = context.layout.loopDirectory(context.loop.id);
+  for (const folder of [context.makerWorktree, context.gateWorktree, join(loopFolder, "git")]) {
+    await rm(folder, { recursive: true, force: true }).catch(() => {});
+  }
+  // A loop started by an older loopwright had linked worktrees: drop their (now stale) registrations.
+  const listing = await git(["worktree", "list", "--porcelain"], context.loop.repoRoot).catch(() => "");
+  if (listing.split("\n").some((line) => line.startsWith(`worktree ${loopFolder}/`))) {
+    await git(["worktree", "prune"], context.loop.repoRoot).catch(() => {});
   }
 }

@@ -1,34 +1,44 @@
 /**
- * The maker's turn in the loop's worktree, under the iteration's wall-clock limit. A turn interrupted by
- * a dead controller is re-run from the iteration's start commit; whatever it had left is first kept
- * under a ref, so nothing is lost. The turn's cost watchdog gets what the iteration has left of its cap;
- * with nothing left the turn does not start and ends over budget.
+ * The maker's turn in the loop's checkout, under the iteration's wall-clock limit. Every turn starts
+ * from the iteration's start commit on the loop's branch, with a fresh `.git` (whatever an earlier turn
+ * did to it is gone). A turn interrupted by a dead controller is re-run from the start commit; whatever
+ * it had left is first kept under a ref, so nothing is lost. The turn's cost watchdog gets what the
+ * iteration has left of its cap; with nothing left the turn does not start and ends over budget.
  */
 
 import { createEngine } from "../../engines/registry.ts";
-import { preserveWork } from "../../git/commits.ts";
-import { resetWorktree } from "../../git/worktrees.ts";
+import { commitTree, treeOf } from "../../git/commits.ts";
+import { storeRef } from "../../git/loop-branch.ts";
+import { checkOut, isRealFolder, snapshotTree } from "../../git/loop-repository.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
+import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 
 export async function runMakerTurn(context: RunContext, resume: boolean): Promise<void> {
   const state = context.state();
   const iteration = currentIteration(state);
   if (!iteration) throw new Error("no iteration in progress");
   const attempt = iteration.makerAttempts + 1;
+  const repository = await loopRepositoryOf(context);
   let preservedRef: string | undefined;
-  if (resume) {
+  // A checkout the last turn replaced (by a symlink, say) holds nothing to keep; it is recreated below.
+  const left = (await isRealFolder(context.makerWorktree))
+    ? await snapshotTree(repository, context.makerWorktree, makerIndex)
+    : undefined;
+  if (left !== undefined && left !== (await treeOf(context.loop.repoRoot, iteration.startSha))) {
     const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
-    const saved = await preserveWork(
-      context.makerWorktree,
-      ref,
-      `loopwright: interrupted maker turn of iteration ${iteration.number}`,
-    );
-    if (saved) preservedRef = ref;
-    await resetWorktree(context.makerWorktree, iteration.startSha);
+    const message = resume
+      ? `loopwright: interrupted maker turn of iteration ${iteration.number}`
+      : `loopwright: uncommitted files before the maker turn of iteration ${iteration.number}`;
+    const saved = await commitTree(context.loop.repoRoot, left, iteration.startSha, { message });
+    await storeRef(context.loop.repoRoot, ref, saved);
+    preservedRef = ref;
   }
+  await checkOut(repository, context.makerWorktree, makerIndex, iteration.startSha, {
+    branch: state.spec.branch,
+  });
   await context.append("maker_started", {
     iteration: iteration.number,
     attempt,

@@ -1,13 +1,15 @@
 /**
- * Prepare: the loop's own worktrees, outside the user's checkout. The maker's on the loop branch, the
- * gates' detached at the commit being graded; the spec's setup commands run in each when created.
+ * Prepare: the loop's own checkouts, outside the user's checkout and out of reach of its `.git` (see
+ * loop-repository.ts). The maker's on the loop branch (created at the base, or where an earlier run
+ * left it), the gates' detached at the base; the spec's setup commands run in each when created.
  */
 import { join } from "node:path";
 import { engineNotes } from "../../engines/engine-notes.ts";
-import { branchExists } from "../../git/repository.ts";
-import { ensureWorktree } from "../../git/worktrees.ts";
+import { checkedOutAt, ensureBranch } from "../../git/loop-branch.ts";
+import { checkOut } from "../../git/loop-repository.ts";
 import { runCommand } from "../../process/run-command.ts";
 import type { RunContext } from "../run-context.ts";
+import { gatesIndex, loopRepositoryOf, makerIndex } from "./loop-git.ts";
 
 export async function prepare(context: RunContext): Promise<void> {
   const state = context.state();
@@ -15,11 +17,16 @@ export async function prepare(context: RunContext): Promise<void> {
   const baseSha = state.baseSha;
   if (!baseSha) throw new Error("the loop has no base commit recorded");
   const branch = state.spec.branch;
-  const makerTarget = (await branchExists(repoRoot, branch))
-    ? { existingBranch: branch }
-    : { newBranch: branch, from: baseSha };
-  await ensureWorktree(repoRoot, context.makerWorktree, makerTarget);
-  await ensureWorktree(repoRoot, context.gateWorktree, { detached: baseSha });
+  const holder = await checkedOutAt(repoRoot, branch);
+  if (holder) {
+    throw new Error(
+      `the loop's branch ${branch} is checked out in ${holder}; loopwright moves it while the loop runs, so switch that checkout to another branch first`,
+    );
+  }
+  const repository = await loopRepositoryOf(context);
+  const tip = await ensureBranch(repoRoot, branch, baseSha);
+  await checkOut(repository, context.makerWorktree, makerIndex, tip, { branch });
+  await checkOut(repository, context.gateWorktree, gatesIndex, baseSha, { detached: true });
   for (const worktree of [context.makerWorktree, context.gateWorktree]) await runSetup(context, worktree);
   await context.append("engines_resolved", engineNotes(state.spec));
   await context.append("loop_prepared", {

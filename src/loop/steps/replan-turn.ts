@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { createEngine } from "../../engines/registry.ts";
-import { headSha } from "../../git/commits.ts";
+import { branchTip } from "../../git/loop-branch.ts";
 import { buildBrief } from "../brief.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import { buildReplannerPrompt } from "../prompts/replanner-prompt.ts";
@@ -36,7 +36,8 @@ export async function runReplanTurn(context: RunContext, afterIteration: number)
   }
   const engine = createEngine(state.spec.maker, "maker");
   const prompt = buildReplannerPrompt(buildBrief(state, afterIteration + 1));
-  const sha = await headSha(context.makerWorktree);
+  const sha = await branchTip(context.loop.repoRoot, context.state().spec.branch);
+  if (!sha) throw new Error(`the loop's branch ${context.state().spec.branch} is missing`);
   const { result } = await withScratchWorktree(context, `replan-${afterIteration}`, sha, (cwd) =>
     engine.runTurn({
       role: "replanner",

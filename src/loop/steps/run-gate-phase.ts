@@ -10,12 +10,12 @@ import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { incompleteRunReason } from "../../gates/incomplete-run.ts";
 import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
-import { headSha } from "../../git/commits.ts";
 import { changedFiles } from "../../git/diffs.ts";
-import { checkoutDetached } from "../../git/worktrees.ts";
+import { checkOut, indexTree } from "../../git/loop-repository.ts";
 import type { GatePhase } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { gatesIndex, loopRepositoryOf } from "./loop-git.ts";
 import { runSetup } from "./prepare.ts";
 
 const lockfilePattern =
@@ -27,11 +27,14 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
   const iterationNumber = phase === "baseline" ? 0 : currentIteration(state)?.number;
   const sha = phase === "baseline" ? state.baseSha : currentIteration(state)?.commit?.sha;
   if (iterationNumber === undefined || !sha) throw new Error("no committed SHA to grade");
-  // Where the gate worktree was matters only for re-running setup; without setup, spare the git run.
-  const previous = state.spec.setup.length > 0 ? await headSha(context.gateWorktree) : sha;
-  await checkoutDetached(context.gateWorktree, sha);
+  const repository = await loopRepositoryOf(context);
+  // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
+  // only for re-running setup; without setup, spare the git run.
+  const previous =
+    state.spec.setup.length > 0 ? await indexTree(repository, context.gateWorktree, gatesIndex) : sha;
+  await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
   if (previous !== sha) {
-    const touched = await changedFiles(context.gateWorktree, previous, sha);
+    const touched = await changedFiles(context.loop.repoRoot, previous, sha);
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
   }
   const gates = state.spec.gates.filter((gate) => gateIds.includes(gate.id));
@@ -46,9 +49,15 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
   );
   const commandOf = (gateId: string) =>
     narrowed.get(gateId)?.command ?? gates.find((gate) => gate.id === gateId)?.run ?? "";
+  // Events are recorded in order while the gates run. A recording that fails (the store gave up) must
+  // not reject a promise nobody awaits yet: that would crash the controller and orphan running gates.
+  // The first failure is kept and thrown once every gate has ended.
   let pending: Promise<void> = Promise.resolve();
+  let recordFailure: { error: unknown } | undefined;
   const record = (work: () => Promise<void>) => {
-    pending = pending.then(work);
+    pending = pending.then(work).catch((error: unknown) => {
+      recordFailure ??= { error };
+    });
   };
   await runGates(
     gates.map((gate) => ({
@@ -106,7 +115,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
                 logPath: outcome.logPath,
                 tail: outcome.tail,
                 survivorsKilled: outcome.survivorsKilled.length,
-                error: outcome.spawnError,
+                error: outcome.spawnError ?? outcome.logError,
                 ...digest,
                 ...(incomplete ? { incomplete } : {}),
                 ...(narrowed.has(outcome.id) ? { rerunOnly: narrowed.get(outcome.id)?.failures } : {}),
@@ -117,6 +126,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     },
   );
   await pending;
+  if (recordFailure) throw recordFailure.error;
 }
 
 /** How many failing test names a gate result keeps (enough to compare with the baseline, bounded). */

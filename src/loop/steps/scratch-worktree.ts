@@ -2,9 +2,9 @@
  * A disposable worktree for a read-only turn (verifier, replanner): created at a SHA, and after the turn
  * the files the turn wrote there are listed (for the record) and the worktree is thrown away.
  */
-import { git } from "../../git/git.ts";
-import { checkoutDetached, ensureWorktree, removeWorktree } from "../../git/worktrees.ts";
+import { changedSince, checkOut, removeCheckout } from "../../git/loop-repository.ts";
 import type { RunContext } from "../run-context.ts";
+import { loopRepositoryOf } from "./loop-git.ts";
 
 export async function withScratchWorktree<T>(
   context: RunContext,
@@ -13,17 +13,14 @@ export async function withScratchWorktree<T>(
   turn: (path: string) => Promise<T>,
 ): Promise<{ result: T; wroteFiles: string[] }> {
   const path = context.layout.scratchWorktree(context.loop.id, label);
-  await ensureWorktree(context.loop.repoRoot, path, { detached: sha });
-  await checkoutDetached(path, sha);
+  const repository = await loopRepositoryOf(context);
+  const index = `scratch-${label}`;
+  await checkOut(repository, path, index, sha, { detached: true });
   try {
     const result = await turn(path);
-    const status = await git(["status", "--porcelain", "--untracked-files=all"], path);
-    const wroteFiles = status
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => line.slice(3));
+    const wroteFiles = await changedSince(repository, path, index, sha);
     return { result, wroteFiles };
   } finally {
-    await removeWorktree(context.loop.repoRoot, path);
+    await removeCheckout(repository, path, index);
   }
 }

@@ -1,34 +1,38 @@
 /**
  * Keeps known secret values out of what loopwright commits. Before the iteration's commit, every file
- * the maker changed since the iteration started (committed by itself or not) is searched for the values
- * loopwright holds; each place found is recorded as a blocking `secret-in-change` flag naming the file
- * and line (never the value), then the value is replaced by `[redacted:NAME]` in the file, and commits
- * the maker made with it are undone (their changes stay, to be committed once, scrubbed). So the value
- * reaches no commit, no diff.patch, no brief, and no push.
+ * the maker left changed is searched for the values loopwright holds; each place found is recorded as
+ * a blocking `secret-in-change` flag naming the file and line (never the value), then the value is
+ * replaced by `[redacted:NAME]` in the file. So the value reaches no commit, no diff.patch, no brief,
+ * and no push.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { readRegularFile } from "../../files/read-regular-file.ts";
 import type { KnownSecret } from "../../gates/redact.ts";
 import { git } from "../../git/git.ts";
 import { asLatin1, findSecretValues, replaceSecretValues } from "../../verify/secret-values.ts";
 import type { RecordedTamperFlag } from "../events.ts";
-import { readRegularFile } from "../read-regular-file.ts";
 import type { RunContext } from "../run-context.ts";
 
 /** Files larger than this are not searched (a documented gap: secrets are written into small files). */
 const maximumSearchedBytes = 32 * 1024 * 1024;
 
-/** Searches, flags and scrubs the maker's pending change; a no-op when loopwright holds no secrets. */
+/**
+ * Searches `files` (the maker's pending change, relative to its checkout) for secret values, flags and
+ * scrubs them; returns true when a file was rewritten (the caller snapshots the checkout again). A
+ * no-op when loopwright holds no secrets. The maker's own commits never reach the loop's branch (see
+ * commitIteration), so only the files it left matter.
+ */
 export async function scrubSecretsFromChange(
   context: RunContext,
   iteration: number,
-  startSha: string,
-): Promise<void> {
+  files: readonly string[],
+): Promise<boolean> {
   const secrets = asLatin1(context.redact.secrets ?? []);
-  if (secrets.length === 0) return;
+  if (secrets.length === 0 || files.length === 0) return false;
   const worktree = context.makerWorktree;
   const found: { file: string; text: string; flags: Omit<RecordedTamperFlag, "id">[] }[] = [];
-  for (const file of await changedSince(worktree, startSha)) {
+  for (const file of files) {
     const read = await readRegularFile(join(worktree, file), {
       maximumBytes: maximumSearchedBytes,
       noFollow: true,
@@ -48,8 +52,7 @@ export async function scrubSecretsFromChange(
       })),
     });
   }
-  const committedSecret = await madeCommitsHoldSecrets(worktree, startSha, context.redact.secrets ?? []);
-  if (found.length === 0 && !committedSecret) return;
+  if (found.length === 0) return false;
   // Flags first: durable before the files change, so a crash in between cannot lose them.
   const flags = found
     .flatMap((entry) => entry.flags)
@@ -61,26 +64,7 @@ export async function scrubSecretsFromChange(
       Buffer.from(replaceSecretValues(entry.text, secrets), "latin1"),
     );
   }
-  // The maker's own commits held the value: undo them, keeping their changes for the one scrubbed commit.
-  if (committedSecret) await git(["reset", "--soft", "--quiet", startSha], worktree);
-}
-
-/** Tracked files that differ from `startSha` (committed or not) and untracked files git would add. */
-async function changedSince(worktree: string, startSha: string): Promise<string[]> {
-  const tracked = await git(["diff", "--name-only", "-z", "--no-renames", startSha, "--"], worktree);
-  const untracked = await git(["ls-files", "-z", "--others", "--exclude-standard"], worktree);
-  return [...new Set(`${tracked}\0${untracked}`.split("\0").filter((file) => file !== ""))].sort();
-}
-
-/** True when commits made since `startSha` added a secret value (even one removed again later). */
-async function madeCommitsHoldSecrets(
-  worktree: string,
-  startSha: string,
-  secrets: readonly KnownSecret[],
-): Promise<boolean> {
-  const head = await git(["rev-parse", "HEAD"], worktree, { trim: true });
-  if (head === startSha) return false;
-  return (await secretsInHistory(worktree, startSha, head, secrets)).length > 0;
+  return true;
 }
 
 /**

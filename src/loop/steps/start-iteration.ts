@@ -1,23 +1,25 @@
 /** Start an iteration: rebuild the brief from the timeline and record it, exactly as the maker will get it. */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { headSha } from "../../git/commits.ts";
+import { readRegularFile } from "../../files/read-regular-file.ts";
+import { branchTip } from "../../git/loop-branch.ts";
 import { buildBrief, redResults } from "../brief.ts";
-import { readRegularFile } from "../read-regular-file.ts";
 import type { RunContext } from "../run-context.ts";
 
 /** LESSONS.md larger than this is left out of the brief (the brief quotes at most 8000 characters). */
 const maximumLessonsBytes = 256 * 1024;
 
 export async function startIteration(context: RunContext, iteration: number): Promise<void> {
-  const startSha = await headSha(context.makerWorktree);
+  const state = context.state();
+  // The loop's branch, not the maker's checkout's HEAD: the loop owns its branch.
+  const startSha = await branchTip(context.loop.repoRoot, state.spec.branch);
+  if (!startSha) throw new Error(`the loop's branch ${state.spec.branch} is missing`);
   // The maker writes LESSONS.md: only a regular file is read (a FIFO would hang), never through a link.
   const lessonsFile = await readRegularFile(join(context.makerWorktree, "LESSONS.md"), {
     maximumBytes: maximumLessonsBytes,
     noFollow: true,
   });
   const lessons = lessonsFile.ok ? lessonsFile.text : undefined;
-  const state = context.state();
   const previous = state.iterations.at(-1);
   const digests: Record<string, string> = {};
   for (const result of previous ? redResults(state, previous) : []) {

@@ -8,7 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { createEngine, resolveVerifier } from "../../engines/registry.ts";
-import { git } from "../../git/git.ts";
+import { commitEvidenceSources } from "../../verify/commit-evidence-sources.ts";
 import { deriveOverall } from "../../verify/derive-overall.ts";
 import { checkEvidence } from "../../verify/evidence-check.ts";
 import { parseVerdictOutput, type VerdictCheck, verdictJsonSchema } from "../../verify/verdict.ts";
@@ -156,20 +156,14 @@ async function judge(
   const state = context.state();
   const shape = parseVerdictOutput(output, state.spec.gates, { flags: iteration.tamperFlags, redGates });
   if (!shape.valid) return shape;
-  const problems = await checkEvidence(shape.verdict, {
-    lineCount: async (path) => {
-      const text = await git(["show", `${sha}:${path}`], context.makerWorktree, { trim: false }).catch(
-        () => undefined,
-      );
-      return text === undefined ? undefined : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-    },
-    gateOutput: async (gateId) => {
-      const logs = allGateResults(iteration).filter((result) => result.id === gateId && result.sha === sha);
-      if (logs.length === 0) return undefined;
-      const texts = await Promise.all(logs.map((result) => readFile(result.logPath, "utf8").catch(() => "")));
-      return texts.join("\n");
-    },
-  });
+  const problems = await checkEvidence(
+    shape.verdict,
+    commitEvidenceSources(context.loop.repoRoot, sha, (gateId) =>
+      allGateResults(iteration)
+        .filter((result) => result.id === gateId && result.sha === sha)
+        .map((result) => result.logPath),
+    ),
+  );
   return problems.length > 0 ? { valid: false, problems } : shape;
 }
 

@@ -30,6 +30,9 @@ const wholesale: RegExp[] = [
   /\ballow_failure\s*:\s*true\b/g,
   /--passWithNoTests\b/g,
   /--invert\b/g,
+  // npm runs every script with `script-shell`; `ignore-scripts` skips pre- and post-scripts.
+  /\bscript-shell\s*=\s*\S+/g,
+  /\bignore-scripts\s*=\s*true\b/g,
   /<(skipTests|testFailureIgnore|skip)>\s*true\s*<\/\1>/gi,
 ];
 
@@ -106,6 +109,11 @@ function entriesOf(side: readonly ScreenLine[], index: number, path: string, xml
     return entry === "" || entry.startsWith("#") ? [] : [`ignore ${entry}`];
   }
   const entries: string[] = [];
+  if (/(?:^|\/)Cargo\.toml$/.test(path)) {
+    // `[lib] test = false`, `[[test]] harness = false`, `autotests = false`: tests no longer built or run.
+    const cargo = /^\s*(test|doctest|harness|autotests)\s*=\s*false\b/.exec(text);
+    if (cargo) entries.push(`${cargo[1]} = false`);
+  }
   for (const match of text.matchAll(exclusionOption)) entries.push(`${match[1]} ${match[3]}`);
   for (const match of text.matchAll(/(?:^|\s)-k(?:=|\s+)(["']?)(.+?)\1(?=\s|$|,)/g)) {
     for (const term of match[2].matchAll(/\bnot\s+([\w[\]:.\-/]+)/g)) entries.push(`-k not ${term[1]}`);
@@ -135,24 +143,30 @@ function entriesOf(side: readonly ScreenLine[], index: number, path: string, xml
 const normalize = (name: string) => name.toLowerCase().replace(/[-_]/g, "");
 
 /** More brackets opened than closed: a list or map that continues on the next lines. */
-function opensContainer(text: string): boolean {
+export function opensContainer(text: string): boolean {
   return (text.match(/[[({]/g)?.length ?? 0) > (text.match(/[\])}]/g)?.length ?? 0);
 }
 
-/** An exclusion setting on the line (`exclude: [...]`, `omit =`, `"testPathIgnorePatterns": [`, `exclude '…'`). */
-function settingOn(line: ScreenLine): { name: string; value: string } | undefined {
+/**
+ * A setting named by `names` (default: the exclusion settings) on the line (`exclude: [...]`, `omit =`,
+ * `"testPathIgnorePatterns": [`, `exclude '…'`), with the text after it.
+ */
+export function settingOn(
+  line: ScreenLine,
+  names: { test(name: string): boolean } = exclusionSetting,
+): { name: string; value: string } | undefined {
   // A name at the start of the line or of an argument or entry, then `=`, `(`, a space, or a `:` that
   // ends a key (`key: value`, not `ignore:Warning:module` inside a value).
   const setting = /(?:^|[({,])\s*(?:-\s+)?["']?([A-Za-z_][\w-]*)["']?\s*(?::(?=\s|$|["'[{])|=|\(|\s)/g;
   for (const match of line.uncommented.matchAll(setting)) {
-    if (!exclusionSetting.test(normalize(match[1]))) continue;
+    if (!names.test(normalize(match[1]))) continue;
     return { name: match[1], value: line.uncommented.slice(match.index + match[0].length) };
   }
   return undefined;
 }
 
 /** The values of a list or scalar: string literals if any, else bare words. */
-function valuesIn(text: string): string[] {
+export function valuesIn(text: string): string[] {
   const strings = [...text.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`]*)`/g)].map(
     (match) => match[1] ?? match[2] ?? match[3],
   );
@@ -169,7 +183,7 @@ const openerCache = new WeakMap<readonly ScreenLine[], (number | undefined)[]>()
  * The index of the line that opens the list or block holding `side[index]`: the line of the innermost
  * bracket still open at its start, or else its parent by indentation (YAML, INI continuations).
  */
-function enclosingOpener(side: readonly ScreenLine[], index: number): number | undefined {
+export function enclosingOpener(side: readonly ScreenLine[], index: number): number | undefined {
   let openers = openerCache.get(side);
   if (!openers) {
     openers = openersOf(side);

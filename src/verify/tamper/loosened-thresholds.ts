@@ -9,6 +9,7 @@
  */
 
 import { hasAssertion } from "./deleted-assertions.ts";
+import { showsInlineTests } from "./inline-tests.ts";
 import { changeRuns, compact, type ScreenFile, type ScreenLine } from "./lexed-diff.ts";
 import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
@@ -98,13 +99,13 @@ const callRules: {
   { pattern: /^(?:bewithin|within)$/, rule: tolerance, argument: 0 },
   {
     pattern:
-      /^(?:tobelessthan(?:orequal)?|lessthan(?:orequal)?|below|most|lt|lte|le|isbelow|isatmost|less(?:orequal)?)$/,
+      /^(?:tobelessthan(?:orequal)?|lessthan(?:orequal(?:to)?)?|below|most|lt|lte|le|isbelow|isatmost|less(?:orequal)?|assertless(?:equal)?|islessthan(?:orequalto)?)$/,
     rule: upperBound,
     argument: "last",
   },
   {
     pattern:
-      /^(?:tobegreaterthan(?:orequal)?|greaterthan(?:orequal)?|above|least|gt|gte|ge|isabove|isatleast|greater(?:orequal)?)$/,
+      /^(?:tobegreaterthan(?:orequal)?|greaterthan(?:orequal(?:to)?)?|above|least|gt|gte|ge|isabove|isatleast|greater(?:orequal)?|assertgreater(?:equal)?|isgreaterthan(?:orequalto)?)$/,
     rule: lowerBound,
     argument: "last",
   },
@@ -262,14 +263,17 @@ function loosens(rule: ThresholdRule, before: number, after: number): boolean {
  * line whose edit is explained by a flag here is added to `explained` (so it is not flagged again).
  */
 export function screenLoosenedThresholds(file: ScreenFile, explained?: Set<ScreenLine>): TamperFlag[] {
-  if (!file.tamper || file.tamper.category === "lockfile") return [];
+  if (file.tamper?.category === "lockfile") return [];
+  // A source file outside the tamper set is screened only where it shows inline tests (`#[cfg(test)]`).
+  const hunks = file.tamper ? file.hunks : file.hunks.filter((hunk) => showsInlineTests(file, hunk));
+  if (hunks.length === 0) return [];
   const language = file.language;
-  const inConfiguration = file.tamper.category !== "tests";
+  const inConfiguration = file.tamper !== undefined && file.tamper.category !== "tests";
   const assertion = (line: ScreenLine) => (language ? hasAssertion(language, line.code) : false);
   const flags: TamperFlag[] = [];
   const unpairedRemoved: ScreenLine[] = [];
   const unpairedAdded: ScreenLine[] = [];
-  for (const hunk of file.hunks) {
+  for (const hunk of hunks) {
     for (const run of changeRuns(hunk)) {
       const added = run.filter((line) => line.sign === "+");
       const used = new Set<ScreenLine>();
@@ -283,15 +287,20 @@ export function screenLoosenedThresholds(file: ScreenFile, explained?: Set<Scree
         used.add(partner);
         const oldNumbers = numbersIn(removed.uncommented);
         const newNumbers = numbersIn(partner.uncommented);
+        // Every changed number has a known meaning and none loosens: the line was made stricter.
+        let stricter = true;
         for (const [index, next] of newNumbers.entries()) {
           const previous = oldNumbers[index];
           if (!previous || previous.value === next.value) continue;
           const found = ruleAt(partner, next, inConfiguration, assertion(partner));
+          if (!found) stricter = false;
           if (found && loosens(found.rule, previous.value, next.value)) {
             flags.push(flagFor(file, partner, found, previous, next));
             explained?.add(removed);
+            stricter = false;
           }
         }
+        if (stricter && oldNumbers.length === newNumbers.length) explained?.add(removed);
       }
       unpairedAdded.push(...added.filter((line) => !used.has(line)));
     }

@@ -11,6 +11,8 @@ import { screenExcludedTests } from "./excluded-tests.ts";
 import { screenInlineTests } from "./inline-tests.ts";
 import { lexDiff } from "./lexed-diff.ts";
 import { screenLoosenedThresholds } from "./loosened-thresholds.ts";
+import { screenNarrowedInclusions } from "./narrowed-inclusions.ts";
+import { screenRenamedTests } from "./renamed-tests.ts";
 import { screenSkipMarkers } from "./skip-markers.ts";
 import { type TamperFlag, tamperFlagKinds } from "./tamper-flag.ts";
 import { parseUnifiedDiff } from "./unified-diff.ts";
@@ -44,6 +46,8 @@ export function screenDiff(diffText: string, options: ScreenDiffOptions = {}): T
     ...thresholds,
     ...screenDeletedAssertions(files, accountedFor),
     ...screenExcludedTests(files),
+    ...screenNarrowedInclusions(files),
+    ...screenRenamedTests(files),
     ...files.flatMap((file) => [...screenSkipMarkers(file), ...screenInlineTests(file)]),
   ];
   const fileOrder = new Map(files.map((file, index) => [file.path, index]));

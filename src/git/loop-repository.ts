@@ -1,0 +1,247 @@
+/**
+ * The loop's own git, out of the maker's reach. A loop's checkouts (the maker's, the gates', the
+ * verifier's scratch) are plain folders in the state folder, not linked worktrees of the user's
+ * repository: nothing in them leads to the user's `.git`. loopwright works on them only through a
+ * private git directory of its own (config, HEAD, one index per checkout), with no system, global or
+ * checkout configuration, writing objects straight into the user's object store. The `.git` each
+ * checkout holds (for the maker's and the gates' own git commands) is rebuilt by loopwright before
+ * every use and never read: whatever a maker writes there (`gitdir:` to the user's repository, hooks,
+ * `core.fsmonitor`, filters, a symlink) is discarded unused. The user's repository receives only the
+ * commits loopwright makes, on refs it names.
+ */
+
+import { copyFile, lstat, mkdir, open, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { git } from "./git.ts";
+import { assertOutsideCheckout } from "./worktrees.ts";
+
+/** Where a loop's git lives. */
+export interface LoopRepository {
+  /** The user's checkout: refs are read and moved there, commits made there. */
+  root: string;
+  /** The user's object store, where loopwright's snapshots are written. */
+  objectDirectory: string;
+  /** loopwright's private git directory (in the state folder): its config and the checkouts' indexes. */
+  directory: string;
+}
+
+/** What a checkout's own `.git` says it is on: the loop's branch, or a detached commit. */
+export type CheckoutHead = { branch: string } | { detached: true };
+
+/** Configuration nobody but loopwright wrote: no system or global file (the repository's is ours). */
+const noOutsideConfig = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+
+/**
+ * Opens (and on first use creates) the private git directory `directory` for the user's repository at
+ * `root`. The user's `info/exclude` is copied in, so that what loopwright commits ignores the same
+ * files the user's own commits would.
+ */
+export async function openLoopRepository(root: string, directory: string): Promise<LoopRepository> {
+  const [objects, exclude] = (
+    await git(
+      ["rev-parse", "--path-format=absolute", "--git-path", "objects", "--git-path", "info/exclude"],
+      root,
+      {
+        trim: true,
+      },
+    )
+  ).split("\n");
+  const exists = await lstat(join(directory, "HEAD")).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) {
+    await mkdir(directory, { recursive: true });
+    await git(["init", "--quiet", "--bare", "--template=", directory], directory, { env: noOutsideConfig });
+    await mkdir(join(directory, "info"), { recursive: true });
+    await copyFile(exclude, join(directory, "info", "exclude")).catch(() => {});
+  }
+  return { root, objectDirectory: resolve(root, objects), directory };
+}
+
+/**
+ * Makes `checkout` hold exactly the files of `sha`: tracked files written, files of the previous
+ * checkout that `sha` lacks and untracked files removed, IGNORED files (node_modules, .env) kept. Then
+ * gives it a fresh `.git` on `head`. A checkout that is missing, or that is not a real folder (a
+ * symlink), is created anew. `index` names the checkout's private index (`maker`, `gates`, ...).
+ */
+export async function checkOut(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  sha: string,
+  head: CheckoutHead,
+): Promise<void> {
+  await assertOutsideCheckout(repository.root, checkout);
+  await ensureRealFolder(checkout);
+  const env = checkoutEnvironment(repository, checkout, index);
+  await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
+  await git(["clean", "-ffd", "--quiet"], checkout, { env });
+  await rebuildCheckoutGit(repository, checkout, index, sha, head);
+}
+
+/**
+ * Stages every file of `checkout` in its private index (as `git add --all`: new, changed and deleted
+ * files; ignored files stay out; no filter, hook or monitor runs) and returns the tree's SHA. What the
+ * maker did with its own `.git` (commits, branches, a detached HEAD) does not matter: the files do.
+ */
+export async function snapshotTree(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+): Promise<string> {
+  await assertRealFolder(checkout);
+  const env = checkoutEnvironment(repository, checkout, index);
+  await git(["add", "--all"], checkout, { env });
+  return git(["write-tree"], checkout, { env, trim: true });
+}
+
+/**
+ * Lists the paths of `checkout` that differ from the commit `sha` (changed, added or deleted; untracked
+ * files included, ignored ones not), without changing its private index and without writing a single
+ * object: a file holding a secret must not reach the object store before it has been screened.
+ */
+export async function changedSince(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  sha: string,
+): Promise<string[]> {
+  await assertRealFolder(checkout);
+  const scratchIndex = join(repository.directory, `${index}.listing.index`);
+  const env = { ...checkoutEnvironment(repository, checkout, index), GIT_INDEX_FILE: scratchIndex };
+  try {
+    await git(["read-tree", `${sha}^{commit}`], checkout, { env });
+    // Tracked files compared by content (hashed, not stored), then the untracked ones git would add.
+    const changed = await git(["diff", "--name-only", "-z", "--no-renames", "--"], checkout, { env });
+    const untracked = await git(["ls-files", "-z", "--others", "--exclude-standard"], checkout, { env });
+    return [...new Set(`${changed}\0${untracked}`.split("\0").filter((file) => file !== ""))].sort();
+  } finally {
+    await rm(scratchIndex, { force: true });
+  }
+}
+
+/**
+ * The tree the checkout's private index holds: the files loopwright last checked out or snapshotted
+ * there, whatever happened to the folder since (the empty tree for a checkout never used).
+ */
+export async function indexTree(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+): Promise<string> {
+  const env = checkoutEnvironment(repository, checkout, index);
+  return git(["write-tree"], checkout, { env, trim: true });
+}
+
+/** Deletes a checkout and its private index. A missing checkout is fine. */
+export async function removeCheckout(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+): Promise<void> {
+  await rm(checkout, { recursive: true, force: true });
+  await rm(join(repository.directory, `${index}.index`), { force: true });
+}
+
+/**
+ * What the maker did with its checkout's `.git` during its turn, in a few words, or undefined when it
+ * is still a git directory on `branch`: `switched to branch side`, `detached HEAD at <sha>`, `.git
+ * replaced by a symlink`. Read from the files, never by running git there.
+ */
+export async function describeCheckoutGit(checkout: string, branch: string): Promise<string | undefined> {
+  const dotGit = join(checkout, ".git");
+  const stats = await lstat(dotGit).catch(() => undefined);
+  if (!stats) return ".git deleted";
+  if (stats.isSymbolicLink()) return ".git replaced by a symlink";
+  if (!stats.isDirectory()) return ".git replaced by a file";
+  const head = await readSmallFile(join(dotGit, "HEAD"));
+  if (head === undefined) return ".git has no HEAD";
+  const reference = /^ref: (\S+)$/.exec(head.trim());
+  if (reference) {
+    if (reference[1] === `refs/heads/${branch}`) return undefined;
+    const name = reference[1].replace(/^refs\/heads\//, "");
+    return `switched to branch ${name.slice(0, 200)}`;
+  }
+  if (/^[0-9a-f]{40,64}$/.test(head.trim())) return `detached HEAD at ${head.trim()}`;
+  return ".git HEAD unreadable";
+}
+
+/**
+ * The environment of a command in a checkout: loopwright's private git directory and index, the user's
+ * object store, the checkout as work tree, and no configuration from outside.
+ */
+function checkoutEnvironment(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+): Record<string, string> {
+  return {
+    ...noOutsideConfig,
+    GIT_DIR: repository.directory,
+    GIT_WORK_TREE: checkout,
+    GIT_INDEX_FILE: join(repository.directory, `${index}.index`),
+    GIT_OBJECT_DIRECTORY: repository.objectDirectory,
+  };
+}
+
+/**
+ * Replaces the checkout's `.git` (whatever it has become: a directory, a file, a symlink, which is
+ * removed, never followed) with a new repository that borrows the user's objects, is on `head` at `sha`
+ * and whose index matches the checkout, so the maker's and the gates' own git commands work.
+ */
+async function rebuildCheckoutGit(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  sha: string,
+  head: CheckoutHead,
+): Promise<void> {
+  const dotGit = join(checkout, ".git");
+  await rm(dotGit, { recursive: true, force: true });
+  await git(["init", "--quiet", "--template=", checkout], checkout, { env: noOutsideConfig });
+  const env = { ...noOutsideConfig, GIT_DIR: dotGit };
+  await mkdir(join(dotGit, "objects", "info"), { recursive: true });
+  await writeFile(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
+  if ("branch" in head) {
+    await git(["update-ref", `refs/heads/${head.branch}`, sha], checkout, { env });
+    await git(["symbolic-ref", "HEAD", `refs/heads/${head.branch}`], checkout, { env });
+  } else {
+    await git(["update-ref", "--no-deref", "HEAD", sha], checkout, { env });
+  }
+  await copyFile(join(repository.directory, `${index}.index`), join(dotGit, "index")).catch(() => {});
+}
+
+/** A checkout must be a real folder: through a symlink, a reset or clean would act on its target. */
+async function ensureRealFolder(checkout: string): Promise<void> {
+  const stats = await lstat(checkout).catch(() => undefined);
+  if (stats && !stats.isDirectory()) await rm(checkout, { force: true });
+  await mkdir(checkout, { recursive: true });
+}
+
+/** True when `checkout` is a folder itself, not a symlink to one (a maker may replace its checkout). */
+export async function isRealFolder(checkout: string): Promise<boolean> {
+  const stats = await lstat(checkout).catch(() => undefined);
+  return stats?.isDirectory() === true;
+}
+
+async function assertRealFolder(checkout: string): Promise<void> {
+  if (!(await isRealFolder(checkout))) {
+    throw new Error(`the checkout ${checkout} is missing or is not a folder (replaced by a symlink?)`);
+  }
+}
+
+/** The start of a regular file (never a FIFO or a device, which could block). */
+async function readSmallFile(path: string): Promise<string | undefined> {
+  const stats = await lstat(path).catch(() => undefined);
+  if (!stats?.isFile()) return undefined;
+  const handle = await open(path, "r").catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const buffer = Buffer.alloc(512);
+    const { bytesRead } = await handle.read(buffer, 0, 512, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+}
