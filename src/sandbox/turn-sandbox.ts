@@ -26,13 +26,22 @@ export interface TurnSandboxShape {
   env?: Record<string, string | undefined>;
 }
 
+/**
+ * The plan of one turn (see the header). Reads the worktree's `.git` file to find its git folders, and
+ * may create a missing `hooks` or `info` folder in the shared one; paths are resolved later
+ * (`resolvePlan`), so missing ones are simply left out.
+ */
 export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
   const home = loopwrightHome({ ...process.env, ...turn.env });
   const git = gitFolders(turn.cwd);
   const write = (path: string): SandboxMount => ({ access: "write", path });
   const read = (path: string): SandboxMount => ({ access: "read", path });
   const hide = (path: string): SandboxMount => ({ access: "hide", path });
-  const userCheckout = git.common && basename(git.common) === ".git" ? [dirname(git.common)] : [];
+  // The user's repository: the one whose objects the checkout borrows, or whose worktree it is.
+  const userGit = [...git.borrowed, ...(git.worktreeFolder && git.common ? [git.common] : [])];
+  const userCheckout = userGit
+    .filter((folder) => basename(folder) === ".git")
+    .map((folder) => dirname(folder));
   const programState = (turn.programState ?? []).map(write);
   if (turn.readOnly)
     return {
@@ -40,7 +49,7 @@ export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
         write(tmpdir()),
         hide(home),
         hide(turn.turnDirectory),
-        ...[...userCheckout, ...git.folders, turn.cwd, ...(turn.evidence ?? [])].map(read),
+        ...[...userCheckout, ...userGit, ...git.folders, turn.cwd, ...(turn.evidence ?? [])].map(read),
         ...programState,
       ],
     };
@@ -49,7 +58,7 @@ export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
     mounts: [
       write(tmpdir()),
       read(home),
-      ...userCheckout.map(read),
+      ...[...userCheckout, ...git.borrowed].map(read),
       ...(git.common ? [write(git.common)] : []),
       write(turn.cwd),
       ...(git.worktreeFolder ? [write(git.worktreeFolder)] : []),
@@ -85,23 +94,40 @@ export function gitFolders(worktree: string): {
   folders: string[];
   common?: string;
   worktreeFolder?: string;
+  /** Git folders whose objects the checkout's own `.git` borrows (`objects/info/alternates`). */
+  borrowed: string[];
 } {
   const dotGit = resolve(worktree, ".git");
   let text: string;
   try {
     text = readFileSync(dotGit, "utf8");
   } catch {
-    return existsSync(dotGit) ? { folders: [dotGit], common: dotGit } : { folders: [] };
+    if (!existsSync(dotGit)) return { folders: [], borrowed: [] };
+    return { folders: [dotGit], common: dotGit, borrowed: borrowedGitFolders(dotGit) };
   }
   const named = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
-  if (!named) return { folders: [] };
+  if (!named) return { folders: [], borrowed: [] };
   const worktreeFolder = isAbsolute(named) ? named : resolve(worktree, named);
   try {
     const line = readFileSync(resolve(worktreeFolder, "commondir"), "utf8").trim();
     const common = isAbsolute(line) ? line : resolve(worktreeFolder, line);
-    return { folders: [worktreeFolder, common], common, worktreeFolder };
+    return { folders: [worktreeFolder, common], common, worktreeFolder, borrowed: [] };
   } catch {
-    return { folders: [worktreeFolder], worktreeFolder };
+    return { folders: [worktreeFolder], worktreeFolder, borrowed: [] };
+  }
+}
+
+/** The git folders of the object stores `gitFolder` borrows from (each line of its alternates). */
+function borrowedGitFolders(gitFolder: string): string[] {
+  try {
+    const objects = join(gitFolder, "objects");
+    return readFileSync(join(objects, "info", "alternates"), "utf8")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#"))
+      .map((line) => dirname(resolve(objects, line)));
+  } catch {
+    return [];
   }
 }
 
