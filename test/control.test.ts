@@ -197,14 +197,15 @@ maker:
 gates: [{ id: count, kind: tests-pass, run: "grep -qx 2 count.txt" }]
 budget: { maxIterations: 3, maxCostUsdPerIteration: 5, maxCostUsdPerDay: 2 }
 `);
-    // Stand the controller's clock 2.5 s before the next UTC midnight.
+    // Stand the controller's clock 10 s before the next UTC midnight: the first iteration (baseline,
+    // maker, gates, recheck) must end before it, even on a loaded machine.
     const now = Date.now();
     const midnight = Date.UTC(
       new Date(now).getUTCFullYear(),
       new Date(now).getUTCMonth(),
       new Date(now).getUTCDate() + 1,
     );
-    const skew = midnight - 2500 - now;
+    const skew = midnight - 10_000 - now;
     const run = await sandbox.cli(["run", spec], { env: { LOOPWRIGHT_TEST_CLOCK_SKEW_MS: String(skew) } });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /parked until .* UTC: \$3\.00 spent today of the \$2 daily cap; waiting/);
