@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -21,7 +21,7 @@ import { isAlive, processesOfRuns } from "./support/surviving-processes.ts";
 
 const onLinux = process.platform === "linux";
 const seed = Number(process.env.LOOPWRIGHT_CHAOS_SEED ?? 20261201);
-const trials = Number(process.env.LOOPWRIGHT_CHAOS_TRIALS ?? 6);
+const trials = Number(process.env.LOOPWRIGHT_CHAOS_TRIALS ?? 8);
 
 /** What a hostile first turn plants; every trial plants the daemon and the secret, the rest by lot. */
 const plantings = ["fsmonitor", "hooks", "filter", "gitdir", "pager-and-diff"] as const;
@@ -38,7 +38,7 @@ test("chaos: hostile makers and random kill -9s never reach the user's repositor
     const planted = plantings.filter(() => random() < 0.6);
     const crashes = random() < 0.3 ? [] : randomCrashPoints(random);
     try {
-      outcomes.push(await runTrial(trial, planted, crashes));
+      outcomes.push(await runTrial(trial, planted, crashes, trial % 2 === 1));
     } catch (error) {
       failures.push(
         `trial ${trial} (seed ${seed}, plants ${planted.join("+") || "none"}, kills after events ${crashes.join(",") || "none"}): ${(error as Error).message}`,
@@ -55,7 +55,12 @@ function randomCrashPoints(random: () => number): number[] {
   return random() < 0.4 ? [first, first + 1 + Math.floor(random() * 20)] : [first];
 }
 
-async function runTrial(trial: number, planted: readonly Planting[], crashes: number[]): Promise<string> {
+async function runTrial(
+  trial: number,
+  planted: readonly Planting[],
+  crashes: number[],
+  sandboxed: boolean,
+): Promise<string> {
   const sandbox = await createSandbox({ "answer.txt": "0\n", "README.md": "# chaos\n" });
   const daemonSeconds = 900_000 + trial * 1000 + Math.floor(Math.random() * 999);
   try {
@@ -69,9 +74,13 @@ async function runTrial(trial: number, planted: readonly Planting[], crashes: nu
     await sandbox.git("add", "notes.txt");
     const before = userRepositoryState(sandbox);
 
-    await writeFile(join(sandbox.root, "maker.sh"), hostileMaker(sandbox, planted, daemonSeconds), {
-      mode: 0o755,
-    });
+    await writeFile(
+      join(sandbox.root, "maker.sh"),
+      hostileMaker(sandbox, planted, sandboxed ? daemonSeconds : 0),
+      {
+        mode: 0o755,
+      },
+    );
     const spec = await sandbox.spec(`name: chaos
 goal: answer.txt says 42.
 repo: ./repo
@@ -81,19 +90,29 @@ gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 budget: { maxIterations: 4, wallClockPerIteration: 60s }
 `);
-    const env = { CHAOS_API_TOKEN: secret };
+    // Without the OS sandbox, the git layer alone must hold (an untagged daemon is then out of reach:
+    // the README says so, and those trials plant none).
+    const env = { CHAOS_API_TOKEN: secret, ...(sandboxed ? {} : { LOOPWRIGHT_SANDBOX: "off" }) };
     const outputs: CliResult[] = [];
-    let command = ["run", spec, "--json"];
+    let kills = 0;
+    let final: CliResult | undefined;
     for (const crashAfter of crashes) {
-      const child = sandbox.spawnCli(command, {
+      const child = sandbox.spawnCli(kills === 0 ? ["run", spec, "--json"] : ["resume", "chaos", "--json"], {
         env: { ...env, LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: String(crashAfter) },
       });
-      outputs.push(await child.done);
-      command = ["resume", "chaos", "--json"];
-      if (child.signalCode !== "SIGKILL") break; // the loop ended before that event
+      const output = await child.done;
+      outputs.push(output);
+      if (child.signalCode !== "SIGKILL") {
+        final = output; // the loop ended before that event
+        break;
+      }
+      kills += 1;
     }
-    const final = await sandbox.cli(command, { env, timeoutMs: 240_000 });
-    outputs.push(final);
+    final ??= await sandbox.cli(kills === 0 ? ["run", spec, "--json"] : ["resume", "chaos", "--json"], {
+      env,
+      timeoutMs: 240_000,
+    });
+    if (!outputs.includes(final)) outputs.push(final);
     const events = eventsIn(final.stdout);
     const stop = events.filter((event) => event.type === "loop_stopped").at(-1);
     assert.ok(stop, `the loop stopped: exit ${final.code}\n${final.stderr}\n${final.stdout.slice(-2000)}`);
@@ -106,7 +125,7 @@ budget: { maxIterations: 4, wallClockPerIteration: 60s }
     assert.deepEqual(userRepositoryState(sandbox), before, "the user's repository is unchanged");
     const ran = readdirSync(sandbox.root).filter((name) => name.startsWith("pwned-"));
     assert.deepEqual(ran, [], "no program the maker planted was run by loopwright's git");
-    return `${trial}: ${reason}`;
+    return `${trial}: ${reason} after ${kills} kill(s)${sandboxed ? "" : ", no OS sandbox"}`;
   } finally {
     killDaemon(daemonSeconds);
     await sandbox.cleanup();
@@ -114,7 +133,8 @@ budget: { maxIterations: 4, wallClockPerIteration: 60s }
 }
 
 /**
- * A maker whose first turn plants hostile git configuration, starts an untagged daemon and writes the
+ * A maker whose first turn plants hostile git configuration, starts an untagged daemon (when
+ * `daemonSeconds` is not 0) and writes the
  * secret into the change (a source file and `.env`); from its second turn on it makes the honest fix.
  * Every planted program, if run, drops a `pwned-<what>` file in the sandbox root.
  */
@@ -158,7 +178,7 @@ function hostileMaker(sandbox: Sandbox, planted: readonly Planting[], daemonSeco
     );
   }
   lines.push(
-    `env -i setsid sh -c 'exec sleep ${daemonSeconds}' </dev/null >/dev/null 2>&1 &`,
+    daemonSeconds > 0 ? `env -i setsid sh -c 'exec sleep ${daemonSeconds}' </dev/null >/dev/null 2>&1 &` : "",
     'printf "token = %s\\n" "$CHAOS_API_TOKEN" > leak.js',
     'printf "API_TOKEN=%s\\n" "$CHAOS_API_TOKEN" > .env',
     "echo 41 > answer.txt",
@@ -176,7 +196,7 @@ function hostileMaker(sandbox: Sandbox, planted: readonly Planting[], daemonSeco
   return `${lines.join("\n")}\n`;
 }
 
-/** Refs but the loop's own, HEAD, the index, the config and every hook, as bytes. */
+/** Refs but the loop's own (and its pushed copy), HEAD, the index, the config and every hook, by content hash. */
 function userRepositoryState(sandbox: Sandbox): Record<string, string> {
   const gitDirectory = join(sandbox.repo, ".git");
   const refs = execFileSync("git", ["for-each-ref", "--format=%(refname) %(objectname)"], {
@@ -185,18 +205,22 @@ function userRepositoryState(sandbox: Sandbox): Record<string, string> {
     encoding: "utf8",
   })
     .split("\n")
-    .filter((line) => line && !line.startsWith("refs/heads/loop/") && !line.startsWith("refs/loopwright/"))
+    .filter((line) => line && !/^refs\/(?:heads\/loop\/|loopwright\/|remotes\/origin\/loop\/)/.test(line))
     .join("\n");
   const state: Record<string, string> = { refs };
   for (const file of ["HEAD", "index", "config"]) {
-    state[file] = readFileSync(join(gitDirectory, file)).toString("base64");
+    state[file] = hashOf(join(gitDirectory, file));
   }
   const hooks = join(gitDirectory, "hooks");
   for (const hook of existsSync(hooks) ? readdirSync(hooks) : []) {
-    state[`hooks/${hook}`] = readFileSync(join(hooks, hook)).toString("base64");
+    state[`hooks/${hook}`] = hashOf(join(hooks, hook));
   }
   state[".git is a directory"] = String(statSync(gitDirectory).isDirectory());
   return state;
+}
+
+function hashOf(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex").slice(0, 16);
 }
 
 async function assertOneCommitPerIteration(sandbox: Sandbox, events: StreamedEvent[]): Promise<void> {
