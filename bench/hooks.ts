@@ -1,5 +1,5 @@
 /**
- * Hook mode's latency: `hook stop` and `hook prompt` as Claude Code runs them (the launcher `init claude`
+ * Hook mode's latency: `hook stop`, `hook prompt` and `hook pre-tool` (on every Bash call) as Claude Code runs them (the launcher `init claude`
  * writes, the hook's JSON on stdin, Node start included), when no gate runs: the work is open with a
  * changed file and its gate is already green at this state of the code. Baselines in the same run,
  * interleaved: `node -e ''` (Node's own start), and a bash hook that reads stdin and prints the same
@@ -43,6 +43,7 @@ export async function benchHooks(): Promise<BenchRow[]> {
     const first = await time(launcher, ["stop"], input(), repo);
     if (opened.stdout.trim() !== "{}" || first.stdout.trim() !== stopOutput)
       throw new Error(`unexpected hook answers: ${opened.stdout} ${first.stdout}`);
+    const bashCall = input({ tool_name: "Bash", tool_input: { command: "npm test 2>&1 | tail -5" } });
     const bashHook = join(sandbox.root, "bash-hook.sh");
     await writeFile(
       bashHook,
@@ -54,11 +55,13 @@ export async function benchHooks(): Promise<BenchRow[]> {
 
     const stop: number[] = [];
     const prompt: number[] = [];
+    const guard: number[] = [];
     const bash: number[] = [];
     const node: number[] = [];
     for (let sample = 0; sample < samples; sample++) {
       stop.push((await time(launcher, ["stop"], input(), repo)).ms);
       prompt.push((await time(launcher, ["prompt"], input(), repo)).ms);
+      guard.push((await time(launcher, ["pre-tool"], bashCall, repo)).ms);
       bash.push((await time(bashHook, [], input(), repo)).ms);
       node.push((await time(process.execPath, ["-e", ""], "", repo)).ms);
     }
@@ -83,6 +86,12 @@ export async function benchHooks(): Promise<BenchRow[]> {
         prompt,
         `< ${targetMs} ms`,
         median(prompt) < targetMs,
+      ),
+      row(
+        "hook pre-tool, a Bash call (launcher + Node)",
+        guard,
+        `< ${targetMs} ms`,
+        median(guard) < targetMs,
       ),
       row("bash hook: read stdin, print the JSON", bash, "–", true),
     ];

@@ -36,6 +36,14 @@ export class LoopBusyError extends UsageError {
   override name = "LoopBusyError";
 }
 
+/**
+ * The store's database cannot serve: corrupt, not a loopwright database, locked by another process past
+ * the bound, or read-only for a write (exit 2). The message starts with the database file's path.
+ */
+export class StoreError extends UsageError {
+  override name = "StoreError";
+}
+
 /** A name or id that matches no loop (exit 2). */
 export class LoopNotFoundError extends UsageError {
   override name = "LoopNotFoundError";

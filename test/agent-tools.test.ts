@@ -257,6 +257,9 @@ describe("run (read-only commands, no shell)", () => {
       "tail --fol notes.md",
       "find . -fprint pwned",
       "find . -execdir touch pwned ;",
+      "file -C -m notes.md",
+      "file -bC -m notes.md",
+      "file --comp -m notes.md",
     ]) {
       const result = await call("run", { command }, { readOnly: true });
       assert.equal(result.ok, false, command);

@@ -77,6 +77,7 @@ const conversations: ConversationInput[] = [
       {
         tools: [
           { name: "Read", input: { file_path: "{{cwd}}/../logs/tests.log" } },
+          { name: "Read", input: { file_path: "{{cwd}}/../turn/maker-transcript.jsonl" } },
           { name: "Write", input: { file_path: "{{cwd}}/written.txt", content: "no\n" } },
           { name: "Bash", input: { command: "touch bashed.txt" } },
         ],
@@ -229,7 +230,7 @@ describe("claude-code engine, real loops", () => {
 });
 
 describe("claude-code engine, a read-only turn", () => {
-  it("answers through StructuredOutput, reads the gate logs beside the worktree, and cannot write", async () => {
+  it("answers through StructuredOutput, reads the gate logs beside the worktree, cannot write, cannot read the maker's transcript", async () => {
     const probe = await createProbeFolders("loopwright-claude-readonly-");
     try {
       const { cwd } = probe;
@@ -241,6 +242,7 @@ describe("claude-code engine, a read-only turn", () => {
       assert.deepEqual(JSON.parse(result.output ?? ""), mathApproval);
       const answered = JSON.stringify(requestsOf("read-only")[1]?.body);
       assert.match(answered, /the gate log line/, "the gate log outside the worktree was readable");
+      assert.doesNotMatch(answered, /MAKER-TRANSCRIPT-SECRET/, "the maker's transcript stays unread");
       assert.equal(existsSync(join(cwd, "written.txt")), false);
       assert.equal(existsSync(join(cwd, "bashed.txt")), false);
       assert.ok((result.costUsd ?? 0) > 0);

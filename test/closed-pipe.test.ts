@@ -31,10 +31,10 @@ test("ls, show, report and logs into a pipe closed early exit quietly, without a
   const sandbox = await createSandbox();
   try {
     const spec = await sandbox.spec(`name: piped
-goal: done.txt exists
+goal: answer.txt says 42.
 repo: ./repo
-maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
-gates: [{ id: chatty, kind: tests-pass, run: "seq 1 200000; test -f done.txt" }]
+maker: { engine: scripted, turns: [{ write: { answer.txt: "42\\n" } }] }
+gates: [{ id: chatty, kind: tests-pass, run: "seq 1 200000; grep -qx 42 answer.txt" }]
 `);
     const run = await sandbox.cli(["run", spec]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
@@ -59,10 +59,10 @@ test("a loop run into a pipe closed early still runs to its end, quietly", async
   const sandbox = await createSandbox();
   try {
     const spec = await sandbox.spec(`name: headless
-goal: done.txt exists
+goal: answer.txt says 42.
 repo: ./repo
-maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
-gates: [{ id: done, kind: tests-pass, run: "test -f done.txt" }]
+maker: { engine: scripted, turns: [{ write: { answer.txt: "42\\n" } }] }
+gates: [{ id: done, kind: tests-pass, run: "grep -qx 42 answer.txt" }]
 `);
     const result = await runIntoClosedPipe(sandbox, ["run", spec]);
     assert.equal(result.stderr, "");

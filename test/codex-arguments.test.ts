@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { z } from "zod";
-import { codexArguments, modelOfConfig, modelOfSpec } from "../src/engines/codex/codex-arguments.ts";
+import {
+  codexArguments,
+  modelOfConfig,
+  modelOfSpec,
+  profileOfArgs,
+  providerKeyVariable,
+} from "../src/engines/codex/codex-arguments.ts";
 import { strictOutputSchema, withoutNulls } from "../src/engines/codex/strict-output-schema.ts";
 import { gateSchema } from "../src/loop/spec.ts";
 import { checkVerdict, verdictJsonSchema } from "../src/verify/verdict.ts";
@@ -55,6 +61,22 @@ describe("codex exec command line per role", () => {
     assert.equal(modelOfSpec(undefined, ["-c", "model_reasoning_effort=high"]), undefined);
     assert.equal(modelOfConfig('# mine\nmodel = "gpt-5.5"\n[profiles.fast]\nmodel = "o4-mini"\n'), "gpt-5.5");
     assert.equal(modelOfConfig('model_provider = "x"\n[profiles.fast]\nmodel = "o4-mini"\n'), undefined);
+  });
+
+  test("a profile's model wins over the top-level one: named in args or by the config's `profile`", () => {
+    const config =
+      'model = "gpt-5.5"\nprofile = "fast"\n[profiles.fast]\nmodel = "o4-mini"\n[profiles."deep"]\nmodel = "o3"\n';
+    assert.equal(modelOfConfig(config), "o4-mini");
+    assert.equal(modelOfConfig(config, profileOfArgs(["--profile", "deep"])), "o3");
+    assert.equal(modelOfConfig(config, profileOfArgs(["-p", "none"])), "gpt-5.5");
+    assert.equal(profileOfArgs(["--profile=deep"]), "deep");
+  });
+
+  test("the key variable of the config's model provider", () => {
+    const config =
+      'model_provider = "house"\n[model_providers.house]\nenv_key = "HOUSE_KEY"\n[model_providers.other]\nenv_key = "OTHER"\n';
+    assert.equal(providerKeyVariable(config), "HOUSE_KEY");
+    assert.equal(providerKeyVariable('[model_providers.house]\nenv_key = "HOUSE_KEY"\n'), undefined);
   });
 });
 

@@ -71,7 +71,7 @@ const script: ScriptInput = {
       when: { contains: "# Loop pricey: iteration" },
       turns: [
         { tools: [{ name: "apply_patch", input: patchAdd("a - b", "a + b") }] },
-        // 2.5M fresh input and 100k output tokens of gpt-5.5: $3.125 + $1 in the shipped price table.
+        // 2.5M fresh input and 100k output tokens of gpt-5.5: $12.50 + $3 in the shipped price table.
         { text: "Fixed, expensively.", usage: { input: 2_500_000, output: 100_000 } },
       ],
     },

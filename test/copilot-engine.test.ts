@@ -287,7 +287,7 @@ describe("choosing and finding copilot", () => {
 });
 
 describe("copilot in a read-only role", () => {
-  test("its writes are refused, its reads run, and its fenced JSON is the output; tokens but no cost", async () => {
+  test("its writes (git --output included) are refused, its reads run, the maker's transcript beside the diff stays unread, and its fenced JSON is the output; tokens but no cost", async () => {
     // Outside the system temporary directory, which Copilot may always read: only --add-dir opens it.
     const base = await realpath(await mkdtemp(join(tmpdir(), "loopwright-copilot-verifier-")));
     const [cwd, evidence, temporary] = ["work", "evidence", "tmp"].map((name) => join(base, name));
@@ -320,6 +320,7 @@ describe("copilot in a read-only role", () => {
           },
           { tools: [{ name: "bash", input: { command: "cat add.js", description: "read" } }] },
           { tools: [{ name: "view", input: { path: join(evidence, "tests.log") } }] },
+          { tools: [{ name: "view", input: { path: join(base, "turn", "maker-transcript.jsonl") } }] },
           {
             text: `Checked.\n\n\`\`\`json\n${JSON.stringify(addApproval)}\n\`\`\``,
             usage: { input: 900, output: 40, cacheRead: 100 },
@@ -331,6 +332,9 @@ describe("copilot in a read-only role", () => {
     try {
       await writeFile(join(cwd, "add.js"), fixtureRepo["add.js"]);
       await writeFile(join(evidence, "tests.log"), "# pass 1\n");
+      await mkdir(join(base, "turn"));
+      await writeFile(join(base, "turn", "maker-transcript.jsonl"), '{"note":"MAKER-TRANSCRIPT-SECRET"}\n');
+      await writeFile(join(base, "turn", "diff.patch"), "--- a/add.js\n+++ b/add.js\n");
       // A repository with a change, so that an allowed `git diff --output` would write its file.
       await execFileAsync("git", ["init", "-q"], { cwd });
       await execFileAsync("git", ["add", "add.js"], { cwd });
@@ -347,7 +351,11 @@ describe("copilot in a read-only role", () => {
         prompt: "You are the independent verifier of a coding loop. Rule on the change.",
         readOnly: true,
         outputSchema: {},
-        context: { gates: [{ id: "tests", logPath: join(evidence, "tests.log") }] },
+        // The diff lies beside the maker's transcript, as in a loop's iteration folder.
+        context: {
+          gates: [{ id: "tests", logPath: join(evidence, "tests.log") }],
+          diffPath: join(base, "turn", "diff.patch"),
+        },
         turnNumber: 1,
         wallClockMs: 60_000,
         maxCostUsd: 0,
@@ -371,10 +379,11 @@ describe("copilot in a read-only role", () => {
       );
 
       const outputs = toolOutputs(server.requests.at(-1));
-      assert.equal(outputs.length, 7);
+      assert.equal(outputs.length, 8);
       for (const index of [0, 1, 2, 3, 4]) assert.match(outputs[index], /denied/, `tool call ${index}`);
       assert.match(outputs[5], /exports\.add = \(a, b\) => a - b;/);
       assert.match(outputs[6], /# pass 1/, "the evidence outside the worktree is readable");
+      assert.doesNotMatch(outputs[7], /MAKER-TRANSCRIPT-SECRET/, "the maker's transcript stays unread");
 
       // Tokens from the CLI's usage report (input includes the cached part); dollars stay unknown.
       assert.equal(result.usage?.cachedInputTokens, 100);

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { sandboxAvailability } from "../src/sandbox/sandbox-availability.ts";
 import { type CliResult, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 import { eventsIn, loopSummary, type StreamedEvent } from "./support/loop-timeline.ts";
 import { commandName, isAlive, processesOfRuns } from "./support/surviving-processes.ts";
@@ -168,7 +169,7 @@ verifier: { engine: scripted, turns: [{ verdict: auto }] }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `);
-    const events = await resumeAfterKillDuringStep(sandbox, "slow-maker", spec, slept);
+    const events = await resumeAfterKillDuringStep(sandbox, "slow-maker", spec, slept, undefined, "turn");
     const makerEnds = events
       .filter((event) => event.type === "maker_ended")
       .map((event) => event.data.status);
@@ -260,7 +261,7 @@ verifier: { engine: command, run: ./verify.sh }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `);
-    const events = await resumeAfterKillDuringStep(sandbox, "slow-verifier", spec, slept);
+    const events = await resumeAfterKillDuringStep(sandbox, "slow-verifier", spec, slept, undefined, "turn");
     const verifierEnds = events
       .filter((event) => event.type === "verifier_ended")
       .map((event) => event.data.status);
@@ -323,12 +324,16 @@ async function resumeAfterKillDuringStep(
   spec: string,
   marker: string,
   settled?: (streamed: StreamedEvent[]) => boolean,
+  step: "turn" | "gate" = "gate",
 ): Promise<StreamedEvent[]> {
-  const dead = await killDuringStep(sandbox, spec, marker, settled);
+  // An engine turn runs in the OS sandbox, whose processes die with the controller; a gate's outlive it.
+  const contained = step === "turn" && sandboxAvailability().available;
+  const dead = await killDuringStep(sandbox, spec, marker, settled, contained);
   const resume = await sandbox.cli(["resume", name, "--json"], { timeoutMs: 30_000 });
   assert.equal(resume.code, 0, describe(resume));
   const events = eventsIn(resume.stdout);
-  assertSwept(events, dead);
+  if (contained) assert.equal(isAlive(dead.sleeper), false);
+  else assertSwept(events, dead);
   assert.equal(events.filter((event) => event.type === "loop_stopped").at(-1)?.data.reason, "verified");
   assert.equal(await sandbox.git("rev-list", "--count", `main..loop/${name}`), "1");
   assert.deepEqual(processesOfRuns(runIdsOf(events)), []);
@@ -338,13 +343,15 @@ async function resumeAfterKillDuringStep(
 /**
  * Starts `run`, waits until the slow step signals (by creating `marker`) that it is under way (and
  * until the events streamed so far satisfy `settled`, when given), kills the controller with SIGKILL,
- * and checks that the step's `sleep` outlived it. Returns the dead run's id.
+ * and checks that the step's `sleep` outlived it (or, `contained` in the OS sandbox, died with it).
+ * Returns the dead run's id.
  */
 async function killDuringStep(
   sandbox: Sandbox,
   spec: string,
   marker: string,
   settled: (streamed: StreamedEvent[]) => boolean = () => true,
+  contained = false,
 ): Promise<{ runId: string; sleeper: number }> {
   const child = sandbox.spawnCli(["run", spec, "--json"]);
   try {
@@ -365,8 +372,12 @@ async function killDuringStep(
   child.kill("SIGKILL");
   await child.done;
   assert.equal(child.signalCode, "SIGKILL");
-  assert.ok(sleeper !== undefined && isAlive(sleeper), "the step's sleep outlives the dead controller");
-  return { runId, sleeper };
+  if (contained) {
+    const pid = sleeper as number;
+    await waitFor(() => !isAlive(pid), "the sandboxed step's sleep to die with the controller");
+  } else
+    assert.ok(sleeper !== undefined && isAlive(sleeper), "the step's sleep outlives the dead controller");
+  return { runId, sleeper: sleeper as number };
 }
 
 /** The resume swept the dead run's processes (the sleeping step among them) before going on. */

@@ -6,6 +6,10 @@
  * pager; or the same in the global config it can write. After the loop the user's repository (refs,
  * index, config, hooks, HEAD, staged work) is byte-identical, no planted program ran during the loop
  * or on the user's next commit, and the loop's branch holds the answer.
+ *
+ * The loops run with the OS sandbox switched off (`LOOPWRIGHT_SANDBOX=off`): on Linux with bubblewrap
+ * the sandbox already keeps a maker from rewriting its `.git` config and hooks; these tests check the
+ * git layer alone, as on a machine without the sandbox (macOS, or no bubblewrap).
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -107,6 +111,9 @@ const plantAttributes = `printf '* filter=evil diff=evil\\n' > .gitattributes`;
 
 const userGit = () => join(sandbox.repo, ".git");
 
+/** Runs the CLI without the OS sandbox (see the file's comment). */
+const cliWithoutSandbox = (args: string[]) => sandbox.cli(args, { env: { LOOPWRIGHT_SANDBOX: "off" } });
+
 const tricks: Record<string, () => string> = {
   "a .git file pointing at the user's .git (gitdir:)": () =>
     `rm -rf .git\nprintf 'gitdir: %s\\n' "${userGit()}" > .git`,
@@ -144,7 +151,7 @@ budget: { maxIterations: 1 }
 `,
       join(sandbox.root, `hostile-${counter}.yaml`),
     );
-    const result = await sandbox.cli(["run", spec]);
+    const result = await cliWithoutSandbox(["run", spec]);
     // The global config is the user's; a hostile maker's edits are put back before the user's commit.
     await writeFile(globalConfig, globalBefore);
     assert.deepEqual(await readdir(markers), [], "no planted program ran during the loop");
@@ -189,11 +196,41 @@ budget: { maxIterations: 2 }
 `,
     join(sandbox.root, "symlinker.yaml"),
   );
-  const result = await sandbox.cli(["run", spec]);
+  const result = await cliWithoutSandbox(["run", spec]);
   assert.notEqual(result.code, 0, "not verified: there was never a checkout to grade");
   assert.match(result.stdout, /replaced by a symlink/, "the reason is named");
   assert.deepEqual(await readdir(sandbox.repo), files, "no file of the user's was removed or added");
   assert.deepEqual(await userRepositoryState(), before, "the user's repository is byte-identical");
   assert.equal(await sandbox.git("rev-parse", "loop/symlinker"), await sandbox.git("rev-parse", "main"));
   assert.deepEqual(await readdir(markers), []);
+});
+
+test("with the OS sandbox as the machine has it, every trick together reaches nothing of the user's", async () => {
+  const before = await userRepositoryState();
+  const maker = join(sandbox.root, "maker-all.sh");
+  const all = Object.values(tricks)
+    .map((trick) => `( ${trick().split("\n").join(" ; ")} ) || true`)
+    .join("\n");
+  await writeFile(maker, `#!/bin/sh\necho 42 > answer.txt\n${all}\nexit 0\n`);
+  await chmod(maker, 0o755);
+  const spec = await sandbox.spec(
+    `name: everything
+goal: answer.txt says 42.
+repo: ./repo
+maker: { engine: command, run: "${maker}" }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+gates:
+  - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
+budget: { maxIterations: 1 }
+`,
+    join(sandbox.root, "everything.yaml"),
+  );
+  const globalConfig = sandbox.env.GIT_CONFIG_GLOBAL ?? "";
+  const globalBefore = await readFile(globalConfig, "utf8");
+  const result = await sandbox.cli(["run", spec]);
+  await writeFile(globalConfig, globalBefore);
+  assert.deepEqual(await readdir(markers), [], "no planted program ran");
+  assert.deepEqual(await userRepositoryState(), before, "the user's repository is byte-identical");
+  assert.equal(result.code, 0, `verified: ${result.stdout}\n${result.stderr}`);
+  assert.equal(await sandbox.git("show", "loop/everything:answer.txt"), "42");
 });

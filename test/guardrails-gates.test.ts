@@ -46,7 +46,7 @@ budget: { maxIterations: 2 }
     /### Gate hangs failed: timed out\n[\s\S]*waiting forever/,
   );
   const show = await sandbox.cli(["show", "hanging-gate"]);
-  assert.match(show.stdout, /✗ hangs timed out/);
+  assert.match(show.stdout, /✗ hangs \[grade\] timed out after /);
 });
 
 test("a gate that leaves a daemon behind: the daemon is killed", async () => {

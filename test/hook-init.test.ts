@@ -3,6 +3,7 @@
  * changes nothing, the hooks it writes work under the real `claude` whatever `node` comes first on
  * PATH, and `--remove` gives every file back as it was. Also: plain `init [directory]` still works.
  */
+
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -10,6 +11,7 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { delimiter, join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { projectHookCommand } from "../src/hooks/install/hook-command.ts";
 import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
 import { agentCliEnvironment } from "./support/agent-cli-env.ts";
 import { hookAnswers, runClaudeSession } from "./support/claude-session.ts";
@@ -97,16 +99,11 @@ describe("init claude", () => {
       /user-stop-ran/,
       "the user's Stop hook comes first, kept",
     );
-    assert.equal(settings.hooks.Stop[1].hooks[0].command, '"$CLAUDE_PROJECT_DIR"/.loopwright/hook stop');
+    assert.equal(settings.hooks.Stop[1].hooks[0].command, projectHookCommand("stop"));
     assert.equal(settings.hooks.PostToolUse[0].matcher, "Write|Edit|MultiEdit|NotebookEdit");
-    assert.equal(
-      settings.hooks.SubagentStop[0].hooks[0].command,
-      '"$CLAUDE_PROJECT_DIR"/.loopwright/hook subagent-stop',
-    );
-    assert.equal(
-      settings.hooks.UserPromptSubmit[0].hooks[0].command,
-      '"$CLAUDE_PROJECT_DIR"/.loopwright/hook prompt',
-    );
+    assert.equal(settings.hooks.PreToolUse[0].matcher, "Write|Edit|MultiEdit|NotebookEdit|Bash");
+    assert.equal(settings.hooks.SubagentStop[0].hooks[0].command, projectHookCommand("subagent-stop"));
+    assert.equal(settings.hooks.UserPromptSubmit[0].hooks[0].command, projectHookCommand("prompt"));
 
     const instructions = installed.get("CLAUDE.md") ?? "";
     assert.ok(instructions.startsWith(userInstructions));

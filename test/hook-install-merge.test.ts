@@ -1,12 +1,12 @@
 /** Merging hook mode into a user's settings and CLAUDE.md, and taking it back out (pure). */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { isHookModeCommand, launcherCommand } from "../src/hooks/install/init-claude.ts";
+import { isHookModeCommand, projectHookCommand } from "../src/hooks/install/hook-command.ts";
 import { withoutSection, withSection } from "../src/hooks/install/managed-section.ts";
 import { hookModeEntries, withHookMode, withoutHookMode } from "../src/hooks/install/settings-hooks.ts";
 import { sectionBegin, sectionEnd } from "../src/hooks/templates/definition-of-done.ts";
 
-const entries = hookModeEntries((event) => `${launcherCommand} ${event}`);
+const entries = hookModeEntries(projectHookCommand);
 const userStop = { hooks: [{ type: "command", command: "./my-stop.sh" }] };
 
 describe("settings hooks", () => {
@@ -26,7 +26,10 @@ describe("settings hooks", () => {
     assert.deepEqual(merged.hooks.PreToolUse[0], userSettings.hooks.PreToolUse[0]);
     assert.equal(merged.hooks.PreToolUse[1].matcher, "Write|Edit|MultiEdit|NotebookEdit|Bash");
     assert.deepEqual(merged.hooks.Stop[0], userStop);
-    assert.equal(merged.hooks.Stop[1].hooks[0].command, '"$CLAUDE_PROJECT_DIR"/.loopwright/hook stop');
+    assert.match(
+      merged.hooks.Stop[1].hooks[0].command,
+      /^if \[ -x "\$CLAUDE_PROJECT_DIR"\/\.loopwright\/hook \]; then exec .* stop;/,
+    );
     assert.equal(merged.hooks.PostToolUse[0].matcher, "Write|Edit|MultiEdit|NotebookEdit");
     assert.deepEqual(Object.keys(merged.hooks).sort(), [
       "PostToolUse",

@@ -6,16 +6,21 @@
  * LESSONS.md reaching the model.
  */
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdir, mkdtemp, symlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
 import type { LoggedRequest } from "../src/mock-model/request-log.ts";
 import type { ScriptInput } from "../src/mock-model/script.ts";
 import { type MockModel, startMockModel } from "../src/mock-model/server.ts";
 import { agentCliEnvironment } from "./support/agent-cli-env.ts";
 import { type ClaudeSession, hookAnswers, results, runClaudeSession } from "./support/claude-session.ts";
 import { hookState } from "./support/hook-runner.ts";
-import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+const execFileAsync = promisify(execFile);
 
 type Conversation = NonNullable<ScriptInput["conversations"]>[number];
 type Turn = Conversation["turns"][number];
@@ -100,6 +105,22 @@ const conversations: Conversation[] = [
     review("RVW-FINE"),
     say("Reviewed for real."),
   ]),
+  conversation("SPEC-MOVED", [bash("git mv loop.yaml elsewhere.yaml"), say("Done."), say("Nothing else.")]),
+  conversation("CLONE-BARE", [say("All done.")]),
+  conversation("CLONE-DEPENDENCY", [
+    say("All done."),
+    read("math.js"),
+    write("math.js", right),
+    say("Fixed."),
+  ]),
+  conversation("BOTH-INSTALLS", [
+    read("math.js"),
+    write("math.js", wrong),
+    say("Done."),
+    write("math.js", right),
+    say("Fixed."),
+  ]),
+  conversation("LESSON-SEEN", [say("Hello.")]),
   conversation("NON-REPORT", [
     read("math.js"),
     write("math.js", commented),
@@ -210,5 +231,68 @@ describe("hook mode against a model that cuts corners, with the real claude", { 
     assert.match(stops[1].reason ?? "", /last reviewer gave no valid report/);
     assert.match(stops[1].reason ?? "", /Launch the loopwright-reviewer subagent now/);
     assert.equal(existsSync(join(sandbox.repo, ".loopwright", "verdict.json")), true);
+  });
+
+  test("loop.yaml moved away: the next stop and prompt tell the user nothing is checked", async () => {
+    const sandbox = await hookedCheckout(right);
+    const run = await session(sandbox, ["SPEC-MOVED: tidy up.", "SPEC-MOVED: anything else?"]);
+    assertSucceeded(run);
+    const missing = /loop\.yaml is missing .*the definition of done is NOT checked/;
+    const stops = hookAnswers(run, "Stop");
+    assert.equal(stops.length, 2);
+    for (const stop of stops) assert.match(stop.systemMessage ?? "", missing);
+    assert.match(hookAnswers(run, "UserPromptSubmit")[1].systemMessage ?? "", missing);
+  });
+
+  test("a fresh clone with the committed settings: says how to restore, then works with the project's dependency", async () => {
+    const sandbox = await hookedCheckout(wrong);
+    const clone = join(sandbox.root, "clone");
+    await sandbox.git("clone", "-q", sandbox.repo, clone);
+    const bare = await runClaudeSession(clone, ["CLONE-BARE: all good?"], { ...sandbox.env, ...cliEnv });
+    assertSucceeded(bare);
+    const [answer] = hookAnswers(bare, "Stop");
+    assert.match(
+      answer.systemMessage ?? "",
+      /no launcher and no loopwright.*nothing was checked.*loopwright init claude/,
+    );
+    // As `npm install` would, with loopwright as a dev dependency of the project.
+    await mkdir(join(clone, "node_modules", ".bin"), { recursive: true });
+    await symlink(binary, join(clone, "node_modules", ".bin", "loopwright"));
+    const env = { ...sandbox.env, ...cliEnv, PATH: `${dirname(process.execPath)}:${cliEnv.PATH}` };
+    const working = await runClaudeSession(clone, ["CLONE-DEPENDENCY: all good?"], env);
+    assertSucceeded(working);
+    assert.deepEqual(decisions(working), ["block", "pass"]);
+    assert.match(lastMessage(feedbackRequests("CLONE-DEPENDENCY")[0]), /gate `tests` failed/);
+  });
+
+  test("the plugin and the project's hooks both installed: each hook runs once", async () => {
+    const sandbox = await hookedCheckout(right);
+    const marketplace = await mkdtemp(join(sandbox.root, "marketplace-"));
+    assert.equal((await sandbox.cli(["init", "claude", "--plugin", marketplace])).code, 0);
+    const home = await mkdtemp(join(sandbox.root, "plugin-home-"));
+    const env = { ...sandbox.env, ...cliEnv, HOME: home };
+    await execFileAsync("claude", ["plugin", "marketplace", "add", marketplace], { env });
+    await execFileAsync("claude", ["plugin", "install", "loopwright@loopwright"], { env });
+    const again = await sandbox.cli(["init", "claude"], { env: { HOME: home } });
+    assert.match(again.stdout, /plugin loopwright@loopwright is enabled too/);
+
+    const run = await session(sandbox, ["BOTH-INSTALLS: make add() add."], { ...cliEnv, HOME: home });
+    assertSucceeded(run);
+    assert.equal(hookAnswers(run, "Stop").length, 4, "both installs answered each of the two stops");
+    const state = hookState(sandbox.repo);
+    assert.deepEqual([state.totals.prompts, state.totals.stops, state.totals.blocks], [1, 2, 1]);
+    const [feedback] = feedbackRequests("BOTH-INSTALLS");
+    assert.equal(lastMessage(feedback).split("Do not stop yet").length - 1, 1, "the reason once");
+  });
+
+  test("LESSONS.md reaches the model", async () => {
+    const sandbox = await hookedCheckout(right);
+    const lesson = "- Never return a - b from add(); LESSON-7f3a";
+    await sandbox.commit({
+      "LESSONS.md": `${readFileSync(join(sandbox.repo, "LESSONS.md"), "utf8")}${lesson}\n`,
+    });
+    assertSucceeded(await session(sandbox, ["LESSON-SEEN: hello"]));
+    const [request] = requestsOf("LESSON-SEEN");
+    assert.ok(JSON.stringify(request.body).includes("LESSON-7f3a"), "the model never received LESSONS.md");
   });
 });

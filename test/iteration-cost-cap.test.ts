@@ -82,6 +82,10 @@ budget: { maxIterations: 3, maxCostUsdPerIteration: 5 }
         /\$5 cost cap was spent \(\$5\.00\) before the verifier could start/,
       );
       assert.equal(of("iteration_ended")[0]?.outcome, "over_budget");
+      assert.equal(
+        of("iteration_ended")[0]?.summary,
+        "the iteration's $5 cost cap ran out in the verifier's turn",
+      );
     } finally {
       await sandbox.cleanup();
     }

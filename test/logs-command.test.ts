@@ -10,17 +10,17 @@ test("logs --iteration 0 prints the gates' logs on the base commit; brief --iter
   const sandbox = await createSandbox();
   try {
     const spec = await sandbox.spec(`name: based
-goal: done.txt exists
+goal: answer.txt says 42.
 repo: ./repo
-maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
-gates: [{ id: done, kind: tests-pass, run: "echo looking for done.txt; test -f done.txt" }]
+maker: { engine: scripted, turns: [{ write: { answer.txt: "42\\n" } }] }
+gates: [{ id: done, kind: tests-pass, run: "echo looking for the answer; grep -qx 42 answer.txt" }]
 `);
     assert.equal((await sandbox.cli(["run", spec])).code, 0);
     const logs = await sandbox.cli(["logs", "based", "--iteration", "0"]);
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stdout, /==> iteration 0 \(the base commit\) gate done \(baseline\)/);
-    assert.match(logs.stdout, /looking for done.txt/);
-    assert.match(logs.stdout, /# exit 1/);
+    assert.match(logs.stdout, /looking for the answer/);
+    assert.match(logs.stdout, /# exit 2/);
     const brief = await sandbox.cli(["brief", "based", "--iteration", "0"]);
     assert.equal(brief.code, 2);
     assert.match(brief.stderr, /iteration 0 is the gates' run on the base commit: it has no brief/);

@@ -4,7 +4,7 @@
  * ruled legitimate; gate runs are labelled by phase; a timed-out gate says so; lint has findings.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
@@ -64,7 +64,10 @@ scope: { protect: ["config/**"] }
     assert.equal(rows[0].tamperFlagsRuledLegitimate, 2);
     const report = await sandbox.cli(["report", "lenient"]);
     assert.match(report.stdout, /## Outcome\n\n\*\*verified, 2 tamper flags ruled legitimate\*\*/);
-    assert.match(report.stdout, /- T1 advisory tamper-file `config\/limits\.json`: .* — ruled legitimate/);
+    assert.match(
+      report.stdout,
+      /- T1 tamper-file `config\/limits\.json`: .* — ruled legitimate: looks fine to me/,
+    );
   } finally {
     await sandbox.cleanup();
   }
@@ -91,6 +94,22 @@ budget: { maxIterations: 1 }
     assert.match(run.stdout, /⚑ T\d advisory tamper-file test\/math\.test\.js: /);
     const show = await sandbox.cli(["show", "skipper"]);
     assert.match(show.stdout, /⚑ T\d BLOCKING skip-marker-added test\/math\.test\.js:2/);
+
+    // The same change in a loop that accepts skip markers: the verifier rules, and "verified" says so.
+    const original = await readFile(spec, "utf8");
+    const accepting = await sandbox.spec(
+      original
+        .replace("name: skipper", "name: accepting")
+        .replace("budget:", 'tamper: { accept: [skip-marker], reason: "quarantined upstream" }\nbudget:'),
+      join(sandbox.root, "accepting.yaml"),
+    );
+    const accepted = await sandbox.cli(["run", accepting]);
+    assert.equal(accepted.code, 0, accepted.stdout + accepted.stderr);
+    assert.match(accepted.stdout, /⚑ T\d blocking, accepted skip-marker-added test\/math\.test\.js:2: /);
+    assert.match(
+      accepted.stdout,
+      /stopped: verified, 2 tamper flags ruled legitimate \(1 of a blocking kind the spec accepts\): /,
+    );
   } finally {
     await sandbox.cleanup();
   }
@@ -128,7 +147,7 @@ gates:
     const show = (await sandbox.cli(["show", "phases"])).stdout;
     assert.match(show, /baseline \(the base commit [0-9a-f]{12}\):\n {2}✓ answer \d/);
     assert.match(show, / {2}✗ slow timed out after 1\.0s/);
-    assert.match(show, / {2}✗ lint exit 1, 2 lint findings/);
+    assert.match(show, / {2}✗ lint exit 1, 2 lint finding\(s\)/);
     assert.match(show, / {2}✗ answer \[grade\] exit 1 /);
     assert.match(show, / {2}✓ answer \[recheck\] /);
     assert.match(show, / {2}✓ stable \[confirm\] /);
@@ -137,7 +156,7 @@ gates:
       show,
       /⚠ answer is flaky: it passed and failed on the same commit \(reported, not blocking\)/,
     );
-    assert.doesNotMatch(show, /exit null|failing tests/);
+    assert.doesNotMatch(show, /exit null|failing test/);
     const json = JSON.parse((await sandbox.cli(["show", "phases", "--json"])).stdout);
     assert.deepEqual(
       json.baseline.map((gate: { id: string }) => gate.id),
@@ -152,11 +171,11 @@ gates:
     );
     assert.match(
       report,
-      /\| lint \| lint-clean \(informative\) \| ✗ exit 1, 2 lint findings \(0 new, 2 pre-existing lint findings\) \| failed \(2 lint findings\) \|/,
+      /\| lint \| lint-clean \(informative\) \| ✗ exit 1 \(0 new, 2 pre-existing failures\) \| failed \(2 lint findings\) \|/,
     );
-    assert.doesNotMatch(report, /exit null|tests\)/);
+    assert.doesNotMatch(report, /exit null|failing test/);
     const brief = (await sandbox.cli(["brief", "phases", "--iteration", "1"])).stdout;
-    assert.match(brief, /- lint failed there \(exit 1, 2 lint findings\)/);
+    assert.match(brief, /- lint failed there \(exit 1, 2 lint finding\(s\)\)/);
   } finally {
     await sandbox.cleanup();
   }

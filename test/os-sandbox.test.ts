@@ -121,3 +121,37 @@ echo ${approvingVerdict}
   assert.equal(await sandbox.git("show", "loop/confined-verifier:answer.txt"), "42");
   assert.equal(existsSync(homeProbe), false);
 });
+
+test("doctor says whether turns run in the sandbox, and why not", async () => {
+  const on = await sandbox.cli(["doctor"]);
+  assert.equal(on.code, 0, on.stderr);
+  if (!noSandbox) assert.match(on.stdout, /^✓ sandbox: bubblewrap/m);
+  const off = await sandbox.cli(["doctor"], { env: { LOOPWRIGHT_SANDBOX: "off" } });
+  assert.match(
+    off.stdout,
+    /^✗ sandbox: no operating-system sandbox \(switched off by LOOPWRIGHT_SANDBOX=off\)/m,
+  );
+});
+
+test("a loop without the sandbox says so in its timeline (engines_resolved)", async () => {
+  const run = await runLoop(
+    sandbox,
+    `name: unsandboxed
+goal: answer.txt says 42.
+repo: ./repo
+maker: { engine: command, run: "echo 42 > answer.txt" }
+verifier: { engine: command, run: "echo ${approvingVerdict.replaceAll('"', '\\"')}" }
+gates:
+${answerGate}
+`,
+    { env: { LOOPWRIGHT_SANDBOX: "off" } },
+  );
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  const [resolved] = run.events.filter((event) => event.type === "engines_resolved") as unknown as {
+    data: { warnings: string[] };
+  }[];
+  assert.ok(
+    resolved.data.warnings.some((warning) => /no operating-system sandbox/.test(warning)),
+    JSON.stringify(resolved),
+  );
+});

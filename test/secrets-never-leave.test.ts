@@ -25,7 +25,7 @@ goal: the check passes
 repo: ./repo
 maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
 gates:
-  - { id: check, kind: tests-pass, run: "node print.js; test -f done.txt" }
+  - { id: check, kind: tests-pass, run: "node print.js; ls | grep -q '^done[.]txt$'" }
 budget: { maxIterations: 1 }
 `);
     const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")], { env: secretEnvironment });
@@ -51,7 +51,7 @@ maker:
     - say: "\\e]52;c;cm0gLXJmIH4=\\a\\e]0;owned\\a\\e[2J\\e[H\\rstopped: verified\\u009b31m"
       write: { done.txt: "yes\\n" }
 gates:
-  - { id: done, kind: tests-pass, run: "test -f done.txt" }
+  - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$'" }
 budget: { maxIterations: 1 }
 `);
     const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")]);
@@ -78,7 +78,7 @@ maker:
     - run: [rm LESSONS.md, ln -s ${join(sandbox.root, "private.txt")} LESSONS.md]
     - write: { done.txt: "yes\\n" }
 gates:
-  - { id: done, kind: tests-pass, run: "test -f done.txt" }
+  - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$'" }
 budget: { maxIterations: 3 }
 `);
     const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")], { timeoutMs: 60_000 });

@@ -3,9 +3,13 @@
  * parsed once), and a steer is never silently dropped by a stopped loop.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { test } from "node:test";
 import { createSandbox } from "./support/loop-sandbox.ts";
 import { loopSummary, readTimeline } from "./support/loop-timeline.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const countingLoop = (name: string, maxIterations: number) => `name: ${name}
 goal: |
@@ -127,6 +131,43 @@ test("steer on a verified loop is refused with a clear message; resume still say
     assert.equal(steer.stderr.trim().split("\n").length, 1, steer.stderr);
     assert.match(steer.stderr, /loop done is verified.*new loop/);
     assert.equal(readTimeline(sandbox).filter((event) => event.type === "steer_requested").length, 0);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("a steer filed during the iteration that verifies is not dropped silently: run and show say it was not applied", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const started = join(sandbox.root, "maker-started");
+    const go = join(sandbox.root, "go");
+    const spec = await sandbox.spec(`name: raced
+goal: count.txt holds 2.
+repo: ./repo
+maker: { engine: command, run: "touch ${started}; while [ ! -e ${go} ]; do sleep 0.05; done; echo 2 > count.txt" }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 2 count.txt" }]
+`);
+    const run = sandbox.spawnCli(["run", spec]);
+    await waitFor(() => existsSync(started), "the maker to start");
+    const steer = await sandbox.cli(["steer", "raced", "--goal", "count.txt holds 3."]);
+    assert.equal(steer.code, 0, steer.stderr);
+    assert.match(steer.stdout, /applied at the next iteration boundary/);
+    await writeFile(go, "");
+    const result = await run.done;
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(
+      result.stdout,
+      /1 steering request was not applied: the loop was verified before the next iteration boundary; start a new loop for a new goal/,
+    );
+    const show = await sandbox.cli(["show", "raced"]);
+    assert.match(show.stdout, /1 steering request was not applied: the loop was verified/);
+    const resumed = await sandbox.cli(["resume", "raced"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(
+      resumed.stdout,
+      /loop raced is verified: nothing to resume\nnote: 1 steering request was not applied/,
+    );
   } finally {
     await sandbox.cleanup();
   }

@@ -30,6 +30,7 @@ before(async () => {
     "scripts/prepare.sh": "#!/bin/sh\ntrue\n",
     "scripts/verify-all.sh": '#!/bin/sh\nset -e\necho "checking"\nsh scripts/run-checks.sh "$@"\n',
     "scripts/run-checks.sh": "#!/bin/sh\nnode --test checks/add.js\n",
+    Makefile: ".PHONY: test\n\ntest:\n\tnode --test checks/add.js\n",
   });
 });
 after(() => sandbox.cleanup());
@@ -90,6 +91,19 @@ test("the package.json script a gate runs through npm test, rewritten, is a bloc
   const detail = eventsOf(run, "tamper_flagged")[1].flag.detail;
   assert.match(detail, /script `test` of package\.json, which gate tests runs \(`npm test`\)/);
   assert.match(detail, /node --test checks\/add\.js → echo all 1 tests pass/);
+  assert.notEqual(run.report.stopReason, "verified");
+});
+
+test("the make recipe a gate runs, rewritten, is a blocking flag at its target", async () => {
+  const run = await runLoop(
+    sandbox,
+    spec("make-recipe", writes("Makefile", ".PHONY: test\n\ntest:\n\t@echo all tests pass\n"), "make test"),
+  );
+  assert.deepEqual(flagsOf(run), ["T1 tamper-file Makefile", "T2 gate-script-changed Makefile:3"]);
+  assert.match(
+    eventsOf(run, "tamper_flagged")[1].flag.detail,
+    /recipe of `test` in Makefile, which gate tests runs \(`make test`\), changed: node --test checks\/add\.js → echo all tests pass/,
+  );
   assert.notEqual(run.report.stopReason, "verified");
 });
 

@@ -251,6 +251,16 @@ describe("narrowing what the runner collects is tests-excluded", () => {
       2,
     ],
   ];
+  cases.push(
+    [
+      ".npmrc script-shell (npm runs every script with it)",
+      ".npmrc",
+      text("fund=false"),
+      text("fund=false", "script-shell=/bin/true"),
+      2,
+    ],
+    [".npmrc ignore-scripts", ".npmrc", text("fund=false"), text("fund=false", "ignore-scripts=true"), 2],
+  );
   for (const [name, path, before, after, line] of cases) {
     const change = edit(path, before, after);
     it(name, async () =>

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { classifyTamperFiles } from "../src/verify/tamper/classify-files.ts";
 import { specCommandFiles } from "../src/verify/tamper/spec-command-files.ts";
 
 const files = (base: Record<string, string>, graded: Record<string, string> = base) => ({
@@ -70,4 +71,17 @@ test("a package.json that is not JSON names nothing and throws nothing", () => {
     files({ "package.json": "{ nope" }),
   );
   assert.deepEqual(result.flags, []);
+});
+
+test("a module of the repository that would shadow what python -m runs is a gate script", () => {
+  const { named } = specCommandFiles([{ command: "python3 -m pytest -q tests", gate: "tests" }], files({}));
+  const found = classifyTamperFiles(
+    ["pytest.py", "pytest/__init__.py", "tests/test_x.py", "src/pytest.py"],
+    [],
+    named,
+  );
+  assert.deepEqual(
+    found.map((entry) => `${entry.category} ${entry.file}`),
+    ["gate-script pytest.py", "gate-script pytest/__init__.py", "tests tests/test_x.py"],
+  );
 });

@@ -6,7 +6,8 @@ import { formatDuration } from "../loop/duration.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
-import { describeFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
+import { describeUnappliedSteering } from "../loop/steering.ts";
+import { describeClassedFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
 import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
@@ -63,7 +64,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return violations.length > 0 ? `  ✗ out of scope: ${violations.join(", ")}` : undefined;
     }
     case "tamper_flagged":
-      return `  ⚑ ${describeFlag(event.data.flag)}`;
+      return `  ⚑ ${describeClassedFlag(state.spec, event.data.flag)}`;
     case "gate_ended": {
       const result = event.data.result;
       const mark = result.passed ? "✓" : "✗";
@@ -107,8 +108,10 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return "paused: `loopwright resume` continues";
     case "cancel_requested":
       return "cancelling…";
-    case "loop_stopped":
-      return `stopped: ${event.data.reason === "verified" ? describeVerified(state) : event.data.reason}: ${event.data.message}`;
+    case "loop_stopped": {
+      const unapplied = describeUnappliedSteering(state);
+      return `stopped: ${event.data.reason === "verified" ? describeVerified(state) : event.data.reason}: ${event.data.message}${unapplied ? `\n        note: ${unapplied}` : ""}`;
+    }
     default:
       return undefined;
   }

@@ -1,9 +1,12 @@
 /**
  * What a user must know about the engines a spec picks, said once by `validate`, `doctor` and the
  * timeline: which verifier `auto` chose (and whether it shares the maker's provider), and where a cost
- * cap cannot be enforced because the engine reports no usage.
+ * cap cannot be enforced because the engine reports no usage or its model has no price, and when turns
+ * run without the operating-system sandbox.
  */
 import type { EngineSpec, Spec } from "../loop/spec.ts";
+import { type SandboxAvailability, sandboxAvailability } from "../sandbox/sandbox-availability.ts";
+import { unpricedWarnings } from "./pricing-notes.ts";
 import { agentCliDefinition, chooseVerifier, providerOf } from "./registry.ts";
 
 export interface EngineNotes {
@@ -13,7 +16,7 @@ export interface EngineNotes {
 }
 
 /** Throws the registry's `UsageError` when no verifier can be chosen. */
-export function engineNotes(spec: Spec): EngineNotes {
+export function engineNotes(spec: Spec, sandbox: SandboxAvailability = sandboxAvailability()): EngineNotes {
   const choice = chooseVerifier(spec.maker, spec.verifier);
   const warnings = choice.warning ? [choice.warning] : [];
   for (const [role, engine] of [
@@ -31,7 +34,20 @@ export function engineNotes(spec: Spec): EngineNotes {
       );
     }
   }
+  warnings.push(
+    ...unpricedWarnings(spec, [
+      { role: "maker", engine: spec.maker },
+      { role: "verifier", engine: choice.spec },
+    ]),
+  );
+  const runsCommands = [spec.maker, choice.spec].some((engine) => engine.engine !== "scripted");
+  if (!sandbox.available && runsCommands) warnings.push(unsandboxedWarning(sandbox.reason));
   return { maker: describeEngine(spec.maker), verifier: describeEngine(choice.spec), warnings };
+}
+
+/** What running without the sandbox means, in one line. */
+export function unsandboxedWarning(reason: string): string {
+  return `no operating-system sandbox (${reason}): the verifier is read-only only by its options, the maker can write outside its worktree, and a process that leaves the process group and drops loopwright's tags can outlive the loop`;
 }
 
 export function describeEngine(engine: EngineSpec): string {

@@ -51,6 +51,8 @@ export interface GateOutcome {
   survivorsKilled: number[];
   /** Why it could not start, in one line. */
   spawnError?: string;
+  /** Why its log could not be written (a full disk), in one line; its result still stands. */
+  logError?: string;
 }
 
 /**
@@ -100,8 +102,9 @@ async function runGate(gate: GateRun, options: RunGatesOptions): Promise<GateOut
     tail: result.tail,
     survivorsKilled: result.survivorsKilled,
     ...(result.spawnError ? { spawnError: result.spawnError } : {}),
+    ...(result.logError ? { logError: result.logError } : {}),
   };
-  if (!outcome.spawnError)
+  if (!outcome.spawnError && !outcome.logError)
     await appendFile(logPath, `# ${describeEnd(outcome, result.signal)}\n`).catch(() => {});
   options.onGateEnded?.(outcome);
   return outcome;

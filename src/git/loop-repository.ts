@@ -98,7 +98,8 @@ export async function snapshotTree(
 
 /**
  * Lists the paths of `checkout` that differ from the commit `sha` (changed, added or deleted; untracked
- * files included, ignored ones not), without changing its private index.
+ * files included, ignored ones not), without changing its private index and without writing a single
+ * object: a file holding a secret must not reach the object store before it has been screened.
  */
 export async function changedSince(
   repository: LoopRepository,
@@ -111,11 +112,10 @@ export async function changedSince(
   const env = { ...checkoutEnvironment(repository, checkout, index), GIT_INDEX_FILE: scratchIndex };
   try {
     await git(["read-tree", `${sha}^{commit}`], checkout, { env });
-    await git(["add", "--all"], checkout, { env });
-    const output = await git(["diff", "--cached", "--name-only", "-z", "--no-renames", sha, "--"], checkout, {
-      env,
-    });
-    return [...new Set(output.split("\0").filter((file) => file !== ""))].sort();
+    // Tracked files compared by content (hashed, not stored), then the untracked ones git would add.
+    const changed = await git(["diff", "--name-only", "-z", "--no-renames", "--"], checkout, { env });
+    const untracked = await git(["ls-files", "-z", "--others", "--exclude-standard"], checkout, { env });
+    return [...new Set(`${changed}\0${untracked}`.split("\0").filter((file) => file !== ""))].sort();
   } finally {
     await rm(scratchIndex, { force: true });
   }

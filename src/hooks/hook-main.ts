@@ -6,19 +6,29 @@
  *
  * Whatever happens it prints one JSON object and returns exit code 0. It lets everything pass at once
  * inside a loop's engine session (LOOPWRIGHT_ENGINE_SESSION=1), outside a git checkout, in a checkout
- * without loop.yaml at its root (hook mode not set up there), and when `.loopwright/off` exists (the
- * kill switch). An internal failure lets Claude go on and tells the user so with `systemMessage`.
+ * without loop.yaml at its root (hook mode not set up there; but where it was installed, every prompt
+ * and stop say that nothing is checked), when `.loopwright/off` exists (the kill switch, said on every
+ * prompt), and for the plugin where the project's own hooks are installed (so each hook runs once).
+ * An internal failure lets Claude go on and tells the user so with `systemMessage`.
  */
 import { appendFileSync, existsSync } from "node:fs";
 import { basename } from "node:path";
 import { type HookContext, type HookHandler, reviewerAgentName } from "./hook-context.ts";
-import { type HookInput, type HookOutput, passOn, readHookInput, tellUser } from "./hook-io.ts";
+import { addContext, type HookInput, type HookOutput, passOn, readHookInput, tellUser } from "./hook-io.ts";
 import { findCheckoutRoot, type HookLayout, hookLayout } from "./hook-layout.ts";
-import { internalFailureMessage } from "./templates/hook-messages.ts";
+import {
+  hookOffContext,
+  hookOffMessage,
+  internalFailureMessage,
+  specMissingMessage,
+} from "./templates/hook-messages.ts";
 import { hookLimits } from "./work/deferred-work.ts";
 
 /** Set by the agent-CLI engines in every engine session (see run-cli-turn.ts). */
 const engineSessionVariable = "LOOPWRIGHT_ENGINE_SESSION";
+/** Set to `plugin` by the plugin's launcher. */
+const hookSourceVariable = "LOOPWRIGHT_HOOK_SOURCE";
+const notSetUpMessage = "loopwright: hook mode is not set up here (no loop.yaml).";
 
 const handlers: Record<string, () => Promise<HookHandler>> = {
   stop: async () => (await import("./events/stop-hook.ts")).stopHook,
@@ -48,14 +58,7 @@ export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.e
       } else {
         const root = findCheckoutRoot(input.cwd ?? env.CLAUDE_PROJECT_DIR ?? process.cwd());
         layout = root ? hookLayout(root) : undefined;
-        if (!layout || !existsSync(layout.spec))
-          output =
-            event === "close"
-              ? tellUser("loopwright: hook mode is not set up here (no loop.yaml).")
-              : passOn();
-        else if (existsSync(layout.off))
-          output = event === "close" ? tellUser(`loopwright: hook mode is off (${layout.off}).`) : passOn();
-        else output = await (await handlers[event]())(contextFor(input, layout, env));
+        output = await dispatch(event, input, layout, env);
       }
     }
   } catch (error) {
@@ -65,6 +68,34 @@ export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.e
   }
   process.stdout.write(`${JSON.stringify(output)}\n`);
   return 0;
+}
+
+/** The answer for a checkout (or none): step aside, say why nothing can be checked, or run the handler. */
+async function dispatch(
+  event: string,
+  input: HookInput,
+  layout: HookLayout | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<HookOutput> {
+  if (!layout) return event === "close" ? tellUser(notSetUpMessage) : passOn();
+  // Plugin and project both installed: the project's hooks run, the plugin's step aside (each runs once).
+  if (env[hookSourceVariable] === "plugin") {
+    const { projectHooksInstalled } = await import("./install/install-markers.ts");
+    if (projectHooksInstalled(layout.root)) return passOn();
+  }
+  const said = event === "prompt" || event === "stop";
+  if (!existsSync(layout.spec)) {
+    if (event === "close") return tellUser(notSetUpMessage);
+    if (!said) return passOn();
+    const { hookModeInstalled } = await import("./install/install-markers.ts");
+    return (await hookModeInstalled(layout)) ? tellUser(specMissingMessage(layout.spec)) : passOn();
+  }
+  if (existsSync(layout.off)) {
+    if (event === "close") return tellUser(`loopwright: hook mode is off (${layout.off}).`);
+    if (event !== "prompt") return passOn();
+    return { ...addContext("UserPromptSubmit", hookOffContext), ...tellUser(hookOffMessage(layout.off)) };
+  }
+  return (await handlers[event]())(contextFor(input, layout, env));
 }
 
 function contextFor(input: HookInput, layout: HookLayout, env: NodeJS.ProcessEnv): HookContext {

@@ -89,7 +89,7 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
       state,
       iteration,
       "over_budget",
-      `the maker's turn crossed the $${cap} cost cap and was stopped`,
+      `the iteration's $${cap} cost cap ran out in the maker's turn`,
     );
   }
   if (maker.status === "crashed") {
@@ -138,7 +138,7 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
       state,
       iteration,
       "over_budget",
-      `the verifier's turn crossed the $${cap} cost cap and was stopped`,
+      `the iteration's $${cap} cost cap ran out in the verifier's turn`,
     );
   }
   if (verifier.status !== "ruled" || !verifier.verdict) {

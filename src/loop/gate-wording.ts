@@ -7,23 +7,31 @@ import { formatDuration } from "./duration.ts";
 import type { GatePhase, GateResult } from "./events.ts";
 import type { GateKind } from "./spec.ts";
 
-const nouns: Record<GateKind, [singular: string, plural: string]> = {
-  "tests-pass": ["failing test", "failing tests"],
+const nouns: Record<GateKind, string> = {
+  "tests-pass": "failing test",
+  "lint-clean": "lint finding",
+  "build-succeeds": "build error",
+  "eval-script": "failed check",
+  "agent-check": "failed check",
+};
+
+/** `3 failing test(s)`, `1 lint finding(s)`, `2 build error(s)`: what a gate of this kind reports failing. */
+export function countFailures(kind: GateKind, count: number): string {
+  return `${count} ${nouns[kind] ?? nouns["eval-script"]}(s)`;
+}
+
+const items: Record<GateKind, [singular: string, plural: string]> = {
+  "tests-pass": ["test", "tests"],
   "lint-clean": ["lint finding", "lint findings"],
   "build-succeeds": ["build error", "build errors"],
   "eval-script": ["failed check", "failed checks"],
   "agent-check": ["failed check", "failed checks"],
 };
 
-/** `3 failing tests`, `1 lint finding`, `2 build errors`: what a gate of this kind reports failing. */
-export function countFailures(kind: GateKind, count: number): string {
-  const [singular, plural] = nouns[kind] ?? nouns["eval-script"];
+/** `2 tests`, `1 lint finding`, `3 build errors`: a count where "failed" is already said. */
+export function countItems(kind: GateKind, count: number): string {
+  const [singular, plural] = items[kind] ?? items["eval-script"];
   return `${count} ${count === 1 ? singular : plural}`;
-}
-
-/** The plural noun alone (`lint findings`), for sentences that count elsewhere. */
-export function failureNoun(kind: GateKind): string {
-  return (nouns[kind] ?? nouns["eval-script"])[1];
 }
 
 /**

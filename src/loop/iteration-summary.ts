@@ -8,6 +8,7 @@ import { assessGate } from "./gate-status.ts";
 import { describeRed } from "./gate-wording.ts";
 import { isDeterministic, verifierGateId } from "./spec.ts";
 import { allGateResults, type LoopState } from "./state.ts";
+import type { FlagStanding } from "./tamper-floor.ts";
 import { describeVerified, legitimateFlagCount, tamperStandings } from "./tamper-standing.ts";
 
 /** One run of one gate: `phase` is baseline, grade, recheck, confirm, confirm-2, ... */
@@ -35,7 +36,11 @@ export interface IterationSummary {
   gates: GateRunSummary[];
   /** Gates that passed and failed on this iteration's commit. */
   flaky: string[];
-  tamperFlags: (RecordedTamperFlag & { tamperClass: TamperClass; ruling?: TamperRuling })[];
+  tamperFlags: (RecordedTamperFlag & {
+    tamperClass: TamperClass;
+    standing: FlagStanding;
+    ruling?: TamperRuling;
+  })[];
   verdict?: string;
   fingerprint?: string;
   repeat: boolean;
@@ -107,9 +112,10 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
               assessGate(gate, iteration, state.baseline[gate.id], { confirm: true }).status === "flaky",
           )
           .map((gate) => gate.id),
-        tamperFlags: tamperStandings(iteration).map((standing) => ({
+        tamperFlags: tamperStandings(state.spec, iteration).map((standing) => ({
           ...standing.flag,
           tamperClass: standing.tamperClass,
+          standing: standing.standing,
           ruling: standing.ruling,
         })),
         verdict: verdict ? `${verifierGateId}: ${verdict}` : undefined,

@@ -5,7 +5,7 @@
 import { formatDuration } from "./duration.ts";
 import type { Evidence, GateResult, LoopEvent } from "./events.ts";
 import { assessGate } from "./gate-status.ts";
-import { countFailures, describeRed, failureNoun } from "./gate-wording.ts";
+import { countItems, describeRed } from "./gate-wording.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
 import { type GateSpec, isDeterministic } from "./spec.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
@@ -58,7 +58,7 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
         : baseline.timedOut
           ? describeRed(baseline, gate.timeout)
           : baseline.failures?.length
-            ? `failed (${countFailures(gate.kind, baseline.failures.length)})`
+            ? `failed (${countItems(gate.kind, baseline.failures.length)})`
             : `failed (exit ${baseline.exitCode})`;
     lines.push(
       `| ${gate.id} | ${gate.kind}${gate.required ? "" : " (informative)"} | ${last ? describeGate(gate, last, baseline) : "not run"} | ${before} | \`${gate.run}\` |`,
@@ -133,9 +133,14 @@ function describeGate(gate: GateSpec, iteration: IterationState, baseline: GateR
   const graded = phaseResults(iteration, "grade")[gate.id];
   const origin =
     assessment.preexistingFailures.length > 0
-      ? ` (${assessment.newFailures.length} new, ${assessment.preexistingFailures.length} pre-existing ${failureNoun(gate.kind)})`
+      ? ` (${assessment.newFailures.length} new, ${assessment.preexistingFailures.length} pre-existing failures)`
       : "";
-  const red = graded ? `✗ ${describeRed(graded, gate.timeout)}` : "✗ not run";
+  // With the new and pre-existing split said after it, the count of failures would say it twice.
+  const red = !graded
+    ? "✗ not run"
+    : origin && !graded.timedOut
+      ? `✗ exit ${graded.exitCode}`
+      : `✗ ${describeRed(graded, gate.timeout)}`;
   switch (assessment.status) {
     case "pass":
       return graded?.passed ? "✓ pass" : `✓ pass under ${gate.baseline}${origin}`;

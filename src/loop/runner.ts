@@ -14,6 +14,7 @@ import { type Action, decide } from "./decide.ts";
 import type { LoopEvent } from "./events.ts";
 import type { RunContext } from "./run-context.ts";
 import { currentIteration, type LoopState } from "./state.ts";
+import { clearStaleIndexLocks } from "./steps/clear-stale-locks.ts";
 import { executeAction } from "./steps/execute-action.ts";
 import { removeLoopWorktrees } from "./steps/finish-and-stop.ts";
 import { openTimeline } from "./timeline.ts";
@@ -114,6 +115,8 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
       ? await sweepTaggedProcesses(runIdVariable, (value) => previousRuns.has(value))
       : [];
   if (killed.length > 0) await context.append("processes_swept", { pids: killed, runIds: [...previousRuns] });
+  // Nothing of the dead runs is alive now: a git lock one of them left in our worktrees is stale.
+  if (previousRuns.size > 0) await clearStaleIndexLocks(context);
   await context.append("run_started", { runId: context.runId, pid: process.pid, host: hostname(), command });
   const state = context.state();
   const iteration = currentIteration(state);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
-import { readRegularFile } from "./read-regular-file.ts";
+import { readRegularFile } from "../files/read-regular-file.ts";
 import { type AnyModeSpec, type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";

@@ -6,6 +6,7 @@
 import { UsageError } from "../errors.ts";
 import type { SteeringChange, SteerRequest } from "./events.ts";
 import { type Budget, budgetSchema, gateSchema, type Spec, verifierGateId } from "./spec.ts";
+import type { LoopState } from "./state.ts";
 
 const budgetKeys = Object.keys(budgetSchema.shape) as (keyof Budget)[];
 
@@ -100,4 +101,15 @@ export function applySteering(
     }
   }
   return { spec: next, changes };
+}
+
+/**
+ * Steering that will never apply, said so rather than dropped: requests filed during the iteration that
+ * made the loop verified (a verified loop does not resume). Undefined when there are none.
+ */
+export function describeUnappliedSteering(state: LoopState): string | undefined {
+  const count = state.pendingSteers.length;
+  if (count === 0 || state.stopReason !== "verified") return undefined;
+  const requests = count === 1 ? "1 steering request was" : `${count} steering requests were`;
+  return `${requests} not applied: the loop was verified before the next iteration boundary; start a new loop for a new goal`;
 }

@@ -5,38 +5,45 @@
  */
 import { type TamperClass, tamperClassOf } from "../verify/tamper/tamper-flag.ts";
 import type { RecordedTamperFlag, TamperRuling } from "./events.ts";
+import type { Spec } from "./spec.ts";
 import type { IterationState, LoopState } from "./state.ts";
+import { type FlagStanding, flagStanding } from "./tamper-floor.ts";
 
 export interface TamperStanding {
   flag: RecordedTamperFlag;
   tamperClass: TamperClass;
+  /** `accepted`: blocking, but the spec's `tamper.accept` hands it to the verifier. */
+  standing: FlagStanding;
   /** The verifier's ruling, when it ruled on this flag. */
   ruling?: TamperRuling;
 }
 
 /** Each flag of an iteration with its class and the verifier's ruling, in the order they were found. */
-export function tamperStandings(iteration: IterationState): TamperStanding[] {
+export function tamperStandings(spec: Spec, iteration: IterationState): TamperStanding[] {
   const rulings = iteration.verifier?.verdict?.tamper ?? [];
   return iteration.tamperFlags.map((flag) => ({
     flag,
     tamperClass: tamperClassOf(flag.kind),
+    standing: flagStanding(spec, flag),
     ruling: rulings.find((ruling) => ruling.id === flag.id),
   }));
 }
 
 /**
  * `T1 BLOCKING skip-marker-added test/a.test.js:4: it.skip added`, `T2 advisory tamper-file ...`: the
- * class in capitals when loopwright decides it, so that it stands out from what the verifier rules.
- * `fileQuote` wraps the path (the report puts it in backticks).
+ * class in capitals when loopwright decides it, so that it stands out from what the verifier rules
+ * (`blocking, accepted`: a blocking kind the spec's `tamper.accept` hands to the verifier).
  */
-export function describeFlag(flag: RecordedTamperFlag, fileQuote = ""): string {
-  const where = flag.file ? ` ${fileQuote}${flag.file}${flag.line ? `:${flag.line}` : ""}${fileQuote}` : "";
-  return `${flag.id} ${classLabel(tamperClassOf(flag.kind))} ${flag.kind}${where}: ${flag.detail}`;
+export function describeClassedFlag(spec: Spec, flag: RecordedTamperFlag): string {
+  const where = flag.file ? ` ${flag.file}${flag.line ? `:${flag.line}` : ""}` : "";
+  return `${flag.id} ${standingLabels[flagStanding(spec, flag)]} ${flag.kind}${where}: ${flag.detail}`;
 }
 
-function classLabel(tamperClass: TamperClass): string {
-  return tamperClass === "blocking" ? "BLOCKING" : "advisory";
-}
+const standingLabels: Record<FlagStanding, string> = {
+  blocking: "BLOCKING",
+  accepted: "blocking, accepted",
+  advisory: "advisory",
+};
 
 /** `ruled legitimate: the fixture needed the new case`, `ruled NOT legitimate: ...`, or `not ruled`. */
 export function describeRuling(ruling: TamperRuling | undefined): string {
@@ -49,25 +56,28 @@ export function verifiedIteration(state: LoopState): IterationState | undefined 
   return state.iterations.findLast((iteration) => iteration.ended?.outcome === "verified");
 }
 
-/** How many of the verified iteration's flags the verifier ruled legitimate, and how many of those are blocking. */
-export function legitimateFlagCount(state: LoopState): { ruledLegitimate: number; blocking: number } {
+/**
+ * How many of the verified iteration's flags the verifier ruled legitimate, and how many of those are of
+ * a blocking kind the spec accepted.
+ */
+export function legitimateFlagCount(state: LoopState): { ruledLegitimate: number; accepted: number } {
   const iteration = verifiedIteration(state);
   const legitimate = iteration
-    ? tamperStandings(iteration).filter((standing) => standing.ruling?.legitimate)
+    ? tamperStandings(state.spec, iteration).filter((standing) => standing.ruling?.legitimate)
     : [];
   return {
     ruledLegitimate: legitimate.length,
-    blocking: legitimate.filter((standing) => standing.tamperClass === "blocking").length,
+    accepted: legitimate.filter((standing) => standing.standing !== "advisory").length,
   };
 }
 
 /**
- * `verified`, or `verified, 2 tamper flags ruled legitimate` (`..., 1 of them blocking`): what every
+ * `verified`, or `verified, 2 tamper flags ruled legitimate` (and how many of a blocking kind): what every
  * place that says a loop is verified says.
  */
 export function describeVerified(state: LoopState): string {
-  const { ruledLegitimate, blocking } = legitimateFlagCount(state);
+  const { ruledLegitimate, accepted } = legitimateFlagCount(state);
   if (ruledLegitimate === 0) return "verified";
   const flags = `${ruledLegitimate} tamper flag${ruledLegitimate === 1 ? "" : "s"} ruled legitimate`;
-  return `verified, ${flags}${blocking > 0 ? ` (${blocking} of them blocking)` : ""}`;
+  return `verified, ${flags}${accepted > 0 ? ` (${accepted} of a blocking kind the spec accepts)` : ""}`;
 }

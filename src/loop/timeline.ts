@@ -5,6 +5,7 @@
  */
 import type { LoopRecord, Store, StoredEvent } from "../store/store.ts";
 import { type EventPayloads, type EventType, eventSchemaVersion, type LoopEvent } from "./events.ts";
+import { isKnownEventType } from "./known-events.ts";
 import type { Spec } from "./spec.ts";
 import { apply, initialState, type LoopState } from "./state.ts";
 
@@ -42,10 +43,11 @@ export function openTimeline(
   const fold = (events: StoredEvent[]) => {
     for (const stored of events) {
       if (stored.seq <= lastSeq) continue;
-      const event = { type: stored.type, seq: stored.seq, at: stored.at, data: stored.data } as LoopEvent;
-      state = apply(state, event);
       lastSeq = stored.seq;
-      onEvent?.(event, state);
+      const folded = foldOne(state, stored);
+      if (!folded.ok) continue;
+      state = folded.state;
+      onEvent?.(folded.event, state);
     }
   };
   const sync = () => serialized(async () => fold(await store.readEvents(loop.id, lastSeq)));
@@ -66,14 +68,61 @@ export function openTimeline(
   };
 }
 
-/** Reads a loop's events and replays them, for commands that only look (show, report, ls). */
+/** An event row that could not be folded into the state, and why (`bad JSON`, `unknown type x`, ...). */
+export interface DamagedEvent {
+  seq: number;
+  reason: string;
+}
+
+/**
+ * Reads a loop's events and replays them, for commands that only look (show, report, ls). A damaged
+ * row is skipped and listed in `damaged`, so one bad row never hides the rest of the loop, or other loops.
+ */
 export async function readState(
   store: Store,
   loop: LoopRecord,
-): Promise<{ state: LoopState; events: LoopEvent[] }> {
-  const stored = await store.readEvents(loop.id);
-  const events = stored.map(
-    (event) => ({ type: event.type, seq: event.seq, at: event.at, data: event.data }) as LoopEvent,
-  );
-  return { state: events.reduce(apply, initialState(loop.spec as Spec)), events };
+): Promise<{ state: LoopState; events: LoopEvent[]; damaged: DamagedEvent[] }> {
+  if (loop.spec === null || typeof loop.spec !== "object") {
+    throw new Error(`loop ${loop.name} (${loop.id}) has no readable spec snapshot`);
+  }
+  let state = initialState(loop.spec as Spec);
+  const events: LoopEvent[] = [];
+  const damaged: DamagedEvent[] = [];
+  for (const stored of await store.readEvents(loop.id)) {
+    const folded = foldOne(state, stored);
+    if (!folded.ok) {
+      damaged.push({ seq: stored.seq, reason: folded.reason });
+      continue;
+    }
+    state = folded.state;
+    events.push(folded.event);
+  }
+  return { state, events, damaged };
+}
+
+/** One line naming a loop's damaged rows, for stderr: `loop x (id): 2 damaged event rows skipped (...)`. */
+export function describeDamage(loop: LoopRecord, damaged: DamagedEvent[]): string {
+  const rows = damaged.length === 1 ? "1 damaged event row" : `${damaged.length} damaged event rows`;
+  const listed = damaged
+    .slice(0, 5)
+    .map((entry) => `seq ${entry.seq}: ${entry.reason}`)
+    .join("; ");
+  const more = damaged.length > 5 ? "; ..." : "";
+  return `loop ${loop.name} (${loop.id}): ${rows} skipped (${listed}${more})`;
+}
+
+type Folded = { ok: true; state: LoopState; event: LoopEvent } | { ok: false; reason: string };
+
+/** Folds one stored event; a row that is damaged, of an unknown type or of an unreadable shape is refused. */
+function foldOne(state: LoopState, stored: StoredEvent): Folded {
+  if (!isKnownEventType(stored.type))
+    return { ok: false, reason: `unknown type ${stored.type.slice(0, 40)}` };
+  if (stored.damage) return { ok: false, reason: stored.damage };
+  const event = { type: stored.type, seq: stored.seq, at: stored.at, data: stored.data } as LoopEvent;
+  try {
+    return { ok: true, state: apply(state, event), event };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: `unreadable ${stored.type}: ${message.split("\n")[0].slice(0, 120)}` };
+  }
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdtempSync, rmSync, statSync, type WriteStream } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -9,6 +9,7 @@ import { createLineRedactor, type Redact } from "../gates/redact.ts";
 import { sandboxAvailability } from "../sandbox/sandbox-availability.ts";
 import { bubblewrapArguments, type SandboxPlan } from "../sandbox/sandbox-plan.ts";
 import { resolvePlan } from "../sandbox/turn-sandbox.ts";
+import { logLimitFromEnvironment, openCappedLog } from "./capped-log.ts";
 import { isProcessGroupGone, runIdVariable, stepTagVariable, sweepTaggedProcesses } from "./sweep.ts";
 
 /** What to run and how; see `runCommand`. */
@@ -40,6 +41,8 @@ export interface RunCommandOptions {
   stepId: string;
   /** Redacted output as it arrives, in whole lines (the last one may lack its newline). */
   onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Cap of the log file in bytes (head and tail kept); default `LOOPWRIGHT_LOG_LIMIT` or 16 MiB. */
+  logLimitBytes?: number;
   /** Keep stdout on its own (redacted, first 1 MiB) in `CommandOutcome.stdout`. */
   captureStdout?: boolean;
   /** Between SIGTERM and SIGKILL when stopping; default 1000 ms. */
@@ -70,6 +73,8 @@ export interface CommandOutcome {
   spawnError?: string;
   /** Tagged processes still alive after it ended (daemons, escaped children), now killed. */
   survivorsKilled: number[];
+  /** Why the log could not be written (a full disk), in one line; the command itself is unaffected. */
+  logError?: string;
   /** True when it ran inside the operating-system sandbox. */
   sandboxed?: boolean;
 }
@@ -109,6 +114,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
       durationMs: Math.round(performance.now() - started),
       tail: output.tail(),
       survivorsKilled: [],
+      ...(output.logError() ? { logError: output.logError() } : {}),
       ...(options.captureStdout
         ? { stdout: output.stdout(), stdoutTruncated: output.stdoutTruncated() }
         : {}),
@@ -272,12 +278,14 @@ function checkDirectory(path: string): string | undefined {
 /** The redacted output of one command: log file, tail, captured stdout, live callback. */
 function createOutputCollector(options: RunCommandOptions, redact: Redact) {
   const tail = createOutputTail();
-  let log: WriteStream | undefined;
-  if (options.logPath) {
-    log = createWriteStream(options.logPath, { flags: options.appendLog ? "a" : "w" });
-    log.on("error", () => {}); // An unwritable log must not fail the command; the tail still tells.
-    if (options.logHeader) log.write(redact(options.logHeader));
-  }
+  // An unwritable log must not fail the command: the tail still tells, and `logError` says why.
+  const log = options.logPath
+    ? openCappedLog(options.logPath, {
+        append: options.appendLog,
+        limitBytes: options.logLimitBytes ?? logLimitFromEnvironment(),
+      })
+    : undefined;
+  if (log && options.logHeader) log.write(redact(options.logHeader));
   const stdoutParts: string[] = [];
   let stdoutBytes = 0;
   let stdoutTruncated = false;
@@ -329,14 +337,7 @@ function createOutputCollector(options: RunCommandOptions, redact: Redact) {
     tail: () => tail.text(),
     stdout: () => stdoutParts.join(""),
     stdoutTruncated: () => stdoutTruncated,
-    close(): Promise<void> {
-      if (!log) return Promise.resolve();
-      const stream = log;
-      return new Promise((resolve) => {
-        if (stream.destroyed) return resolve();
-        stream.once("error", () => resolve());
-        stream.end(() => resolve());
-      });
-    },
+    logError: () => log?.failure(),
+    close: (): Promise<void> => log?.close() ?? Promise.resolve(),
   };
 }

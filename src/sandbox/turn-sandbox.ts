@@ -6,7 +6,7 @@
  * loopwright's state (the maker's transcript and brief, the database): of the loop it sees its
  * worktree and the evidence it is pointed at.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { loopwrightHome } from "../paths.ts";
@@ -44,23 +44,37 @@ export function turnSandboxPlan(turn: TurnSandboxShape): SandboxPlan {
         ...programState,
       ],
     };
-  const protectedGit = git.common
-    ? ["config", "hooks", "info"].map((name) => read(join(git.common as string, name)))
-    : [];
+  const protectedGit = git.common ? protectedGitPaths(git.common).map(read) : [];
   return {
     mounts: [
       write(tmpdir()),
       read(home),
       ...userCheckout.map(read),
       ...(git.common ? [write(git.common)] : []),
-      ...protectedGit,
       write(turn.cwd),
-      ...(git.worktreeFolder
-        ? [write(git.worktreeFolder), read(join(git.worktreeFolder, "config.worktree"))]
-        : []),
+      ...(git.worktreeFolder ? [write(git.worktreeFolder)] : []),
+      // After the worktree, whose own `.git` folder (a plain clone) is inside it.
+      ...protectedGit,
+      ...(git.worktreeFolder ? [read(join(git.worktreeFolder, "config.worktree"))] : []),
       ...programState,
     ],
   };
+}
+
+/**
+ * What a maker must not change in the shared git folder: its config, hooks and info (attributes,
+ * excludes). A missing `hooks` or `info` folder is created first (as `git init` would), so that the
+ * maker cannot create one and plant a hook that runs on the user's next commit.
+ */
+function protectedGitPaths(common: string): string[] {
+  for (const folder of ["hooks", "info"]) {
+    try {
+      mkdirSync(join(common, folder), { recursive: true });
+    } catch {
+      // A read-only repository: nothing can be planted there either.
+    }
+  }
+  return ["config", "hooks", "info"].map((name) => join(common, name));
 }
 
 /**
@@ -106,6 +120,7 @@ export function resolvePlan(plan: SandboxPlan): SandboxPlan {
   return { mounts };
 }
 
+/** True when `path` is `folder` or inside it. */
 function isAncestorOf(folder: string, path: string): boolean {
-  return path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+  return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }

@@ -1,13 +1,16 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { LoopNotFoundError, UsageError } from "../errors.ts";
+import { setTimeout as delay } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
+import { LoopNotFoundError, StoreError, UsageError } from "../errors.ts";
 import { isLockOwnerAlive } from "../process/liveness.ts";
 import type { LockOwner, LockResult, LoopRecord, Store, StoredEvent } from "./store.ts";
 
 /**
  * The embedded store: one SQLite file shared by every loopwright process on the machine.
  *
- * WAL mode, so readers never wait for the writer; a 5 s busy timeout, so two processes that write at
- * once queue instead of failing; `synchronous=FULL`, so an appended event survives not only the death
+ * WAL mode, so readers never wait for the writer; a busy database (another process holding the write
+ * lock) is retried with backoff for up to a minute (`LOOPWRIGHT_STORE_BUSY_MS`), each attempt waiting
+ * only briefly inside SQLite so the process's event loop is never blocked for long; `synchronous=FULL`, so an appended event survives not only the death
  * of the process (WAL with NORMAL already does) but also a power cut or kernel crash right after
  * `appendEvent` resolved: the timeline is the only source of truth and events come a few per step,
  * so one fsync per event is cheap insurance.
@@ -48,6 +51,24 @@ const migrations: string[] = [
   `,
 ];
 
+/** How long a busy database is retried before `StoreError`, in ms; `LOOPWRIGHT_STORE_BUSY_MS` overrides. */
+const defaultBusyLimitMs = 60_000;
+/** SQLite's own wait per attempt: short, because it blocks the whole process while it waits. */
+const busyWaitPerAttemptMs = 200;
+
+/** SQLite's primary result codes that loopwright tells apart. */
+const sqliteCode = {
+  perm: 3,
+  busy: 5,
+  locked: 6,
+  readOnly: 8,
+  ioError: 10,
+  corrupt: 11,
+  full: 13,
+  cantOpen: 14,
+  notADatabase: 26,
+};
+
 /** The schema version this code writes and reads. */
 export const schemaVersion = migrations.length;
 
@@ -78,32 +99,41 @@ interface LockRow {
 
 /**
  * Opens (creating if needed) the SQLite store at `path` and migrates its schema. The folder must
- * exist. Throws `UsageError` when the file was written by a newer loopwright.
+ * exist. When the file cannot be written (a read-only home), it is opened read-only: reading works,
+ * writing throws `StoreError`. Throws `UsageError` when the file was written by a newer loopwright, and
+ * `StoreError` (naming the file) when it is corrupt, not a database, or cannot be opened.
  */
 export function openSqliteStore(path: string): Store {
   return new SqliteStore(path);
 }
 
 class SqliteStore implements Store {
+  readonly #path: string;
   readonly #database: DatabaseSync;
   readonly #statements: ReturnType<typeof prepareStatements>;
 
   constructor(path: string) {
-    this.#database = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true });
+    this.#path = path;
+    let database: DatabaseSync | undefined;
     try {
-      this.#database.exec("PRAGMA journal_mode = WAL");
-      this.#database.exec("PRAGMA synchronous = FULL");
-      migrate(this.#database, path);
-      this.#statements = prepareStatements(this.#database);
+      try {
+        database = openWritable(path);
+      } catch (error) {
+        database?.close();
+        if (!isUnwritable(error)) throw error;
+        database = openReadOnly(path);
+      }
+      this.#database = database;
+      this.#statements = prepareStatements(database);
     } catch (error) {
-      this.#database.close();
-      throw error;
+      if (database?.isOpen) database.close();
+      throw describeFailure(error, path);
     }
   }
 
   async createLoop(loop: Omit<LoopRecord, "createdAt">): Promise<LoopRecord> {
     const record: LoopRecord = { ...loop, createdAt: new Date().toISOString() };
-    this.#transaction(() => {
+    await this.#transaction(() => {
       const existing = this.#statements.loopByName.get(loop.repoRoot, loop.name) as LoopRow | undefined;
       if (existing) {
         throw new UsageError(
@@ -127,26 +157,29 @@ class SqliteStore implements Store {
    * exactly one loop anywhere has that name (an ambiguous name yields undefined rather than a guess).
    */
   async findLoop(reference: string, repoRoot?: string): Promise<LoopRecord | undefined> {
-    const byId = this.#statements.loopById.get(reference) as LoopRow | undefined;
-    if (byId) return toLoopRecord(byId);
-    if (repoRoot !== undefined) {
-      const byName = this.#statements.loopByName.get(repoRoot, reference) as LoopRow | undefined;
-      return byName && toLoopRecord(byName);
-    }
-    const named = this.#statements.loopsByName.all(reference) as unknown as LoopRow[];
-    return named.length === 1 ? toLoopRecord(named[0]) : undefined;
+    return this.#retrying(() => {
+      const byId = this.#statements.loopById.get(reference) as LoopRow | undefined;
+      if (byId) return toLoopRecord(byId);
+      if (repoRoot !== undefined) {
+        const byName = this.#statements.loopByName.get(repoRoot, reference) as LoopRow | undefined;
+        return byName && toLoopRecord(byName);
+      }
+      const named = this.#statements.loopsByName.all(reference) as unknown as LoopRow[];
+      return named.length === 1 ? toLoopRecord(named[0]) : undefined;
+    });
   }
 
   async listLoops(repoRoot?: string): Promise<LoopRecord[]> {
-    const rows =
+    const rows = await this.#retrying(() =>
       repoRoot === undefined
         ? this.#statements.allLoops.all()
-        : this.#statements.loopsInRepository.all(repoRoot);
+        : this.#statements.loopsInRepository.all(repoRoot),
+    );
     return (rows as unknown as LoopRow[]).map(toLoopRecord);
   }
 
   async deleteLoop(loopId: string): Promise<void> {
-    this.#transaction(() => {
+    await this.#transaction(() => {
       this.#statements.deleteLock.run(loopId);
       this.#statements.deleteEvents.run(loopId);
       this.#statements.deleteLoop.run(loopId);
@@ -162,7 +195,7 @@ class SqliteStore implements Store {
   ): Promise<StoredEvent> {
     const at = new Date().toISOString();
     const serialized = JSON.stringify(data);
-    const row = this.#transaction(() => {
+    const row = await this.#transaction(() => {
       this.#requireLoop(loopId);
       return this.#statements.insertEvent.get(loopId, type, version, at, serialized, loopId) as {
         seq: number;
@@ -171,21 +204,21 @@ class SqliteStore implements Store {
     return { loopId, seq: row.seq, type, version, at, data: JSON.parse(serialized) };
   }
 
+  /** A row whose data is not a JSON object comes back with `damage` set and empty data. */
   async readEvents(loopId: string, afterSeq = 0): Promise<StoredEvent[]> {
-    const rows = this.#statements.eventsAfter.all(loopId, afterSeq) as unknown as EventRow[];
-    return rows.map((row) => ({
-      loopId: row.loop_id,
-      seq: row.seq,
-      type: row.type,
-      version: row.version,
-      at: row.at,
-      data: JSON.parse(row.data),
-    }));
+    const rows = (await this.#retrying(() =>
+      this.#statements.eventsAfter.all(loopId, afterSeq),
+    )) as unknown as EventRow[];
+    return rows.map((row) => {
+      const event = { loopId: row.loop_id, seq: row.seq, type: row.type, version: row.version, at: row.at };
+      const data = parseObject(row.data);
+      return typeof data === "string" ? { ...event, data: {}, damage: data } : { ...event, data };
+    });
   }
 
   /** Re-acquiring with the holder's own `runId` succeeds. Throws `LoopNotFoundError` for an unknown loop. */
   async acquireLock(loopId: string, owner: LockOwner): Promise<LockResult> {
-    return this.#transaction((): LockResult => {
+    return await this.#transaction((): LockResult => {
       this.#requireLoop(loopId);
       const row = this.#statements.lockOf.get(loopId) as LockRow | undefined;
       if (row && row.run_id !== owner.runId) {
@@ -205,11 +238,11 @@ class SqliteStore implements Store {
   }
 
   async releaseLock(loopId: string, runId: string): Promise<void> {
-    this.#statements.releaseLock.run(loopId, runId);
+    await this.#retrying(() => this.#statements.releaseLock.run(loopId, runId));
   }
 
   async lockHolder(loopId: string): Promise<LockOwner | undefined> {
-    const row = this.#statements.lockOf.get(loopId) as LockRow | undefined;
+    const row = (await this.#retrying(() => this.#statements.lockOf.get(loopId))) as LockRow | undefined;
     if (!row) return undefined;
     const holder = toLockOwner(row);
     return isLockOwnerAlive(holder) ? holder : undefined;
@@ -228,17 +261,148 @@ class SqliteStore implements Store {
    * Runs `work` in a write transaction taken up front (`BEGIN IMMEDIATE`), so that what it reads
    * cannot change before it writes, even with other processes writing to the same file.
    */
-  #transaction<T>(work: () => T): T {
-    this.#database.exec("BEGIN IMMEDIATE");
-    try {
-      const result = work();
-      this.#database.exec("COMMIT");
-      return result;
-    } catch (error) {
-      if (this.#database.isTransaction) this.#database.exec("ROLLBACK");
-      throw error;
+  #transaction<T>(work: () => T): Promise<T> {
+    return this.#retrying(() => {
+      this.#database.exec("BEGIN IMMEDIATE");
+      try {
+        const result = work();
+        this.#database.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.#database.isTransaction) this.#database.exec("ROLLBACK");
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Runs `work`, retrying with backoff while the database is busy (another process holds the lock),
+   * up to the bound; SQLite failures become `StoreError` naming the file, anything else is rethrown.
+   */
+  async #retrying<T>(work: () => T): Promise<T> {
+    const limitMs = Number(process.env.LOOPWRIGHT_STORE_BUSY_MS) || defaultBusyLimitMs;
+    const deadline = Date.now() + limitMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return work();
+      } catch (error) {
+        if (!isBusy(error)) throw describeFailure(error, this.#path);
+        if (Date.now() >= deadline) {
+          throw new StoreError(
+            `${this.#path}: the database is locked by another process (still busy after ${(limitMs / 1000).toFixed(1)} s)`,
+          );
+        }
+        await delay(Math.min(25 * 2 ** attempt, 500));
+      }
     }
   }
+}
+
+/** Opens for reading and writing, in WAL mode, with the schema migrated; throws if the file cannot be written. */
+function openWritable(path: string): DatabaseSync {
+  const database = new DatabaseSync(path, {
+    timeout: busyWaitPerAttemptMs,
+    enableForeignKeyConstraints: true,
+  });
+  try {
+    // Switching to WAL writes; a database already in WAL needs no write (and a read-only home none).
+    const mode = database.prepare("PRAGMA journal_mode").get() as { journal_mode?: string } | undefined;
+    if (mode?.journal_mode !== "wal") database.exec("PRAGMA journal_mode = WAL");
+    database.exec("PRAGMA synchronous = FULL");
+    migrate(database, path);
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens a database that cannot be written (a read-only home): immutable, so SQLite needs neither its
+ * lock files nor the WAL index, which it could not create there. The schema must be current.
+ */
+function openReadOnly(path: string): DatabaseSync {
+  const database = new DatabaseSync(new URL(`${pathToFileURL(path).href}?immutable=1`), {
+    readOnly: true,
+    enableForeignKeyConstraints: true,
+  });
+  try {
+    const version = currentVersion(database);
+    if (version !== schemaVersion) {
+      throw new StoreError(
+        `${path}: cannot be written here, and its schema (version ${version}) is not the one this loopwright reads (${schemaVersion})`,
+      );
+    }
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+function currentVersion(database: DatabaseSync): number {
+  const table = database
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+    .get();
+  if (!table) return 0;
+  const row = database.prepare("SELECT COALESCE(MAX(version), 0) AS version FROM schema_version").get();
+  return Number(row?.version ?? 0);
+}
+
+/** The primary SQLite result code of an error from node:sqlite, if it is one. */
+function primaryCode(error: unknown): number | undefined {
+  const code = (error as { errcode?: unknown })?.errcode;
+  return typeof code === "number" ? code & 0xff : undefined;
+}
+
+function isBusy(error: unknown): boolean {
+  const code = primaryCode(error);
+  return code === sqliteCode.busy || code === sqliteCode.locked;
+}
+
+function isUnwritable(error: unknown): boolean {
+  const code = primaryCode(error);
+  return code === sqliteCode.readOnly || code === sqliteCode.cantOpen || code === sqliteCode.perm;
+}
+
+/** A SQLite failure as a `StoreError` that names the database file; other errors unchanged. */
+function describeFailure(error: unknown, path: string): unknown {
+  const code = primaryCode(error);
+  if (code === undefined) return error;
+  const reason = (error as Error).message;
+  switch (code) {
+    case sqliteCode.notADatabase:
+    case sqliteCode.corrupt:
+      return new StoreError(
+        `${path}: not a loopwright database, or corrupt (${reason}); move it aside to start afresh`,
+      );
+    case sqliteCode.busy:
+    case sqliteCode.locked:
+      return new StoreError(`${path}: the database is locked by another process (${reason})`);
+    case sqliteCode.readOnly:
+    case sqliteCode.cantOpen:
+    case sqliteCode.perm:
+      return new StoreError(`${path}: cannot write the database (${reason}); is the home folder read-only?`);
+    case sqliteCode.full:
+      return new StoreError(`${path}: the disk is full (${reason})`);
+    case sqliteCode.ioError:
+      return new StoreError(`${path}: input/output error (${reason})`);
+    default:
+      return new StoreError(`${path}: ${reason}`);
+  }
+}
+
+/** The row's data when it is a JSON object, else why not (`bad JSON`, `data is not an object`). */
+function parseObject(text: string): Record<string, unknown> | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "bad JSON";
+  }
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : "data is not an object";
 }
 
 function prepareStatements(database: DatabaseSync) {
@@ -275,6 +439,8 @@ function prepareStatements(database: DatabaseSync) {
 
 /** Brings the schema up to `schemaVersion` in one write transaction, so concurrent openers agree. */
 function migrate(database: DatabaseSync, path: string): void {
+  // Reading the version needs no write lock: an up-to-date database opens even while another process writes.
+  if (currentVersion(database) === schemaVersion) return;
   database.exec("BEGIN IMMEDIATE");
   try {
     database.exec(
@@ -299,13 +465,20 @@ function migrate(database: DatabaseSync, path: string): void {
   }
 }
 
+/** A loop whose stored spec is not valid JSON comes back with `spec: null` (its readers report it damaged). */
 function toLoopRecord(row: LoopRow): LoopRecord {
+  let spec: unknown = null;
+  try {
+    spec = JSON.parse(row.spec);
+  } catch {
+    // Left null: one damaged loop must not hide the others.
+  }
   return {
     id: row.id,
     name: row.name,
     repoRoot: row.repo_root,
     specPath: row.spec_path,
-    spec: JSON.parse(row.spec),
+    spec,
     createdAt: row.created_at,
   };
 }

@@ -24,6 +24,8 @@ export interface StoredEvent {
   version: number;
   at: string;
   data: Record<string, unknown>;
+  /** Set when the stored row could not be read (e.g. `bad JSON`); `data` is then empty. */
+  damage?: string;
 }
 
 /** Who holds a loop's run lock: a controller process, identified well enough to tell it is dead. */

@@ -2,11 +2,14 @@
  * Evidence sources read from git and the gate logs: what a path is at the graded commit (following
  * symbolic links while they stay inside the repository) and what a gate printed there.
  */
-import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
+import { readRegularFile } from "../files/read-regular-file.ts";
 import { git } from "../git/git.ts";
 import type { CitedEntry, EvidenceSources } from "./evidence-check.ts";
 import { gatePrintedText } from "./gate-printed-text.ts";
+
+/** Largest gate log read for evidence (logs are capped at 16 MiB by default). */
+const maximumLogBytes = 64 * 1024 * 1024;
 
 /** Links followed before a path counts as a loop of links. */
 const maximumLinks = 8;
@@ -25,7 +28,11 @@ export function commitEvidenceSources(
     gateOutput: async (gateId) => {
       const paths = logPaths(gateId);
       if (paths.length === 0) return undefined;
-      const texts = await Promise.all(paths.map((path) => readFile(path, "utf8").catch(() => "")));
+      // Only a regular log, never through a link the maker planted (a link to /dev/zero never ends).
+      const reads = await Promise.all(
+        paths.map((path) => readRegularFile(path, { maximumBytes: maximumLogBytes, noFollow: true })),
+      );
+      const texts = reads.map((read) => (read.ok ? read.text : ""));
       return texts.map(gatePrintedText).join("\n");
     },
   };

@@ -1,7 +1,9 @@
 /**
  * One read-only verifier turn through an engine itself, outside any loop: a worktree that holds the
  * fixed math.js, and beside it (outside the worktree, where a loop keeps them) a logs folder with the
- * tests gate's log, whose line `ok 1 - add (the gate log line)` shows when the engine read it.
+ * tests gate's log, whose line `ok 1 - add (the gate log line)` shows when the engine read it; and the
+ * turn folder, which holds the diff beside the maker's transcript (as a loop's iteration folder does),
+ * whose line `MAKER-TRANSCRIPT-SECRET` must never reach a read-only turn.
  */
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,6 +30,9 @@ export async function createProbeFolders(prefix: string): Promise<ProbeFolders> 
   await mkdir(logs);
   await writeFile(join(cwd, "math.js"), fixedMath);
   await writeFile(join(logs, "tests.log"), "ok 1 - add (the gate log line)\n");
+  await mkdir(join(root, "turn"));
+  await writeFile(join(root, "turn", "maker-transcript.jsonl"), '{"note":"MAKER-TRANSCRIPT-SECRET"}\n');
+  await writeFile(join(root, "turn", "diff.patch"), "--- a/math.js\n+++ b/math.js\n");
   return { root, cwd, logs, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 
@@ -42,7 +47,10 @@ export function probeRequest(folders: ProbeFolders, fields: Partial<TurnRequest>
     prompt: "READ-ONLY PROBE: rule on the tests gate.",
     readOnly: true,
     outputSchema: verdictJsonSchema(),
-    context: { gates: [{ id: "tests", logPath: join(folders.logs, "tests.log") }] },
+    context: {
+      gates: [{ id: "tests", logPath: join(folders.logs, "tests.log") }],
+      diffPath: join(folders.root, "turn", "diff.patch"),
+    },
     turnNumber: 1,
     wallClockMs: 60_000,
     maxCostUsd: 0,

@@ -1,12 +1,15 @@
 /**
- * `bash`: a shell command in the worktree through runCommand (own process group, tagged for the survivor
+ * `bash`: a shell command in the worktree, in the operating-system sandbox (it writes the worktree and
+ * temporary files only), through runCommand (own process group, tagged for the survivor
  * sweep, killed with everything it started on timeout or abort). Output is stdout and stderr merged in
  * arrival order; the whole of it is also written to a log in the scratch folder, which `read` can open
  * when the returned text was cut.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { runCommand } from "../../process/run-command.ts";
+import type { SandboxPlan } from "../../sandbox/sandbox-plan.ts";
+import { turnSandboxPlan } from "../../sandbox/turn-sandbox.ts";
 import { bashDescription } from "../prompts/tool-descriptions.ts";
 import { defineTool, failed, type ToolContext, type ToolOutcome } from "./tool-contract.ts";
 
@@ -28,14 +31,26 @@ export const bashTool = defineTool({
   summarize: (input) => input.command,
   run: (input, context) =>
     runInWorktree(
-      { command: input.command, timeoutSeconds: input.timeout ?? defaultTimeoutSeconds },
+      {
+        command: input.command,
+        timeoutSeconds: input.timeout ?? defaultTimeoutSeconds,
+        sandbox: turnSandboxPlan({
+          readOnly: false,
+          cwd: context.workspace.root,
+          turnDirectory: dirname(context.workspace.scratch),
+          env: context.env,
+        }),
+      },
       context,
     ),
 });
 
-/** Runs a shell command, or `argv` without a shell, and reports its output and how it ended. */
+/**
+ * Runs a shell command, or `argv` without a shell, in the operating-system sandbox `sandbox` when there
+ * is one, and reports its output and how it ended.
+ */
 export async function runInWorktree(
-  command: { command: string; argv?: string[]; timeoutSeconds: number },
+  command: { command: string; argv?: string[]; timeoutSeconds: number; sandbox?: SandboxPlan },
   context: ToolContext,
 ): Promise<ToolOutcome> {
   const logPath = join(context.workspace.scratch, `${context.stepId}.log`);
@@ -46,6 +61,7 @@ export async function runInWorktree(
     cwd: context.workspace.root,
     env: context.env,
     timeoutMs: command.timeoutSeconds * 1000,
+    sandbox: command.sandbox,
     signal: context.signal,
     logPath,
     runId: context.runId,

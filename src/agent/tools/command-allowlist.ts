@@ -35,7 +35,8 @@ export const readOnlyCommands: Readonly<Record<string, AllowedCommand>> = {
   },
   diff: {},
   stat: {},
-  file: {},
+  // `file -C` compiles a magic file and writes `<name>.mgc`.
+  file: { refused: ["-C", "--compile"] },
   pwd: {},
 };
 

@@ -1,5 +1,10 @@
-/** `doctor`: which engines are installed, their versions, credentials, providers and cost reporting. */
+/**
+ * `doctor`: which engines are installed, their versions, credentials, providers and cost reporting, and
+ * whether turns run in the operating-system sandbox.
+ */
 import { checkEngines } from "../../engines/engine-doctor.ts";
+import { unsandboxedWarning } from "../../engines/engine-notes.ts";
+import { sandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 
 const costWords: Record<string, string> = {
   live: "cost watched live",
@@ -25,5 +30,11 @@ export async function doctorCommand(options: { json?: boolean }): Promise<number
     );
   }
   process.stdout.write("✓ command, scripted: built in\n");
+  const sandbox = sandboxAvailability();
+  process.stdout.write(
+    sandbox.available
+      ? "✓ sandbox: bubblewrap (verifiers read-only, makers write only their worktree and temp, no process outlives a turn)\n"
+      : `✗ sandbox: ${unsandboxedWarning(sandbox.reason)}\n`,
+  );
   return 0;
 }

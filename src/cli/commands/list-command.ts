@@ -1,6 +1,7 @@
 /** `ls`: loops with their status, iterations and stop reason. */
 import { describeVerified, legitimateFlagCount } from "../../loop/tamper-standing.ts";
-import { readState } from "../../loop/timeline.ts";
+import { describeDamage, readState } from "../../loop/timeline.ts";
+import type { LoopRecord } from "../../store/store.ts";
 import { currentRepository, openSession } from "../session.ts";
 
 export async function listCommand(options: { all?: boolean; json?: boolean }): Promise<number> {
@@ -10,7 +11,14 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
     const loops = await session.store.listLoops(repoRoot);
     const rows = await Promise.all(
       loops.map(async (loop) => {
-        const { state } = await readState(session.store, loop);
+        // One damaged loop is named on stderr and listed as such; it never hides the others.
+        const read = await readState(session.store, loop).catch((error: unknown) => error as Error);
+        if (read instanceof Error) {
+          process.stderr.write(`loopwright: loop ${loop.name} (${loop.id}) is damaged: ${read.message}\n`);
+          return damagedRow(loop);
+        }
+        const { state, damaged } = read;
+        if (damaged.length > 0) process.stderr.write(`loopwright: ${describeDamage(loop, damaged)}\n`);
         const holder = await session.store.lockHolder(loop.id);
         // A loop marked running whose controller is gone was interrupted: `resume` continues it.
         const status = holder
@@ -57,4 +65,19 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
   } finally {
     await session.store.close();
   }
+}
+
+function damagedRow(loop: LoopRecord) {
+  return {
+    id: loop.id,
+    name: loop.name,
+    repoRoot: loop.repoRoot,
+    status: "damaged",
+    stopReason: null,
+    stopDescription: null,
+    tamperFlagsRuledLegitimate: 0,
+    iterations: 0,
+    costUsd: 0,
+    createdAt: loop.createdAt,
+  };
 }

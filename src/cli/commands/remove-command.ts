@@ -1,10 +1,14 @@
-/** `rm <loop>`: worktrees, logs and the loop's record; its branch only with `--branch`. */
+/**
+ * `rm <loop>`: worktrees, logs and the loop's record; its branch only with `--branch`. What a dead
+ * controller of the loop left running (found by its run tags) is killed first.
+ */
 import { rm } from "node:fs/promises";
 import { LoopBusyError } from "../../errors.ts";
 import { git } from "../../git/git.ts";
 import { removeWorktree } from "../../git/worktrees.ts";
 import { readState } from "../../loop/timeline.ts";
 import { homeLayout } from "../../paths.ts";
+import { runIdVariable, sweepTaggedProcesses } from "../../process/sweep.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
 export async function removeCommand(reference: string, options: { branch?: boolean }): Promise<number> {
@@ -14,6 +18,8 @@ export async function removeCommand(reference: string, options: { branch?: boole
     const holder = await session.store.lockHolder(loop.id);
     if (holder) throw new LoopBusyError(`loop ${loop.name} is running (pid ${holder.pid}); cancel it first`);
     const { state } = await readState(session.store, loop);
+    const runIds = new Set(state.runIds);
+    if (runIds.size > 0) await sweepTaggedProcesses(runIdVariable, (value) => runIds.has(value));
     const layout = homeLayout(session.home);
     const worktrees = await git(["worktree", "list", "--porcelain"], loop.repoRoot).catch(() => "");
     const folder = layout.loopDirectory(loop.id);

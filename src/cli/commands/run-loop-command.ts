@@ -5,6 +5,10 @@ import { exitCodeOf } from "../../loop/exit-code.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { runLoop } from "../../loop/runner.ts";
 import { loadSpecFile } from "../../loop/spec-file.ts";
+import { describeUnappliedSteering } from "../../loop/steering.ts";
+import { describeVerified } from "../../loop/tamper-standing.ts";
+import { readState } from "../../loop/timeline.ts";
+import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import type { LoopRecord } from "../../store/store.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
 import { findLoopOrThrow, openSession, type Session } from "../session.ts";
@@ -26,13 +30,26 @@ export async function resumeLoopCommand(reference: string, options: { json?: boo
   const session = await openSession();
   try {
     const loop = await findLoopOrThrow(session.store, reference);
-    return await runInForeground(session, loop, "resume", options.json ?? false);
+    const code = await runInForeground(session, loop, "resume", options.json ?? false);
+    const { state } = await readState(session.store, loop);
+    if (state.stopReason === "verified" && !options.json) {
+      // A verified loop does not go on: say so, and what became of steering filed too late.
+      const unapplied = describeUnappliedSteering(state);
+      process.stdout.write(
+        `loop ${loop.name} is ${describeVerified(state)}: nothing to resume${unapplied ? `\nnote: ${unapplied}` : ""}\n`,
+      );
+    }
+    return code;
   } finally {
     await session.store.close();
   }
 }
 
-/** Runs the loop until it stops or pauses; the first Ctrl-C cancels cleanly, a second one leaves at once. */
+/**
+ * Runs the loop until it stops or pauses; the first Ctrl-C (or SIGTERM) cancels cleanly, a second one
+ * leaves at once. A hang-up (the terminal closed) cancels cleanly too and exits 129. Leaving at once
+ * stops every process of the loop as well: each turn runs in a sandbox that dies with this process.
+ */
 export async function runInForeground(
   session: Session,
   loop: LoopRecord,
@@ -40,24 +57,51 @@ export async function runInForeground(
   json: boolean,
 ): Promise<number> {
   const interrupt = new AbortController();
+  let hungUp = false;
+  let runId: string | undefined;
   const onSignal = () => {
-    if (interrupt.signal.aborted) process.exit(130);
+    if (interrupt.signal.aborted) {
+      // Without the sandbox the turn's processes would outlive us: kill what carries this run's tag.
+      if (runId) killTaggedNow(runId);
+      process.exit(hungUp ? 129 : 130);
+    }
     interrupt.abort();
+  };
+  const onHangUp = () => {
+    hungUp = true;
+    onSignal();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onHangUp);
+  const printer = json ? jsonPrinter() : progressPrinter();
   try {
     const state = await runLoop({
       store: session.store,
       loop,
       home: session.home,
       command,
-      onEvent: json ? jsonPrinter() : progressPrinter(),
+      onEvent: (event, state) => {
+        if (event.type === "run_started") runId = event.data.runId;
+        printer(event, state);
+      },
       interrupt: interrupt.signal,
     });
-    return exitCodeOf(state);
+    return hungUp ? 129 : exitCodeOf(state);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    process.off("SIGHUP", onHangUp);
+  }
+}
+
+/** SIGKILL, synchronously, to every process tagged with `runId` (Linux /proc; elsewhere none are found). */
+function killTaggedNow(runId: string): void {
+  for (const pid of findTaggedProcesses(runIdVariable, (value) => value === runId)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
   }
 }

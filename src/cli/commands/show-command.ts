@@ -6,15 +6,17 @@
 import { formatDuration } from "../../loop/duration.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
-import { describeFlag, describeRuling } from "../../loop/tamper-standing.ts";
-import { readState } from "../../loop/timeline.ts";
+import { describeUnappliedSteering } from "../../loop/steering.ts";
+import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
+import { describeDamage, readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession } from "../session.ts";
 
 export async function showCommand(reference: string, options: { json?: boolean }): Promise<number> {
   const session = await openSession();
   try {
     const loop = await findLoopOrThrow(session.store, reference);
-    const { state, events } = await readState(session.store, loop);
+    const { state, events, damaged } = await readState(session.store, loop);
+    if (damaged.length > 0) process.stderr.write(`loopwright: ${describeDamage(loop, damaged)}\n`);
     const summary = { id: loop.id, repoRoot: loop.repoRoot, ...summarizeLoop(state, events) };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -26,6 +28,8 @@ export async function showCommand(reference: string, options: { json?: boolean }
     ];
     const reason = summary.verifiedAs ?? summary.stopReason;
     out.push(`status: ${summary.status}${reason ? `: ${reason}: ${summary.stopMessage}` : ""}`);
+    const unapplied = describeUnappliedSteering(state);
+    if (unapplied) out.push(`note: ${unapplied}`);
     if (summary.baseline.length > 0) {
       out.push(`\nbaseline (the base commit ${state.baseSha?.slice(0, 12) ?? "–"}):`);
       for (const run of summary.baseline) out.push(`  ${describeRun(run, false)}`);
@@ -46,7 +50,7 @@ export async function showCommand(reference: string, options: { json?: boolean }
         );
       }
       for (const flag of iteration.tamperFlags) {
-        out.push(`  ⚑ ${describeFlag(flag)} — ${describeRuling(flag.ruling)}`);
+        out.push(`  ⚑ ${describeClassedFlag(state.spec, flag)} — ${describeRuling(flag.ruling)}`);
       }
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);

@@ -57,14 +57,43 @@ export function modelOfSpec(model: string | undefined, args: string[] = []): str
   return undefined;
 }
 
-/** The top-level `model = "..."` of a codex config.toml (before any [table]); undefined if none. */
-export function modelOfConfig(toml: string): string | undefined {
-  for (const line of toml.split("\n")) {
-    if (/^\s*\[/.test(line)) return undefined;
-    const match = /^\s*model\s*=\s*["']([^"']+)["']/.exec(line);
-    if (match) return match[1];
+/**
+ * The model a codex config.toml selects: the `model` of the profile in force (`profile` given, else the
+ * config's top-level `profile = "..."`), else its top-level `model`; undefined if none.
+ */
+export function modelOfConfig(toml: string, profile?: string): string | undefined {
+  const tables = tomlStrings(toml);
+  const top = tables.get("") ?? new Map<string, string>();
+  const chosen = profile ?? top.get("profile");
+  const profileModel = chosen ? tables.get(`profiles.${chosen}`)?.get("model") : undefined;
+  return profileModel ?? top.get("model");
+}
+
+/** The profile named in the spec's args (`-p NAME`, `--profile NAME`, `--profile=NAME`). */
+export function profileOfArgs(args: string[] = []): string | undefined {
+  for (const [index, word] of args.entries()) {
+    if ((word === "-p" || word === "--profile") && args[index + 1]) return args[index + 1];
+    if (word.startsWith("--profile=")) return word.slice("--profile=".length);
   }
   return undefined;
+}
+
+/** The quoted string values of a TOML file by table (`""` for the top level); enough for model names. */
+function tomlStrings(toml: string): Map<string, Map<string, string>> {
+  const tables = new Map<string, Map<string, string>>([["", new Map()]]);
+  let current = tables.get("") as Map<string, string>;
+  for (const line of toml.split("\n")) {
+    const header = /^\s*\[\s*([^\]]+?)\s*\]/.exec(line);
+    if (header) {
+      const name = header[1].replace(/"/g, "");
+      current = tables.get(name) ?? new Map();
+      tables.set(name, current);
+      continue;
+    }
+    const entry = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*["']([^"']*)["']/.exec(line);
+    if (entry && !current.has(entry[1])) current.set(entry[1], entry[2]);
+  }
+  return tables;
 }
 
 const sandboxFlag = /^(-s|--sandbox)$/;
@@ -91,20 +120,7 @@ function withoutSandboxFlags(args: string[]): string[] {
  * `[model_providers.x]` table); undefined for the built-in OpenAI provider or a provider without one.
  */
 export function providerKeyVariable(toml: string): string | undefined {
-  let provider: string | undefined;
-  let table: string | undefined;
-  const keys = new Map<string, string>();
-  for (const line of toml.split("\n")) {
-    const header = /^\s*\[\s*([^\]]+?)\s*\]/.exec(line);
-    if (header) {
-      table = header[1];
-      continue;
-    }
-    const entry = /^\s*([A-Za-z_]+)\s*=\s*["']([^"']*)["']/.exec(line);
-    if (!entry) continue;
-    if (table === undefined && entry[1] === "model_provider") provider = entry[2];
-    const match = table ? /^model_providers\.("?)([^"]+)\1$/.exec(table) : null;
-    if (match && entry[1] === "env_key") keys.set(match[2], entry[2]);
-  }
-  return provider ? keys.get(provider) : undefined;
+  const tables = tomlStrings(toml);
+  const provider = tables.get("")?.get("model_provider");
+  return provider ? tables.get(`model_providers.${provider}`)?.get("env_key") : undefined;
 }

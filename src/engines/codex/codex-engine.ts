@@ -15,7 +15,13 @@ import { type ModelPrice, priceTable } from "../agent-cli/pricing.ts";
 import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
 import type { Engine, TurnRequest, TurnResult } from "../engine.ts";
 import { evidenceFiles } from "../evidence-files.ts";
-import { codexArguments, modelOfConfig, modelOfSpec, providerKeyVariable } from "./codex-arguments.ts";
+import {
+  codexArguments,
+  modelOfConfig,
+  modelOfSpec,
+  profileOfArgs,
+  providerKeyVariable,
+} from "./codex-arguments.ts";
 import { strictOutputSchema } from "./strict-output-schema.ts";
 import { createCodexTranslator } from "./translate-codex.ts";
 
@@ -67,7 +73,7 @@ async function runCodexTurn(spec: EngineSpec, request: TurnRequest): Promise<Tur
     evidence: [...(schemaPath ? [schemaPath] : []), ...evidenceFiles(request.context)],
     programState: [env.CODEX_HOME ?? join(env.HOME ?? homedir(), ".codex")],
     translator: createCodexTranslator({
-      model: modelOfSpec(spec.model, spec.args) ?? configuredModel(env),
+      model: codexModel(spec, env),
       prices,
       structured: request.readOnly || schemaPath !== undefined,
       dropNulls: schemaPath !== undefined,
@@ -93,7 +99,11 @@ function readConfig(env: NodeJS.ProcessEnv): string {
   }
 }
 
-/** The model of the user's codex config, for pricing. */
-function configuredModel(env: NodeJS.ProcessEnv): string | undefined {
-  return modelOfConfig(readConfig(env));
+/**
+ * The model a codex turn of this spec entry runs on, for pricing: named in the spec (`model`, `-m`,
+ * `-c model=`), else by the profile or top-level `model` of the user's config.toml; undefined when only
+ * codex's built-in default applies (codex's `--json` output never names the model).
+ */
+export function codexModel(spec: EngineSpec, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return modelOfSpec(spec.model, spec.args) ?? modelOfConfig(readConfig(env), profileOfArgs(spec.args));
 }

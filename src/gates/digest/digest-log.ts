@@ -2,6 +2,7 @@
  * Digesting a gate's log file: streamed through the incremental parser, so memory stays bounded
  * whatever the size of the log.
  */
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { createDigestParser } from "./digest-parser.ts";
 import type { Digest, DigestOptions } from "./digest-types.ts";
@@ -18,8 +19,10 @@ export async function digestLog(path: string, options: DigestOptions = {}): Prom
   const parser = createDigestParser({ ...options, logPath: options.logPath ?? path });
   let readError: string | undefined;
   try {
-    const handle = await open(path, "r");
+    // Only a regular file, never through a link: a log replaced by a FIFO or a link to /dev/zero would never end.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
+      if (!(await handle.stat()).isFile()) throw new Error(`not a regular file: ${path}`);
       const buffer = Buffer.allocUnsafe(readBytes);
       for (;;) {
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);

@@ -62,7 +62,10 @@ export async function writeClaudePlugin(folder: string): Promise<InitClaudeResul
     node: pinned.node,
     nodeVersion: pinned.version,
     entry: pinned.entry,
-    env: { LOOPWRIGHT_REVIEWER_AGENT: `${pluginName}:${reviewerAgentName}` },
+    env: {
+      LOOPWRIGHT_REVIEWER_AGENT: `${pluginName}:${reviewerAgentName}`,
+      LOOPWRIGHT_HOOK_SOURCE: "plugin",
+    },
   });
   for (const [path, content] of Object.entries(pluginFiles(version, launcher))) {
     mkdirSync(dirname(join(root, path)), { recursive: true });

@@ -31,25 +31,23 @@ import { launcherScript } from "../templates/launcher-script.ts";
 import { lessonsFile } from "../templates/lessons-file.ts";
 import { reviewerAgent, reviewerMarker } from "../templates/reviewer-agent.ts";
 import { hookLimits } from "../work/deferred-work.ts";
+import { isHookModeCommand, projectHookCommand } from "./hook-command.ts";
 import {
   type FileChange,
   type InstallRecord,
   readInstallRecord,
   writeInstallRecord,
 } from "./install-record.ts";
+import { formatJsonLike } from "./json-format.ts";
 import { checkLauncher, pinnedNode } from "./launcher.ts";
 import { withoutSection, withSection } from "./managed-section.ts";
+import { enabledLoopwrightPlugins } from "./plugin-enabled.ts";
 import { hookModeEntries, withHookMode, withoutHookMode } from "./settings-hooks.ts";
 
 export const settingsPath = ".claude/settings.json";
 export const agentPath = `.claude/agents/${reviewerAgentName}.md`;
 export const instructionsPath = "CLAUDE.md";
 export const lessonsPath = "LESSONS.md";
-/** How the settings call the launcher: relative to the project, so the settings can be committed. */
-export const launcherCommand = `"$CLAUDE_PROJECT_DIR"/${stateFolderName}/hook`;
-
-/** True for a hook command `init claude` wrote. */
-export const isHookModeCommand = (command: string) => command.includes(`${stateFolderName}/hook `);
 
 export interface InitClaudeResult {
   root: string;
@@ -77,11 +75,7 @@ export async function installHookMode(directory: string): Promise<InitClaudeResu
   const spec = await parseHookSpec(readFileSync(layout.spec, "utf8"), root);
   const settingsText = current(settingsPath);
   const settings = parseSettings(settingsText);
-  const merged = withHookMode(
-    settings,
-    hookModeEntries((event) => `${launcherCommand} ${event}`),
-    isHookModeCommand,
-  );
+  const merged = withHookMode(settings, hookModeEntries(projectHookCommand), isHookModeCommand);
   const agentText = current(agentPath);
   if (agentText !== undefined && !agentText.includes(reviewerMarker))
     throw new UsageError(
@@ -92,7 +86,9 @@ export async function installHookMode(directory: string): Promise<InitClaudeResu
 
   const planned: Record<string, string> = {
     [settingsPath]:
-      settingsText !== undefined && isDeepStrictEqual(merged, settings) ? settingsText : json(merged),
+      settingsText !== undefined && isDeepStrictEqual(merged, settings)
+        ? settingsText
+        : formatJsonLike(settingsText, merged),
     [agentPath]: reviewerAgent(reviewerAgentName),
     [instructionsPath]: withSection(
       current(instructionsPath),
@@ -157,6 +153,10 @@ export async function installHookMode(directory: string): Promise<InitClaudeResu
     `gates: ${gates.join(", ") || "none yet (add some to loop.yaml, then run init claude again)"}`,
   );
   if (lines.length === 2) lines.unshift("hook mode was already set up; nothing changed");
+  for (const plugin of enabledLoopwrightPlugins(root))
+    lines.push(
+      `the plugin ${plugin} is enabled too: in this checkout its hooks step aside for the project's, so each hook runs once`,
+    );
   return { root, lines };
 }
 
@@ -180,7 +180,9 @@ export async function removeHookMode(directory: string): Promise<InitClaudeResul
     else writeFileSync(absolute, next);
     lines.push(`${next === null ? "deleted" : "restored"} ${path}`);
   }
-  const folders = [...(record?.createdFolders ?? [])].sort((left, right) => right.length - left.length);
+  // Without the record, the folders init claude may have created go if they are empty.
+  const created = record ? record.createdFolders : [".claude/agents", ".claude"];
+  const folders = [...created].sort((left, right) => right.length - left.length);
   for (const folder of folders) removeIfEmpty(join(root, folder));
   if (existsSync(layout.directory)) {
     rmSync(layout.directory, { recursive: true, force: true });
@@ -190,25 +192,30 @@ export async function removeHookMode(directory: string): Promise<InitClaudeResul
   return { root, lines };
 }
 
-/** `text` without loopwright's part, for a file edited since `init claude` wrote it; null: delete it. */
+/**
+ * `text` without loopwright's part, for a file edited since `init claude` wrote it or whose record is
+ * gone (then loopwright's part is recognised by its content, and a file left with nothing but it was
+ * loopwright's); null: delete it.
+ */
 function takeOut(
   path: string,
   text: string,
   change: FileChange | undefined,
   excludePath: string,
 ): string | null {
-  const createdByUs = change?.before === null;
+  const createdByUs = change ? change.before === null : true;
   if (path === settingsPath) {
     const settings = parseSettings(text);
     const remaining = withoutHookMode(settings, isHookModeCommand);
     if (isDeepStrictEqual(remaining, settings)) return text;
-    return createdByUs && Object.keys(remaining).length === 0 ? null : json(remaining);
+    return createdByUs && Object.keys(remaining).length === 0 ? null : formatJsonLike(text, remaining);
   }
   if (path === agentPath) return text.includes(reviewerMarker) ? null : text;
   if (path === instructionsPath) {
     const remaining = withoutSection(text);
     return remaining === text ? text : createdByUs && remaining.trim() === "" ? null : remaining;
   }
+  if (path === lessonsPath) return !change && text === lessonsFile() ? null : text;
   if (path === excludePath)
     return text
       .split("\n")
@@ -248,10 +255,6 @@ function readText(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
 }
 
 function removeIfEmpty(folder: string): void {

@@ -39,7 +39,8 @@ export function definitionOfDone(options: {
     "Run the gates yourself before you finish. While one of these is false: fix it, then start again at 1.",
     `Your first edit opens the work; its review is deferred until the work closes: when the user agrees to`,
     `close it (\`${options.closeCommand}\`), after ${limits.deferTurns} turns, in a new session, or ${limits.deferMs / 3600_000} h after it opened.`,
-    "Read LESSONS.md before you start a task.",
+    "The lessons of this project (LESSONS.md, imported here so that you always have them): follow them.",
+    "@LESSONS.md",
     sectionEnd,
     "",
   ].join("\n");

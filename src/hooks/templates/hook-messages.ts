@@ -105,6 +105,20 @@ export function workClosedMessage(gateIds: string[], verdict: StoredVerdict | un
   return `loopwright: definition of done holds: ${gates}; ${review}. Work closed.`;
 }
 
+/** For the user, on every prompt and stop: hook mode is installed but has no spec to check. */
+export function specMissingMessage(specPath: string): string {
+  return `loopwright: hook mode is set up here but loop.yaml is missing (${specPath}): the definition of done is NOT checked. Restore it (\`git checkout HEAD -- loop.yaml\`), or take hook mode out with \`loopwright init claude --remove\`.`;
+}
+
+/** For the user, on every prompt while the kill switch is on. */
+export function hookOffMessage(offPath: string): string {
+  return `loopwright: hook mode is OFF here (${offPath} exists): no gate and no review is checked. Delete that file to switch it back on.`;
+}
+
+/** The status line the model reads while the kill switch is on. */
+export const hookOffContext =
+  "loopwright: hook mode is off in this checkout: no gate and no review will be checked when you stop. Check your work yourself (run the tests).";
+
 export function internalFailureMessage(
   event: string,
   message: string,

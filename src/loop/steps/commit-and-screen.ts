@@ -10,7 +10,7 @@ import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
 import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
 import { branchTip, moveBranch } from "../../git/loop-branch.ts";
-import { describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
+import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
 import { screenDiff } from "../../verify/tamper/screen-diff.ts";
@@ -44,12 +44,11 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const repository = await loopRepositoryOf(context);
   const makerGit = await describeCheckoutGit(context.makerWorktree, branch);
   const tip = (await branchTip(repoRoot, branch)) ?? iteration.startSha;
-  let tree = await snapshotTree(repository, context.makerWorktree, makerIndex);
-  // A known secret the maker wrote is flagged and scrubbed from its files before anything is committed.
-  const pending = tree === (await treeOf(repoRoot, tip)) ? [] : await changedFiles(repoRoot, tip, tree);
-  if (await scrubSecretsFromChange(context, iteration.number, pending)) {
-    tree = await snapshotTree(repository, context.makerWorktree, makerIndex);
-  }
+  // A known secret the maker wrote is flagged and scrubbed from its files before anything is snapshotted:
+  // listing the pending files writes no object, so the value never reaches the object store.
+  const pending = await changedSince(repository, context.makerWorktree, makerIndex, tip);
+  await scrubSecretsFromChange(context, iteration.number, pending);
+  const tree = await snapshotTree(repository, context.makerWorktree, makerIndex);
   let sha = tip;
   let committed = false;
   if (tree !== (await treeOf(repoRoot, tip))) {

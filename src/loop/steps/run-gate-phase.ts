@@ -49,9 +49,15 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
   );
   const commandOf = (gateId: string) =>
     narrowed.get(gateId)?.command ?? gates.find((gate) => gate.id === gateId)?.run ?? "";
+  // Events are recorded in order while the gates run. A recording that fails (the store gave up) must
+  // not reject a promise nobody awaits yet: that would crash the controller and orphan running gates.
+  // The first failure is kept and thrown once every gate has ended.
   let pending: Promise<void> = Promise.resolve();
+  let recordFailure: { error: unknown } | undefined;
   const record = (work: () => Promise<void>) => {
-    pending = pending.then(work);
+    pending = pending.then(work).catch((error: unknown) => {
+      recordFailure ??= { error };
+    });
   };
   await runGates(
     gates.map((gate) => ({
@@ -109,7 +115,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
                 logPath: outcome.logPath,
                 tail: outcome.tail,
                 survivorsKilled: outcome.survivorsKilled.length,
-                error: outcome.spawnError,
+                error: outcome.spawnError ?? outcome.logError,
                 ...digest,
                 ...(incomplete ? { incomplete } : {}),
                 ...(narrowed.has(outcome.id) ? { rerunOnly: narrowed.get(outcome.id)?.failures } : {}),
@@ -120,6 +126,7 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     },
   );
   await pending;
+  if (recordFailure) throw recordFailure.error;
 }
 
 /** How many failing test names a gate result keeps (enough to compare with the baseline, bounded). */

@@ -1,9 +1,9 @@
 /** Start an iteration: rebuild the brief from the timeline and record it, exactly as the maker will get it. */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { readRegularFile } from "../../files/read-regular-file.ts";
 import { branchTip } from "../../git/loop-branch.ts";
 import { buildBrief, redResults } from "../brief.ts";
-import { readRegularFile } from "../read-regular-file.ts";
 import type { RunContext } from "../run-context.ts";
 
 /** LESSONS.md larger than this is left out of the brief (the brief quotes at most 8000 characters). */

@@ -15,9 +15,12 @@ import { posix } from "node:path";
 import { type ShellWord, simpleCommands } from "./shell-words.ts";
 
 /** How a command uses a path. */
-export type NamedPathRole = "script" | "tests" | "config" | "package-script";
+export type NamedPathRole = "script" | "tests" | "config" | "package-script" | "make-target";
 
-/** A path a command names. For `package-script`, `path` is the package.json and `script` the name run. */
+/**
+ * A path a command names. For `package-script`, `path` is the package.json and `script` the name run;
+ * for `make-target`, `path` is the Makefile and `script` the target (`""`: the default goal).
+ */
 export interface NamedPath {
   path: string;
   role: NamedPathRole;
@@ -30,10 +33,14 @@ export type PackageScripts = Record<string, string>;
 /** The scripts of the package.json in `directory` ("" is the repository root), if there is one. */
 export type PackageScriptsLookup = (directory: string) => PackageScripts | undefined;
 
-/** Every path `command` names, in the order found, each once. */
-export function pathsNamedBy(command: string, packages: PackageScriptsLookup = () => undefined): NamedPath[] {
+/** Every path `command` (run in `directory`, default the root) names, in the order found, each once. */
+export function pathsNamedBy(
+  command: string,
+  packages: PackageScriptsLookup = () => undefined,
+  directory = "",
+): NamedPath[] {
   const found: NamedPath[] = [];
-  readCommandLine(command, "", { packages, found, depth: 0 });
+  readCommandLine(command, directory, { packages, found, depth: 0 });
   const seen = new Set<string>();
   return found.filter((entry) => {
     const key = `${entry.role}\u0000${entry.path}\u0000${entry.script ?? ""}`;
@@ -71,9 +78,7 @@ const testRunners =
   /^(?:pytest|py\.test|mocha|jest|vitest|ava|tap|tape|jasmine|karma|playwright|cypress|rspec|phpunit|nose2|nosetests|prove|green|trial)$/;
 const runnerSubcommands = /^(?:run|watch|related|test|start|open)$/;
 const pythonRunnerModules = /^(?:pytest|unittest|nose2|nose|green|trial|xmlrunner)$/;
-/** Python modules that check or build the code they are given rather than run it. */
-const pythonCheckModules =
-  /^(?:py_compile|compileall|mypy|pyright|ruff|flake8|pylint|black|isort|build|pip)$/;
+/^(?:py_compile|compileall|mypy|pyright|ruff|flake8|pylint|black|isort|build|pip)$/;
 /** Wrappers whose options all come attached (`--reporter=text`) or as known flags, then a command. */
 const plainWrappers = /^(?:time|nice|nohup|exec|command|sudo|stdbuf|c8|nyc|xvfb-run|dotenv|cross-env|env)$/;
 
@@ -163,6 +168,10 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     readInterpreter(program, rest, directory, reading);
     return undefined;
   }
+  if (program === "make" || program === "gmake") {
+    readMake(rest, directory, reading);
+    return undefined;
+  }
   if (program === "go" || program === "cargo") {
     const { positionals, options } = split(rest.slice(1), program);
     for (const [option, value] of options) if (configOptions.test(option)) add("config", value);
@@ -202,13 +211,12 @@ function readInterpreter(program: string, rest: ShellWord[], directory: string, 
     if (module >= 0) {
       const name = words[module + 1];
       if (!name || name.expands) return;
-      if (pythonCheckModules.test(name.text)) return;
-      if (pythonRunnerModules.test(name.text)) {
-        readRunnerArguments(words.slice(module + 2), directory, reading, name.text);
-        return;
-      }
+      // `python -m` looks in the current folder first: a module of that name there is what runs.
       add("script", { ...name, text: `${name.text.replaceAll(".", "/")}.py` });
       add("script", { ...name, text: name.text.replaceAll(".", "/") });
+      if (pythonRunnerModules.test(name.text)) {
+        readRunnerArguments(words.slice(module + 2), directory, reading, name.text);
+      }
       return;
     }
     if (words.some((word) => word.text === "-c")) return;
@@ -284,6 +292,33 @@ function readPackageManager(program: string, words: ShellWord[], directory: stri
   for (const script of [`pre${name}`, name, `post${name}`]) {
     const text = scripts[script];
     if (text !== undefined) readCommandLine(text, packageDirectory, nested);
+  }
+}
+
+/** `make [-C dir] [-f file] [VAR=x] [targets]`: one `make-target` per target (`""` for the default goal). */
+function readMake(words: ShellWord[], directory: string, reading: Reading): void {
+  let makeDirectory = directory;
+  let makefile: string | undefined;
+  const targets: string[] = [];
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index];
+    const attached = /^(?:--directory|--file|--makefile)=(.*)$/.exec(word.text);
+    const option = /^(-C|-f|--directory|--file|--makefile)$/.exec(word.text)?.[1];
+    const value = attached ? attached[1] : option ? words[++index]?.text : undefined;
+    if (value !== undefined) {
+      if (word.text.startsWith("-C") || word.text.startsWith("--directory")) {
+        makeDirectory = repositoryPath(makeDirectory, value) ?? makeDirectory;
+      } else makefile = value;
+      continue;
+    }
+    if (/^-[jlo]$/.test(word.text) && /^\d+$/.test(words[index + 1]?.text ?? "")) index++;
+    if (word.text.startsWith("-") || word.expands || word.text.includes("=")) continue;
+    targets.push(word.text);
+  }
+  const path = repositoryPath(makeDirectory, makefile ?? "Makefile");
+  if (path === undefined || path === "") return;
+  for (const target of targets.length > 0 ? targets : [""]) {
+    reading.found.push({ path, role: "make-target", script: target });
   }
 }
 

@@ -30,6 +30,9 @@ const wholesale: RegExp[] = [
   /\ballow_failure\s*:\s*true\b/g,
   /--passWithNoTests\b/g,
   /--invert\b/g,
+  // npm runs every script with `script-shell`; `ignore-scripts` skips pre- and post-scripts.
+  /\bscript-shell\s*=\s*\S+/g,
+  /\bignore-scripts\s*=\s*true\b/g,
   /<(skipTests|testFailureIgnore|skip)>\s*true\s*<\/\1>/gi,
 ];
 

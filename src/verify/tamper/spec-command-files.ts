@@ -4,12 +4,14 @@
  * base commit wrote them), and the package.json scripts gates run, which are compared between the base
  * and the graded commit (a gate's `npm test` whose script the change rewrote is a blocking
  * `gate-script-changed` flag at the script's line). Pure: file texts come from lookups, which the
- * caller fills from git.
+ * caller fills from git. A make target a gate runs is read the same way: its recipe compared between
+ * the commits (a rewritten `test:` recipe is `gate-script-changed`), the commands in it followed.
  */
 
 import { posix } from "node:path";
 import type { CommandNamedPath } from "./classify-files.ts";
 import { type NamedPath, type PackageScripts, pathsNamedBy } from "./command-paths.ts";
+import { type MakeRecipe, makeRecipe } from "./make-recipes.ts";
 import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 /** A command of the spec: a gate's `run` (with its id) or a `setup` command (no gate). */
@@ -45,11 +47,17 @@ export function specCommandFiles(commands: readonly SpecCommand[], files: Commit
     scriptsIn(text(posix.join(directory, "package.json")));
   for (const spec of commands) {
     const who = spec.gate === undefined ? "the setup" : `gate ${spec.gate}`;
-    const read = (command: string, from: string | undefined, depth: number, seen: Set<string>): void => {
+    const read = (
+      command: string,
+      from: string | undefined,
+      depth: number,
+      seen: Set<string>,
+      directory = "",
+    ): void => {
       const shown = `\`${excerpt(command)}\`${from ? `, from ${from}` : ""}`;
       const paths: NamedPath[] = [
-        ...pathsNamedBy(command, manifest(files.base)),
-        ...pathsNamedBy(command, manifest(files.graded)),
+        ...pathsNamedBy(command, manifest(files.base), directory),
+        ...pathsNamedBy(command, manifest(files.graded), directory),
       ];
       const distinct = new Set<string>();
       for (const path of paths) {
@@ -84,6 +92,8 @@ export function specCommandFiles(commands: readonly SpecCommand[], files: Commit
             category: "test-config",
             reason: `configuration named by ${who} (${shown})`,
           });
+        } else if (path.role === "make-target" && path.script !== undefined) {
+          readMakeTarget(existingMakefile(path.path, files), path.script, shown, depth, seen);
         } else if (spec.gate !== undefined && path.script !== undefined) {
           for (const script of [`pre${path.script}`, path.script, `post${path.script}`]) {
             const key = `${path.path}\u0000${script}`;
@@ -94,6 +104,33 @@ export function specCommandFiles(commands: readonly SpecCommand[], files: Commit
             flags.push(flag);
           }
         }
+      }
+    };
+    /** A make target a command runs: its recipe compared between the commits, then what it runs. */
+    const readMakeTarget = (
+      makefile: string,
+      target: string,
+      shown: string,
+      depth: number,
+      seen: Set<string>,
+    ) => {
+      const key = `${makefile}\u0000${target}`;
+      if (seen.has(key) || depth >= maximumScriptDepth) return;
+      const base = makeRecipe(files.base(makefile) ?? "", target);
+      if (spec.gate !== undefined && !flagged.has(key)) {
+        const graded = makeRecipe(files.graded(makefile) ?? "", target);
+        const flag = changedRecipe(makefile, target, base, graded, `${who} runs (${shown})`);
+        if (flag) {
+          flagged.add(key);
+          flags.push(flag);
+        }
+      }
+      const from = `${makefile} ${target === "" ? "default goal" : target}`;
+      const within = new Set([...seen, key]);
+      const directory = posix.dirname(makefile) === "." ? "" : posix.dirname(makefile);
+      for (const command of base?.commands ?? []) read(command, from, depth + 1, within, directory);
+      for (const prerequisite of base?.prerequisites ?? []) {
+        readMakeTarget(makefile, prerequisite, `\`${from}\` needs it`, depth + 1, within);
       }
     };
     read(spec.command, undefined, 0, new Set());
@@ -128,6 +165,44 @@ function changedScript(
     ...(line === undefined ? {} : { line, side: removed ? "old" : "new" }),
     detail: `script \`${script}\` of ${path}, which ${runBy}, changed: ${before === undefined ? "(none)" : excerpt(before)} → ${removed ? "(removed)" : excerpt(after)}`,
   };
+}
+
+/** A flag when the recipe of `target` (its commands or prerequisites) differs between the two commits. */
+function changedRecipe(
+  makefile: string,
+  target: string,
+  base: MakeRecipe | undefined,
+  graded: MakeRecipe | undefined,
+  runBy: string,
+): TamperFlag | undefined {
+  const shape = (recipe: MakeRecipe | undefined) =>
+    recipe ? [recipe.prerequisites.join(" "), ...recipe.commands].join("\n") : undefined;
+  if (shape(base) === shape(graded)) return undefined;
+  const before = base?.commands ?? [];
+  const after = graded?.commands ?? [];
+  const at = before.findIndex((command, index) => command !== after[index]);
+  const index = at < 0 ? before.length : at;
+  const from = before[index] === undefined ? "(none)" : excerpt(before[index]);
+  const to =
+    graded === undefined ? "(removed)" : after[index] === undefined ? "(none)" : excerpt(after[index]);
+  const line = graded?.line ?? base?.line;
+  return {
+    kind: "gate-script-changed",
+    file: makefile,
+    ...(line === undefined ? {} : { line, side: graded ? "new" : "old" }),
+    detail: `recipe of \`${target === "" ? "the default goal" : target}\` in ${makefile}, which ${runBy}, changed: ${from === to ? "its prerequisites" : `${from} → ${to}`}`,
+  };
+}
+
+/** `Makefile`, or the `GNUmakefile` or `makefile` beside it that make would read first. */
+function existingMakefile(path: string, files: CommitFiles): string {
+  if (posix.basename(path) !== "Makefile") return path;
+  const directory = posix.dirname(path);
+  for (const name of ["GNUmakefile", "makefile", "Makefile"]) {
+    const candidate = directory === "." ? name : posix.join(directory, name);
+    if (files.base(candidate) !== undefined || files.graded(candidate) !== undefined) return candidate;
+  }
+  return path;
 }
 
 /** The string-valued `scripts` of a package.json text; undefined when it is absent or not JSON. */

@@ -1,0 +1,113 @@
+/**
+ * A command's log file, never written through a symbolic link, and bounded: the first half of the cap is written as it comes, the last half is
+ * kept in memory and written at the end, and what was cut between them is said in one line. A log
+ * that cannot be written (a full disk, a read-only folder) stops taking writes and says why in
+ * `failure()`; it never throws and never makes the command fail.
+ */
+import { constants, createWriteStream, openSync, type WriteStream } from "node:fs";
+import { finished } from "node:stream/promises";
+
+/** Default cap of one command's log: 16 MiB (`LOOPWRIGHT_LOG_LIMIT` overrides, e.g. `64MiB`, `1048576`). */
+export const defaultLogLimitBytes = 16 * 1024 * 1024;
+
+export interface CappedLog {
+  write(text: string): void;
+  /** Writes what was kept of the end, then closes; resolves even when the file failed. */
+  close(): Promise<void>;
+  /** Why the log could not be written, e.g. `log not written: ENOSPC (/path/x.log)`; undefined when fine. */
+  failure(): string | undefined;
+}
+
+/** The cap from `LOOPWRIGHT_LOG_LIMIT` (bytes, or a number with KiB, MiB or GiB), else the default. */
+export function logLimitFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB)?\s*$/i.exec(env.LOOPWRIGHT_LOG_LIMIT ?? "");
+  if (!match) return defaultLogLimitBytes;
+  const unit = { b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 }[(match[2] ?? "b").toLowerCase()] ?? 1;
+  const bytes = Math.floor(Number(match[1]) * unit);
+  return bytes >= 1024 ? bytes : defaultLogLimitBytes;
+}
+
+/** Opens `path` (truncating, or appending with `append`) as a log of at most `limitBytes` bytes. */
+export function openCappedLog(path: string, options: { append?: boolean; limitBytes: number }): CappedLog {
+  let failure: string | undefined;
+  const fail = (error: NodeJS.ErrnoException) => {
+    failure ??= `log not written: ${error.code ?? error.message} (${path})`;
+  };
+  // Never through a symbolic link: a maker that plants one must not redirect loopwright's writes.
+  const flags =
+    constants.O_WRONLY |
+    constants.O_CREAT |
+    constants.O_NOFOLLOW |
+    (options.append ? constants.O_APPEND : constants.O_TRUNC);
+  let stream: WriteStream | undefined;
+  try {
+    stream = createWriteStream("", { fd: openSync(path, flags, 0o644) });
+    stream.on("error", fail);
+  } catch (error) {
+    fail(error as NodeJS.ErrnoException);
+  }
+  const headRoom = Math.floor(options.limitBytes / 2);
+  const tailRoom = options.limitBytes - headRoom;
+  let headBytes = 0;
+  const tail: Buffer[] = [];
+  let tailBytes = 0;
+  let cutBytes = 0;
+
+  const keepInTail = (bytes: Buffer) => {
+    tail.push(bytes);
+    tailBytes += bytes.length;
+    while (tail.length > 1 && tailBytes - tail[0].length >= tailRoom) {
+      const dropped = tail.shift() as Buffer;
+      tailBytes -= dropped.length;
+      cutBytes += dropped.length;
+    }
+  };
+
+  return {
+    write(text) {
+      if (!stream || failure || text === "") return;
+      const bytes = Buffer.from(text);
+      const room = headRoom - headBytes;
+      if (room >= bytes.length) {
+        stream.write(bytes);
+        headBytes += bytes.length;
+        return;
+      }
+      if (room > 0) {
+        stream.write(bytes.subarray(0, room));
+        headBytes = headRoom;
+      }
+      keepInTail(bytes.subarray(Math.max(0, room)));
+    },
+    async close() {
+      if (!stream) return;
+      if (!failure && tailBytes > 0) {
+        let kept = Buffer.concat(tail);
+        if (kept.length > tailRoom) {
+          cutBytes += kept.length - tailRoom;
+          kept = kept.subarray(kept.length - tailRoom);
+        }
+        if (cutBytes > 0) {
+          // Start the kept end at a line boundary, so that no line is printed half.
+          const newline = kept.indexOf(10);
+          if (newline !== -1 && newline < kept.length - 1) {
+            cutBytes += newline + 1;
+            kept = kept.subarray(newline + 1);
+          }
+          stream.write(
+            `\n[loopwright] ${cutBytes} bytes (${(cutBytes / 1024 / 1024).toFixed(1)} MiB) of output cut here: the log keeps its first and last ${mebibytes(tailRoom)}\n`,
+          );
+        }
+        stream.write(kept);
+      }
+      stream.end();
+      await finished(stream).catch(() => {});
+    },
+    failure: () => failure,
+  };
+}
+
+function mebibytes(bytes: number): string {
+  const value = bytes / 1024 / 1024;
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} MiB`;
+}
