@@ -73,3 +73,20 @@ gates: [{ id: done, kind: tests-pass, run: "grep -qx 42 answer.txt" }]
     await sandbox.cleanup();
   }
 });
+
+test("an error message into a closed stderr (2>&1 | head) still exits with its own code, not a crash", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const child = spawn(process.execPath, [binary, "show", "no-such-loop"], {
+      cwd: sandbox.repo,
+      env: sandbox.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.destroy();
+    child.stderr.destroy();
+    const code = await new Promise((resolve) => child.on("close", (exit) => resolve(exit)));
+    assert.equal(code, 2, "a loop that does not exist is a usage error, exit 2");
+  } finally {
+    await sandbox.cleanup();
+  }
+});

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describe, test } from "node:test";
 import { priceTable } from "../src/engines/agent-cli/pricing.ts";
-import { unreachableBound } from "../src/engines/agent-cli/unreachable-api.ts";
+import { unreachableBound, watchUnreachable } from "../src/engines/agent-cli/unreachable-api.ts";
 import { createCodexEngine } from "../src/engines/codex/codex-engine.ts";
 import { createCodexTranslator } from "../src/engines/codex/translate-codex.ts";
 import { mockClientEnvironment } from "../src/mock-model/client-environment.ts";
@@ -50,6 +50,30 @@ describe("codex with an unreachable API", () => {
     assert.equal(translator.reconnects?.(state), 0, "other errors are not reconnect notices");
   });
 
+  test("the bound: 4 notices in a row, or 60 s since the first of an unbroken run of them", () => {
+    const watch = watchUnreachable("codex", () => "Reconnecting... waiting for network");
+    watch.update(1, 0);
+    assert.equal(watch.verdict(59_999), undefined);
+    assert.match(
+      watch.verdict(60_000) ?? "",
+      /^codex cannot reach its model API: 1 reconnect notice\(s\) in 60s/,
+    );
+    watch.update(0, 60_500);
+    assert.equal(watch.verdict(200_000), undefined, "any other output ends the run");
+    for (const [count, at] of [
+      [1, 100_000],
+      [2, 100_001],
+      [3, 100_002],
+    ])
+      watch.update(count, at);
+    assert.equal(watch.verdict(100_003), undefined);
+    watch.update(4, 100_004);
+    assert.match(
+      watch.verdict(100_004) ?? "",
+      /4 reconnect notice\(s\) in 0s and nothing else \(last: Reconnecting/,
+    );
+  });
+
   test("a maker turn ends as an infrastructure error well before its wall clock", async () => {
     const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-codex-unreachable-")));
     try {
@@ -76,7 +100,10 @@ describe("codex with an unreachable API", () => {
       });
       const elapsed = Date.now() - started;
       assert.equal(result.status, "crashed", result.error);
-      assert.match(result.error ?? "", /^codex cannot reach its model API: \d+ reconnect attempts in \d+s/);
+      assert.match(
+        result.error ?? "",
+        /^codex cannot reach its model API: \d+ reconnect notice\(s\) in \d+s/,
+      );
       assert.match(result.error ?? "", /Connection failed/);
       assert.ok(elapsed < unreachableBound.silentMs + 15_000, `ended after ${elapsed} ms`);
       assert.ok(elapsed < wallClockMs / 4, `ended after ${elapsed} ms of a ${wallClockMs} ms wall clock`);

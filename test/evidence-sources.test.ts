@@ -11,6 +11,7 @@ import { runGates } from "../src/gates/run-gates.ts";
 import type { Verdict } from "../src/loop/events.ts";
 import { commitEvidenceSources } from "../src/verify/commit-evidence-sources.ts";
 import { checkEvidence, type EvidenceSources } from "../src/verify/evidence-check.ts";
+import { gatePrintedText } from "../src/verify/gate-printed-text.ts";
 import { commitEverything, newFolder, newRepository } from "./git-fixtures.ts";
 
 let sources: EvidenceSources;
@@ -88,4 +89,9 @@ test("quotes of the lines loopwright writes around a gate's output are not the g
   ]);
   assert.equal(problems.length, 4, problems.join("\n"));
   for (const problem of problems) assert.match(problem, /never appeared in gate 'tests' output/);
+});
+
+test("the marker loopwright writes where it cut a long log is not the gate's output either", () => {
+  const log = `$ npm test\n# gate tests (tests-pass) in /tmp/x\nok 1 - adds\n\n[loopwright] 5242880 bytes (5.0 MiB) of output cut here: the log keeps its first and last 8.0 MiB\nok 2 - subtracts\n# exit 0 after 1.0 s\n`;
+  assert.equal(gatePrintedText(log), "ok 1 - adds\n\nok 2 - subtracts\n");
 });

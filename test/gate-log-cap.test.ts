@@ -76,9 +76,18 @@ gates:
   - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$' && echo all good" }
 budget: { maxIterations: 2 }
 `);
-    const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")], { timeoutMs: 60_000 });
+    // Without the OS sandbox, which would stop the maker writing outside its checkout: this is the layer below it.
+    const run = await sandbox.cli(["run", join(sandbox.root, "loop.yaml")], {
+      timeoutMs: 60_000,
+      env: { LOOPWRIGHT_SANDBOX: "off" },
+    });
     assert.doesNotMatch(run.stderr, /internal error/, run.stderr);
     assert.equal(run.code, 0, run.stderr + run.stdout);
+    const logs = await sandbox.cli(["logs", "linked-log", "--iteration", "1", "--gate", "done"], {
+      timeoutMs: 20_000,
+    });
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.match(logs.stdout, /\(log not readable: .*done\.log: is a symbolic link, not a file\)/);
     const database = new DatabaseSync(join(sandbox.home, "loopwright.db"), { readOnly: true });
     const errors = database
       .prepare("SELECT json_extract(data, '$.result.error') AS error FROM events WHERE type = 'gate_ended'")

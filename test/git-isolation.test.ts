@@ -12,12 +12,11 @@
  * git layer alone, as on a machine without the sandbox (macOS, or no bubblewrap).
  */
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { userRepositoryState as userRepositoryStateOf } from "./support/user-repository-state.ts";
 
 let sandbox: Sandbox;
 let markers: string;
@@ -41,31 +40,7 @@ before(async () => {
 });
 after(() => sandbox.cleanup());
 
-/** The parts of the user's `.git` a maker must not touch, as bytes (refs except the loop's own). */
-async function userRepositoryState(): Promise<Record<string, string>> {
-  const gitDirectory = join(sandbox.repo, ".git");
-  const hash = async (path: string) =>
-    existsSync(path)
-      ? createHash("sha256")
-          .update(await readFile(path))
-          .digest("hex")
-      : "absent";
-  const hooks = await readdir(join(gitDirectory, "hooks")).catch(() => []);
-  const refs = (await sandbox.git("for-each-ref", "--format=%(refname) %(objectname)"))
-    .split("\n")
-    .filter((line) => !/^refs\/(heads\/loop\/|loopwright\/|remotes\/)/.test(line))
-    .join("\n");
-  return {
-    HEAD: await readFile(join(gitDirectory, "HEAD"), "utf8"),
-    index: await hash(join(gitDirectory, "index")),
-    config: await readFile(join(gitDirectory, "config"), "utf8"),
-    hooks: JSON.stringify(hooks.sort()),
-    infoExclude: await hash(join(gitDirectory, "info", "exclude")),
-    refs,
-    worktrees: JSON.stringify(await readdir(join(gitDirectory, "worktrees")).catch(() => [])),
-    status: await sandbox.git("status", "--porcelain"),
-  };
-}
+const userRepositoryState = () => userRepositoryStateOf(sandbox);
 
 /** Lines of shell that make a hook directory full of the planted program, at `$1`. */
 const hookNames = [

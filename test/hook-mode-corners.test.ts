@@ -205,7 +205,7 @@ describe("hook mode against a model that cuts corners, with the real claude", { 
     assertSucceeded(run);
     const denials = requestsOf("FORGE")
       .map(lastMessage)
-      .filter((text) => text.includes("belongs to the hook"));
+      .filter((text) => text.includes("belong to the hook"));
     assert.equal(denials.length, 2, "the Write and the Bash redirection into .loopwright/ are denied");
     const stops = hookAnswers(run, "Stop");
     assert.deepEqual(decisions(run), ["block", "block", "pass"]);

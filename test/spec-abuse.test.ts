@@ -90,3 +90,18 @@ test("a long value in a field problem is quoted only in part", async () => {
   assertSpecError(result, /^long\.yaml:4: maker\.engine: /m);
   for (const line of result.stderr.trimEnd().split("\n")) assert.ok(line.length <= 400, line.slice(0, 80));
 });
+
+test("a scripted engine's script file that is a FIFO or too large is a spec error, not a hang", async () => {
+  execFileSync("mkfifo", [join(sandbox.root, "turns-fifo.yaml")]);
+  await writeFile(join(sandbox.root, "turns-huge.yaml"), `turns:\n${"# padding\n".repeat(120_000)}`);
+  for (const [script, problem] of [
+    ["turns-fifo.yaml", /maker\.script: turns-fifo\.yaml: not a regular file \(a FIFO\)/],
+    ["turns-huge.yaml", /maker\.script: turns-huge\.yaml: too large \(1\.1 MiB; at most 1 MiB\)/],
+  ] as const) {
+    await writeFile(
+      join(sandbox.root, "scripted.yaml"),
+      `name: scripted\ngoal: g\nrepo: ./repo\nmaker: { engine: scripted, script: ${script} }\n`,
+    );
+    assertSpecError(await cli("validate", "scripted.yaml"), problem);
+  }
+});

@@ -32,7 +32,10 @@ gates:
   - { id: done, kind: tests-pass, run: "ls | grep -q '^done[.]txt$'" }
 budget: { maxIterations: 3 }
 `);
-    const child = sandbox.spawnCli(["run", join(sandbox.root, "loop.yaml")]);
+    // The maker is only this test's way to plant a power loss's leftover outside its checkout: no sandbox.
+    const child = sandbox.spawnCli(["run", join(sandbox.root, "loop.yaml")], {
+      env: { LOOPWRIGHT_SANDBOX: "off" },
+    });
     await waitFor(
       () => existsSync(planted) && existsSync(readFileSync(planted, "utf8").trim()),
       "the planted lock",
@@ -42,7 +45,7 @@ budget: { maxIterations: 3 }
     const lock = readFileSync(planted, "utf8").trim();
     assert.ok(existsSync(lock), "the lock outlived the controller");
 
-    const resumed = await sandbox.cli(["resume", "power-loss"]);
+    const resumed = await sandbox.cli(["resume", "power-loss"], { env: { LOOPWRIGHT_SANDBOX: "off" } });
     assert.equal(resumed.code, 0, resumed.stderr + resumed.stdout);
     assert.match(resumed.stdout, /stopped: verified/);
     assert.doesNotMatch(resumed.stdout, /infra_error/);

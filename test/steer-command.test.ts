@@ -66,6 +66,56 @@ test("steer --add-gate with timeout: 2s applies a 2-second timeout, and the gate
   }
 });
 
+test("steer --add-gate on a paused loop: the 2s timeout reaches the gate, which times out at 2 s", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const release = join(sandbox.root, "gate-may-finish");
+    const spec = await sandbox.spec(`name: paused-steer
+goal: count.txt holds 2.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { count.txt: "1\\n" }
+    - write: { count.txt: "2\\n" }
+gates: [{ id: count, kind: tests-pass, run: "if grep -q . count.txt 2>/dev/null; then while [ ! -e ${release} ]; do sleep 0.05; done; fi; grep -qx 2 count.txt" }]
+`);
+    const run = sandbox.spawnCli(["run", spec]);
+    await waitFor(
+      async () => (await sandbox.cli(["show", "paused-steer", "--json"])).stdout.includes('"iteration": 1'),
+      "iteration 1",
+    );
+    assert.equal((await sandbox.cli(["pause", "paused-steer"])).code, 0);
+    await writeFile(release, "");
+    const paused = await run.done;
+    assert.equal(paused.code, 75, paused.stdout + paused.stderr);
+    const steer = await sandbox.cli([
+      "steer",
+      "paused-steer",
+      "--add-gate",
+      "{id: slow, kind: tests-pass, run: 'sleep 30', timeout: 2s, required: false}",
+    ]);
+    assert.equal(steer.code, 0, steer.stderr);
+    const resumed = await sandbox.cli(["resume", "paused-steer"]);
+    assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
+    assert.match(resumed.stdout, /✗ slow .*timed out after 2\.0s/);
+    const applied = readTimeline(sandbox).find((event) => event.type === "steering_applied");
+    const gates = JSON.parse(applied?.data ?? "{}").spec.gates as { id: string; timeout: number }[];
+    assert.equal(gates.find((gate) => gate.id === "slow")?.timeout, 2000);
+    const runs = readTimeline(sandbox)
+      .filter((event) => event.type === "gate_ended")
+      .map((event) => JSON.parse(event.data).result)
+      .filter((result) => result.id === "slow");
+    assert.ok(runs.length >= 2, "the new gate ran on the base commit and in iteration 2");
+    for (const result of runs) {
+      assert.equal(result.timedOut, true);
+      assert.ok(result.durationMs < 10_000, `the gate ran ${result.durationMs} ms, not about 2 s`);
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
 test("steer --add-gate with the default timeout applies 10 minutes, and 30s means 30 seconds", async () => {
   const sandbox = await createSandbox();
   try {

@@ -12,34 +12,37 @@ function named(command: string, packages: Record<string, PackageScripts> = {}): 
 describe("pathsNamedBy: tests a runner is told to run", () => {
   const cases: [string, string[]][] = [
     ["mocha tests.js", ["tests tests.js"]],
-    ["node --test test/", ["tests test"]],
+    // A folder: mocha runs every file in it; node, pytest, jest, vitest, go, prove and rspec pick the
+    // tests in it by name (the default patterns know those), and its other files are code, not tests.
+    ["mocha checks", ["tests checks"]],
+    ["mocha --recursive 'checks/**/*.js'", ["tests checks/**/*.js"]],
+    ["node --test test/", []],
+    ["jest src", []],
+    ["go test ./internal/parse/...", []],
+    ["prove -l t/", []],
     ["node --test", []],
+    ["node --test test/add.js", ["tests test/add.js"]],
     ["pytest tests/test_x.py", ["tests tests/test_x.py"]],
     ["pytest tests/test_x.py::test_add -q", ["tests tests/test_x.py"]],
     ["python -m unittest test.py", ["script unittest.py", "script unittest", "tests test.py"]],
     [
       "python3 -m unittest tests.test_math",
-      ["script unittest.py", "script unittest", "tests tests/test_math.py", "tests tests/test_math"],
+      ["script unittest.py", "script unittest", "tests tests/test_math.py"],
     ],
-    [
-      "python -m pytest -k 'not slow' -p no:cacheprovider tests",
-      ["script pytest.py", "script pytest", "tests tests"],
-    ],
-    ["pytest --maxfail 1 --timeout=30 tests/unit", ["tests tests/unit"]],
-    ["jest --config jest.ci.js src/parse", ["config jest.ci.js", "tests src/parse"]],
-    ["vitest run test/unit", ["tests test/unit"]],
+    ["python -m pytest -k 'not slow' -p no:cacheprovider tests", ["script pytest.py", "script pytest"]],
+    ["pytest --maxfail 1 --timeout=30 tests/unit/test_a.py", ["tests tests/unit/test_a.py"]],
+    ["jest --config jest.ci.js src/parse.check.js", ["config jest.ci.js", "tests src/parse.check.js"]],
+    ["vitest run test/unit/parse.ts", ["tests test/unit/parse.ts"]],
     [
       "mocha --require test/setup.js 'test/**/*.spec.js'",
       ["config test/setup.js", "tests test/**/*.spec.js"],
     ],
     ["mocha -r ts-node/register -R dot lib/checks.js", ["tests lib/checks.js"]],
-    ["go test ./internal/parse/...", ["tests internal/parse/**"]],
     ["go test ./...", []],
-    ["prove -l t/", ["tests t"]],
     ["cargo test --manifest-path x/Cargo.toml", ["config x/Cargo.toml"]],
     ["cargo test parse_", []],
     ["cargo test --manifest-path=crates/core/Cargo.toml -- --nocapture", ["config crates/core/Cargo.toml"]],
-    ["bundle exec rspec spec/models", ["tests spec/models"]],
+    ["bundle exec rspec spec/models/user_spec.rb", ["tests spec/models/user_spec.rb"]],
   ];
   for (const [command, expected] of cases) {
     it(command, () => assert.deepEqual(named(command), expected));
@@ -85,6 +88,11 @@ describe("pathsNamedBy: scripts a command runs", () => {
 describe("pathsNamedBy: what wraps the command", () => {
   const cases: [string, string[]][] = [
     ["CI=1 NODE_ENV=test sh scripts/verify.sh", ["script scripts/verify.sh"]],
+    ["/bin/sh scripts/verify.sh", ["script scripts/verify.sh"]],
+    ["/usr/bin/env python3 tools/check.py", ["script tools/check.py"]],
+    ["/usr/local/bin/node --test test/a.js", ["tests test/a.js"]],
+    ["python3 -mpytest tests/a.py", ["script pytest.py", "script pytest", "tests tests/a.py"]],
+    ["python3 -Werror -munittest test.py", ["script unittest.py", "script unittest", "tests test.py"]],
     ["env -u HOME CI=1 ./check.sh", ["script check.sh"]],
     ["npx mocha tests.js", ["tests tests.js"]],
     ["npx --yes -p mocha mocha tests.js", ["tests tests.js"]],
@@ -93,15 +101,15 @@ describe("pathsNamedBy: what wraps the command", () => {
     ["timeout 60 sh scripts/slow.sh", ["script scripts/slow.sh"]],
     ["time nice -n 5 ./check.sh", ["script check.sh"]],
     ["uv run pytest tests/test_x.py", ["tests tests/test_x.py"]],
-    ["poetry run python -m pytest tests", ["script pytest.py", "script pytest", "tests tests"]],
-    ["cross-env CI=1 jest test/unit", ["tests test/unit"]],
+    ["poetry run python -m pytest tests", ["script pytest.py", "script pytest"]],
+    ["cross-env CI=1 mocha test/unit", ["tests test/unit"]],
     ["c8 --reporter=text mocha test/", ["tests test"]],
     [
       "npm ci && npm run build && sh scripts/verify.sh",
       ["package-script package.json#build", "script scripts/verify.sh"],
     ],
     ["./a.sh || ./b.sh; ./c.sh | tee out.log", ["script a.sh", "script b.sh", "script c.sh"]],
-    ["cd packages/core && pytest tests", ["tests packages/core/tests"]],
+    ["cd packages/core && mocha tests", ["tests packages/core/tests"]],
     ["(cd web; ./check.sh)", ["script web/check.sh"]],
     ["sh scripts/verify.sh > out.txt 2>&1", ["script scripts/verify.sh"]],
     ['sh "scripts/with space.sh"', ["script scripts/with space.sh"]],
@@ -122,7 +130,7 @@ describe("pathsNamedBy: package scripts", () => {
       check: "./check.sh",
       loop: "npm run loop",
     },
-    "packages/web": { test: "vitest run test" },
+    "packages/web": { test: "mocha test" },
   };
   const cases: [string, string[]][] = [
     [
@@ -179,6 +187,14 @@ describe("pathsNamedBy: what it leaves out", () => {
     ["cat 'unterminated", []],
     ["", []],
     ["echo ok && true", []],
+    // A utility's short option is no configuration: the file a gate checks is the work, not the check.
+    ["test -f answer.txt", []],
+    ["[ -f count.txt ]", []],
+    ["grep -f patterns.txt -r src", []],
+    ["tar -f out.tar -c dist", []],
+    ["node print.js; test -f done.txt", ["script print.js"]],
+    ["eslint -c .eslintrc.json src", ["config .eslintrc.json"]],
+    ["ruff check --config ruff.toml", ["config ruff.toml"]],
   ];
   for (const [command, expected] of cases) {
     it(JSON.stringify(command), () => assert.deepEqual(named(command), expected));

@@ -12,7 +12,7 @@ test("a gate's script and the scripts it runs are gate scripts; setup's are setu
   const { named } = specCommandFiles(
     [{ command: "sh ci/test.sh", gate: "tests" }, { command: "./ci/prepare" }],
     files({
-      "ci/test.sh": "set -e\ncd web && ./run.sh \\\n  --fast\npytest tests/api\n",
+      "ci/test.sh": "set -e\ncd web && ./run.sh \\\n  --fast\npytest tests/api/test_users.py\n",
       "ci/prepare": "sh ci/fetch.sh\n",
     }),
   );
@@ -21,7 +21,7 @@ test("a gate's script and the scripts it runs are gate scripts; setup's are setu
     [
       "gate-script ci/test.sh",
       "gate-script web/run.sh",
-      "tests tests/api",
+      "tests tests/api/test_users.py",
       "setup-script ci/prepare",
       "setup-script ci/fetch.sh",
     ],

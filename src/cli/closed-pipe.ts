@@ -1,7 +1,8 @@
 /**
- * A reader that goes away early (`loopwright ls | head -1`) closes stdout under us. That is the reader's
- * choice, not an error: further output is dropped and the command finishes as it would have. A running
- * loop is not killed by it (its timeline keeps everything; `show` reads it back).
+ * A reader that goes away early (`loopwright ls | head -1`, or `2>&1 | head` for stderr) closes the
+ * pipe under us. That is the reader's choice, not an error: further output is dropped and the command
+ * finishes as it would have, with its own exit code. A running loop is not killed by it (its timeline
+ * keeps everything; `show` reads it back).
  */
 
 /** Makes `stream` drop output quietly once its reader has closed the pipe (EPIPE); rethrows anything else. */

@@ -10,6 +10,7 @@ import { defineCommands } from "./commands.ts";
 export async function main(argv: string[]): Promise<number> {
   let exitCode: number = ExitCode.verified;
   dropOutputWhenPipeCloses(process.stdout);
+  dropOutputWhenPipeCloses(process.stderr);
   const program = new Command("loopwright")
     .description("Run a coding agent in a loop until a verifiable definition of done holds.")
     .exitOverride()

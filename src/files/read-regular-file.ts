@@ -3,7 +3,7 @@
  * memory: only a regular file is read, never a FIFO, socket or device (the open cannot block, the
  * type is checked on the opened descriptor), and never more than a size cap.
  */
-import { constants, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 
 /** The text of the file, or why it was not read (one phrase, e.g. `not a regular file (a FIFO)`). */
@@ -27,25 +27,15 @@ export async function readRegularFile(
   path: string,
   options: ReadRegularFileOptions,
 ): Promise<RegularFileText> {
-  const flags = constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0);
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, flags);
+    handle = await open(path, openFlags(options));
   } catch (error) {
     return failure(error);
   }
   try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) return { ok: false, problem: "is a folder, not a file", code: "EISDIR" };
-    if (!stats.isFile())
-      return { ok: false, problem: `not a regular file (${kindOf(stats)})`, code: "ENOTREG" };
-    if (stats.size > options.maximumBytes) {
-      return {
-        ok: false,
-        problem: `too large (${formatBytes(stats.size)}; at most ${formatBytes(options.maximumBytes)})`,
-        code: "EFBIG",
-      };
-    }
+    const refused = refusal(await handle.stat(), options.maximumBytes);
+    if (refused) return refused;
     // Read one byte more than allowed: a file that grew since fstat is refused, not cut.
     const buffer = Buffer.alloc(options.maximumBytes + 1);
     let length = 0;
@@ -54,18 +44,37 @@ export async function readRegularFile(
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    if (length > options.maximumBytes) {
-      return {
-        ok: false,
-        problem: `too large (at most ${formatBytes(options.maximumBytes)})`,
-        code: "EFBIG",
-      };
-    }
-    return { ok: true, text: buffer.subarray(0, length).toString(options.encoding ?? "utf8") };
+    return decoded(buffer, length, options);
   } catch (error) {
     return failure(error);
   } finally {
     await handle.close().catch(() => {});
+  }
+}
+
+/** `readRegularFile` for synchronous callers (same checks, same answers). */
+export function readRegularFileSync(path: string, options: ReadRegularFileOptions): RegularFileText {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, openFlags(options));
+  } catch (error) {
+    return failure(error);
+  }
+  try {
+    const refused = refusal(fstatSync(descriptor), options.maximumBytes);
+    if (refused) return refused;
+    const buffer = Buffer.alloc(options.maximumBytes + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const bytesRead = readSync(descriptor, buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return decoded(buffer, length, options);
+  } catch (error) {
+    return failure(error);
+  } finally {
+    closeSync(descriptor);
   }
 }
 
@@ -81,6 +90,32 @@ export function formatBytes(bytes: number): string {
       return bytes % size === 0 ? `${bytes / size} ${unit}` : `${(bytes / size).toFixed(1)} ${unit}`;
   }
   return `${bytes} B`;
+}
+
+function openFlags(options: ReadRegularFileOptions): number {
+  return constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0);
+}
+
+/** Why an opened file is not read: not a regular file, or larger than the cap; undefined to read it. */
+function refusal(stats: Stats, maximumBytes: number): RegularFileText | undefined {
+  if (stats.isDirectory()) return { ok: false, problem: "is a folder, not a file", code: "EISDIR" };
+  if (!stats.isFile())
+    return { ok: false, problem: `not a regular file (${kindOf(stats)})`, code: "ENOTREG" };
+  if (stats.size > maximumBytes) {
+    return {
+      ok: false,
+      problem: `too large (${formatBytes(stats.size)}; at most ${formatBytes(maximumBytes)})`,
+      code: "EFBIG",
+    };
+  }
+  return undefined;
+}
+
+function decoded(buffer: Buffer, length: number, options: ReadRegularFileOptions): RegularFileText {
+  if (length > options.maximumBytes) {
+    return { ok: false, problem: `too large (at most ${formatBytes(options.maximumBytes)})`, code: "EFBIG" };
+  }
+  return { ok: true, text: buffer.subarray(0, length).toString(options.encoding ?? "utf8") };
 }
 
 function kindOf(stats: Stats): string {

@@ -16,7 +16,7 @@ import type { RunContext } from "./run-context.ts";
 import { currentIteration, type LoopState } from "./state.ts";
 import { clearStaleIndexLocks } from "./steps/clear-stale-locks.ts";
 import { executeAction } from "./steps/execute-action.ts";
-import { removeLoopWorktrees } from "./steps/finish-and-stop.ts";
+import { removeLoopWorktrees, stopLoop } from "./steps/finish-and-stop.ts";
 import { openTimeline } from "./timeline.ts";
 
 export interface RunLoopOptions {
@@ -38,6 +38,15 @@ export interface RunLoopOptions {
  * second before UTC midnight and watch it go on by itself.
  */
 const clock = () => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0);
+
+/**
+ * Test hook: `LOOPWRIGHT_TEST_HANG_STEP=<action kind>` makes that step never finish (and ignore
+ * cancellation), to prove that cancel stops a loop whatever a step does.
+ */
+const hungStep = process.env.LOOPWRIGHT_TEST_HANG_STEP;
+
+/** How long a step may go on after a cancel before it is abandoned and the loop stops anyway. */
+const abandonGraceMs = 5000;
 
 /** How often a running controller looks for cancel requests filed by other processes. */
 const controlPollMs = 250;
@@ -92,7 +101,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
       await timeline.sync();
       const action = decide(timeline.state(), clock());
       if (action.kind === "idle") break;
-      await executeSafely(context, action);
+      if ((await executeUnlessAbandoned(context, action)) === "abandoned") {
+        await stopAbandoned(context, action);
+        break;
+      }
     }
     return timeline.state();
   } finally {
@@ -161,11 +173,64 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
 }
 
 /**
+ * Executes one action, but gives up waiting for it `abandonGraceMs` after a cancel: a step that ignores
+ * the cancel signal (a blocked read, a stuck child) must not keep the loop from stopping. An abandoned
+ * step is left to finish or fail on its own, unobserved; the process exits once the loop has stopped.
+ */
+async function executeUnlessAbandoned(context: RunContext, action: Action): Promise<"done" | "abandoned"> {
+  const step = executeSafely(context, action).then(() => "done" as const);
+  const grace = afterAbort(context.cancelSignal, abandonGraceMs);
+  try {
+    return await Promise.race([step, grace.elapsed.then(() => "abandoned" as const)]);
+  } finally {
+    grace.dispose();
+    step.catch(() => {}); // Abandoned, it may still fail: that is no longer anyone's concern.
+  }
+}
+
+/** Ends the iteration (if one is open) and stops the loop `user_cancelled`, naming the abandoned step. */
+async function stopAbandoned(context: RunContext, action: Action): Promise<void> {
+  const message = `cancelled by the user; ${action.kind} did not stop within ${abandonGraceMs / 1000} s and was abandoned`;
+  const iteration = currentIteration(context.state());
+  if (iteration) {
+    await context.append("iteration_ended", {
+      iteration: iteration.number,
+      outcome: "cancelled",
+      failingGates: [],
+      repeat: false,
+      summary: message,
+    });
+  }
+  await stopLoop(context, "user_cancelled", message);
+}
+
+/** Resolves `ms` after `signal` aborts (never, if it does not); `dispose` frees the timer and listener. */
+function afterAbort(signal: AbortSignal, ms: number): { elapsed: Promise<void>; dispose: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
+  const elapsed = new Promise<void>((resolve) => {
+    onAbort = () => {
+      timer = setTimeout(resolve, ms);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return {
+    elapsed,
+    dispose: () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/**
  * Executes one action. A failure of the environment (git, the file system) inside an iteration ends it
  * as an infrastructure error, which the circuit breaker counts; outside one, it stops the loop.
  */
 async function executeSafely(context: RunContext, action: Action): Promise<void> {
   try {
+    if (hungStep === action.kind) await new Promise(() => {});
     await executeAction(context, action);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
-import { readRegularFile } from "../files/read-regular-file.ts";
+import { readRegularFile, readRegularFileSync } from "../files/read-regular-file.ts";
 import { type AnyModeSpec, type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
@@ -140,13 +139,12 @@ function inlineScript(engine: EngineSpec, role: "maker" | "verifier", context: S
     return engine;
   }
   const scriptLabel = isAbsolute(script) ? script : join(dirname(context.fileLabel), script);
-  let text: string;
-  try {
-    text = readFileSync(resolve(context.directory, script), "utf8");
-  } catch (error) {
-    context.problems.push(at("script", `${scriptLabel}: ${readFailure(error)}`));
+  const read = readRegularFileSync(resolve(context.directory, script), { maximumBytes: maximumSpecBytes });
+  if (!read.ok) {
+    context.problems.push(at("script", `${scriptLabel}: ${read.problem}`));
     return engine;
   }
+  const text = read.text;
   try {
     const yaml = readMapping(text, scriptLabel, "a script is a mapping with turns: [ ... ]");
     const validated = validateLocated(scriptFileSchema, yaml, scriptLabel);
@@ -187,11 +185,4 @@ function excerpt(value: string): string {
 
 function boundProblem(problem: string): string {
   return problem.length <= problemLength ? problem : `${problem.slice(0, problemLength)}… (cut)`;
-}
-
-function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "no such file";
-  if (code === "EISDIR") return "is a folder, not a file";
-  return `cannot read (${code ?? String(error)})`;
 }

@@ -1,10 +1,13 @@
 /** `logs <loop>` prints gate logs; `brief <loop>` prints the exact brief a maker was sent. */
-import { readFile } from "node:fs/promises";
 import { UsageError } from "../../errors.ts";
+import { readRegularFile } from "../../files/read-regular-file.ts";
 import type { GateResult } from "../../loop/events.ts";
 import { allGateResults, type IterationState, type LoopState } from "../../loop/state.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession, parseIterationOption } from "../session.ts";
+
+/** Largest log printed (logs are capped at 16 MiB by default). */
+const maximumLogBytes = 64 * 1024 * 1024;
 
 /**
  * Prints the gate logs of one iteration: `--iteration 0` is the run on the base commit (the baseline);
@@ -52,7 +55,13 @@ export async function logsCommand(
     }
     const label = number === 0 ? "iteration 0 (the base commit)" : `iteration ${number}`;
     for (const result of selected) {
-      const text = await readFile(result.logPath, "utf8").catch(() => `(log missing: ${result.logPath})\n`);
+      // Only a regular file, never through a link: a log a maker replaced by a link to /dev/zero never ends.
+      const read = await readRegularFile(result.logPath, { maximumBytes: maximumLogBytes, noFollow: true });
+      const text = read.ok
+        ? read.text
+        : read.code === "ENOENT"
+          ? `(log missing: ${result.logPath})\n`
+          : `(log not readable: ${result.logPath}: ${read.problem})\n`;
       process.stdout.write(`==> ${label} gate ${result.id} (${result.phase}) ${result.logPath}\n${text}`);
       if (!text.endsWith("\n")) process.stdout.write("\n");
     }

@@ -34,7 +34,7 @@ export function watchUnreachable(
       const elapsed = now - since;
       if (notices < bound.notices && elapsed < bound.silentMs) return undefined;
       const notice = lastNotice();
-      return `${name} cannot reach its model API: ${notices} reconnect attempts in ${Math.round(elapsed / 1000)}s and nothing else${notice ? ` (last: ${notice})` : ""}`;
+      return `${name} cannot reach its model API: ${notices} reconnect notice(s) in ${Math.round(elapsed / 1000)}s and nothing else${notice ? ` (last: ${notice})` : ""}`;
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Whether a tool call of the agent would write into `.loopwright/`, where the hook keeps its state, the
- * reviewer's report and the verdict. File tools are judged by where their path really lands (symlinks
+ * reviewer's report and the verdict, or into the reviewer subagent's definition. File tools are judged by where their path really lands (symlinks
  * followed); Bash commands by what they name, however spelled (`./`, `$PWD/`, quotes cut into the
  * name, a glob, a symlink to the folder). A Bash command that names the folder may only read it (cat,
  * grep, ls...) or be the close command. Commands that run a hook event by hand (a forged
@@ -10,7 +10,14 @@
  */
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { reviewerAgentName } from "../hook-context.ts";
 import { stateFolderName } from "../hook-layout.ts";
+import { namesSettings, settingsHoldHookMode, settingsWriteProblem } from "./settings-guard.ts";
+
+/** The reviewer subagent's definition: rewriting it ("always answer No findings") would empty the review. */
+const reviewerFile = `.claude/agents/${reviewerAgentName}.md`;
+/** What the agent may not write, relative to the checkout root. */
+const protectedPaths = [stateFolderName, reviewerFile];
 
 export type GuardVerdict = { kind: "allow" } | { kind: "deny"; why: string };
 
@@ -43,7 +50,7 @@ const findWriters = /\s-(delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls
 /** Redirections that write nowhere that matters. */
 const harmlessRedirection = /\d?>&\d|\d?>\s*\/dev\/null/g;
 const handRunHook = /\bhook\s+(subagent-stop|stop|prompt|pre-tool|post-tool)\b/;
-const cleanIgnored = /\bgit\s+(-\S+\s+)*clean\b[^|;&]*\s-\w*x/;
+const cleanIgnored = /\bgit\s+(-\S+\s+)*clean\b[^|;&]*\s-\w*x/i;
 
 /** The guard's decision for one tool call; `cwd` is where the agent's shell is, `root` the checkout. */
 export function stateFolderVerdict(
@@ -55,9 +62,9 @@ export function stateFolderVerdict(
   if (fileTools.has(toolName)) {
     const target = toolInput.file_path ?? toolInput.notebook_path;
     if (typeof target !== "string" || target === "") return { kind: "allow" };
-    return landsInStateFolder(resolve(cwd, target), root)
-      ? deny(`${toolName} of ${target}`)
-      : { kind: "allow" };
+    if (landsInProtected(resolve(cwd, target), root)) return deny(`${toolName} of ${target}`);
+    const settingsProblem = settingsWriteProblem(toolName, toolInput, root, cwd);
+    return settingsProblem ? deny(settingsProblem) : { kind: "allow" };
   }
   if (toolName !== "Bash" || typeof toolInput.command !== "string") return { kind: "allow" };
   return bashVerdict(toolInput.command, root, cwd);
@@ -69,11 +76,13 @@ function bashVerdict(command: string, root: string, cwd: string): GuardVerdict {
   if (handRunHook.test(plain)) return deny("running a hook event by hand");
   if (cleanIgnored.test(plain)) return deny("`git clean -x`, which deletes it");
   const words = plain.split(/[\s;&|<>()`=]+/).filter((word) => word !== "");
+  if (namesSettings(plain) && !onlyReads(plain) && settingsHoldHookMode(root))
+    return deny("a command that writes Claude Code's settings, where hook mode's hooks are");
   const names =
-    plain.includes(stateFolderName) ||
-    words.some((word) => globNamesStateFolder(word) || landsInStateFolder(resolve(cwd, word), root));
+    protectedPaths.some((path) => plain.includes(path.split("/").at(-1) ?? path)) ||
+    words.some((word) => globNamesStateFolder(word) || landsInProtected(resolve(cwd, word), root));
   if (!names || onlyReads(plain)) return { kind: "allow" };
-  return deny("a command that names it and does not only read it");
+  return deny("a command that names one of them and does not only read it");
 }
 
 /** True when every part of the command reads (or is the close command) and nothing is redirected into a file. */
@@ -110,10 +119,12 @@ function globNamesStateFolder(word: string): boolean {
   });
 }
 
-/** True when `path` is the state folder or inside it, by name or once symlinks are followed. */
-function landsInStateFolder(path: string, root: string): boolean {
-  const folder = join(root, stateFolderName);
-  return isInside(path, folder) || isInside(realPrefix(path), realPrefix(folder));
+/** True when `path` is a protected path or inside one, by name or once symlinks are followed. */
+function landsInProtected(path: string, root: string): boolean {
+  return protectedPaths.some((relativePath) => {
+    const target = join(root, relativePath);
+    return isInside(path, target) || isInside(realPrefix(path), realPrefix(target));
+  });
 }
 
 function isInside(path: string, folder: string): boolean {
@@ -140,6 +151,6 @@ function realPrefix(path: string): string {
 function deny(what: string): GuardVerdict {
   return {
     kind: "deny",
-    why: `${stateFolderName}/ belongs to the hook (its state, the reviewer's report and the verdict): ${what} is not allowed. Only the reviewer subagent's report, recorded by the hook, counts; fix the code instead, and read the logs there with cat or grep.`,
+    why: `${stateFolderName}/ and ${reviewerFile} belong to the hook (its state, the reviewer, its report and the verdict): ${what} is not allowed. Only the reviewer subagent's report, recorded by the hook, counts; fix the code instead, and read the logs there with cat or grep.`,
   };
 }

@@ -12,6 +12,8 @@
  */
 
 import { posix } from "node:path";
+import { makeTargetsRun, packageScriptRun } from "./package-and-make-runs.ts";
+import { repositoryPath } from "./repository-path.ts";
 import { type ShellWord, simpleCommands } from "./shell-words.ts";
 
 /** How a command uses a path. */
@@ -76,7 +78,14 @@ const shells = /^(?:sh|bash|zsh|dash|ksh)$/;
 const interpreters = /^(?:node|nodejs|tsx|ts-node|ruby|perl|php|Rscript|lua|python(?:\d+(?:\.\d+)?)?|py)$/;
 const testRunners =
   /^(?:pytest|py\.test|mocha|jest|vitest|ava|tap|tape|jasmine|karma|playwright|cypress|rspec|phpunit|nose2|nosetests|prove|green|trial)$/;
-const runnerSubcommands = /^(?:run|watch|related|test|start|open)$/;
+/** Runners that run every file of a folder they are given, whatever its name. */
+const folderRunners = /^(?:mocha|tape|tap|ava)$/;
+/** Subcommands of the runners that have them (`vitest run`, `playwright test`, `cypress run`). */
+const runnerSubcommands: Record<string, RegExp> = {
+  vitest: /^(?:run|watch|related|bench|dev)$/,
+  playwright: /^test$/,
+  cypress: /^(?:run|open)$/,
+};
 const pythonRunnerModules = /^(?:pytest|unittest|nose2|nose|green|trial|xmlrunner)$/;
 /^(?:py_compile|compileall|mypy|pyright|ruff|flake8|pylint|black|isort|build|pip)$/;
 /** Wrappers whose options all come attached (`--reporter=text`) or as known flags, then a command. */
@@ -91,14 +100,20 @@ const valueOptions: Record<string, RegExp> = {
 const configOptions =
   /^(?:-c|--config|--config-file|--rcfile|--settings|--manifest-path|--project|--tsconfig|--makefile|--file|-f|-p|-r|--require|--import|--loader|--experimental-loader|--setupFiles|--spec)$/;
 
+/** Linters and compilers whose short `-c`/`-p` options take their configuration file. */
+const shortConfigPrograms = /^(?:tsc|eslint|prettier|stylelint|rubocop|golangci-lint|phpstan|psalm|ktlint)$/;
+
 /** Reads one simple command; returns the new directory when it is a `cd`. */
 function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading): string | undefined {
   let words = all;
   // Leading assignments, and wrappers that run the rest.
   for (;;) {
     while (words.length > 0 && /^[A-Za-z_]\w*=/.test(words[0].text)) words = words.slice(1);
-    const program = words[0]?.text;
-    if (program === undefined) return undefined;
+    if (words.length === 0) return undefined;
+    // A program named by an absolute path (`/bin/sh`, `/usr/bin/env`) is the system's: read it by name.
+    if (words[0].text.startsWith("/"))
+      words = [{ ...words[0], text: posix.basename(words[0].text) }, ...words.slice(1)];
+    const program = words[0].text;
     if (plainWrappers.test(program)) {
       words = words.slice(1);
       while (words.length > 0 && (words[0].text.startsWith("-") || /^[A-Za-z_]\w*=/.test(words[0].text))) {
@@ -161,7 +176,9 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     return undefined;
   }
   if (/^(?:npm|pnpm|yarn|bun)$/.test(program)) {
-    readPackageManager(program, rest, directory, reading);
+    const run = packageScriptRun(program, rest, directory);
+    if (run?.runnerArguments) readRunnerArguments(run.runnerArguments, directory, reading, program);
+    else if (run?.script !== undefined) readPackageScript(run.directory, run.script, reading);
     return undefined;
   }
   if (interpreters.test(program) || program === "deno") {
@@ -169,23 +186,17 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     return undefined;
   }
   if (program === "make" || program === "gmake") {
-    readMake(rest, directory, reading);
+    reading.found.push(...makeTargetsRun(rest, directory));
     return undefined;
   }
   if (program === "go" || program === "cargo") {
     const { positionals, options } = split(rest.slice(1), program);
     for (const [option, value] of options) if (configOptions.test(option)) add("config", value);
-    if (program === "go" && rest[0]?.text === "test") {
-      for (const word of positionals) {
-        if (!/^\.\.?\//.test(word.text) || word.text === "./...") continue;
-        add("tests", { ...word, text: word.text.replace(/\/\.\.\.$/, "/**") });
-      }
-    }
     if (program === "go" && rest[0]?.text === "run") add("script", positionals[0]);
     return undefined;
   }
   if (testRunners.test(program)) {
-    const afterSubcommand = runnerSubcommands.test(rest[0]?.text ?? "") ? rest.slice(1) : rest;
+    const afterSubcommand = runnerSubcommands[program]?.test(rest[0]?.text ?? "") ? rest.slice(1) : rest;
     readRunnerArguments(afterSubcommand, directory, reading, program);
     return undefined;
   }
@@ -193,8 +204,15 @@ function readSimpleCommand(all: ShellWord[], directory: string, reading: Reading
     add("script", words[0]);
     return undefined;
   }
+  // Any other program: its long configuration options name configuration; a short option (`test -f`,
+  // `grep -f`, `tar -f`) means something else to every utility, so only tools known to take a
+  // configuration file that way count (`tsc -p`, `eslint -c`).
   const { options } = split(rest, program);
-  for (const [option, value] of options) if (configOptions.test(option)) add("config", value);
+  for (const [option, value] of options) {
+    if (configOptions.test(option) && (option.startsWith("--") || shortConfigPrograms.test(program))) {
+      add("config", value);
+    }
+  }
   return undefined;
 }
 
@@ -207,16 +225,17 @@ function readInterpreter(program: string, rest: ShellWord[], directory: string, 
   const checkOnly = program.startsWith("python") || program === "py" ? /^$/ : /^(?:--check|-c)$/;
   if (words.some((word) => checkOnly.test(word.text))) return;
   if (program.startsWith("python") || program === "py") {
-    const module = words.findIndex((word) => word.text === "-m");
+    // `-m module`, or attached: `-mpytest`.
+    const module = words.findIndex((word) => /^-m/.test(word.text));
     if (module >= 0) {
-      const name = words[module + 1];
+      const attached = words[module].text.slice(2);
+      const name = attached === "" ? words[module + 1] : { ...words[module], text: attached };
+      const rest = words.slice(module + (attached === "" ? 2 : 1));
       if (!name || name.expands) return;
       // `python -m` looks in the current folder first: a module of that name there is what runs.
       add("script", { ...name, text: `${name.text.replaceAll(".", "/")}.py` });
       add("script", { ...name, text: name.text.replaceAll(".", "/") });
-      if (pythonRunnerModules.test(name.text)) {
-        readRunnerArguments(words.slice(module + 2), directory, reading, name.text);
-      }
+      if (pythonRunnerModules.test(name.text)) readRunnerArguments(rest, directory, reading, name.text);
       return;
     }
     if (words.some((word) => word.text === "-c")) return;
@@ -242,88 +261,32 @@ function readRunnerArguments(words: ShellWord[], directory: string, reading: Rea
   for (const word of positionals) {
     if (runner === "unittest" && /^[A-Za-z_][\w.]*$/.test(word.text) && !/\.py$/.test(word.text)) {
       addPath(reading, directory, "tests", { ...word, text: `${word.text.replaceAll(".", "/")}.py` });
-      addPath(reading, directory, "tests", { ...word, text: word.text.replaceAll(".", "/") });
       continue;
     }
-    addPath(reading, directory, "tests", { ...word, text: word.text.replace(/::.*$/, "") });
+    const path = word.text.replace(/::.*$/, "");
+    // A folder: mocha, tape, tap and ava run every file in it, but the other runners pick the tests in
+    // it by name (which the default patterns know); its other files are code, not tests (`jest src`).
+    const folder = !/\.[A-Za-z]\w*$|[*?[{]/.test(path);
+    if (folder && !folderRunners.test(runner)) continue;
+    addPath(reading, directory, "tests", { ...word, text: path });
   }
 }
 
-/** `npm test`, `npm run x`, `yarn x`, `pnpm --dir d test`, `bun run x`: the package script and what it names. */
-function readPackageManager(program: string, words: ShellWord[], directory: string, reading: Reading): void {
-  let packageDirectory = directory;
-  const positionals: ShellWord[] = [];
-  for (let index = 0; index < words.length; index++) {
-    const text = words[index].text;
-    if (text === "--") break;
-    const attached = /^(--prefix|--dir|--cwd|-C)=(.*)$/.exec(text);
-    if (/^(?:--prefix|--dir|--cwd|-C)$/.test(text) || attached) {
-      const value = attached ? attached[2] : words[++index]?.text;
-      if (value !== undefined) packageDirectory = repositoryPath(directory, value) ?? packageDirectory;
-      continue;
-    }
-    if (/^(?:-w|--workspace|--filter|-F)$/.test(text)) {
-      index++;
-      continue;
-    }
-    if (text.startsWith("-")) continue;
-    positionals.push(words[index]);
-  }
-  const [first, second] = positionals.map((word) => word.text);
-  const lifecycle = /^(?:test|t|tst|start|stop|restart)$/;
-  let name: string | undefined;
-  if (first === undefined) return;
-  if (/^(?:run|run-script|rum|urn)$/.test(first)) name = second;
-  else if (lifecycle.test(first)) name = { t: "test", tst: "test" }[first] ?? first;
-  else if ((program === "yarn" || program === "pnpm") && !builtins.test(first)) name = first;
-  else if (program === "bun" && first !== "test" && !builtins.test(first)) name = first;
-  if (program === "bun" && first === "test") {
-    readRunnerArguments(words.slice(words.indexOf(positionals[0]) + 1), directory, reading, "bun");
-    return;
-  }
-  if (name === undefined) return;
-  const manifest = posix.join(packageDirectory, "package.json");
+/** The package script `name` of the package.json in `directory`, and what it (with its pre- and post-script) names. */
+function readPackageScript(directory: string, name: string, reading: Reading): void {
+  const manifest = posix.join(directory, "package.json");
+  const seen = reading.found.some(
+    (entry) => entry.role === "package-script" && entry.path === manifest && entry.script === name,
+  );
   reading.found.push({ path: manifest, role: "package-script", script: name });
-  const scripts = reading.packages(packageDirectory);
-  if (!scripts) return;
+  const scripts = reading.packages(directory);
+  if (!scripts || seen) return;
   const nested = { ...reading, depth: reading.depth + 1 };
-  const seen = reading.found.filter((entry) => entry.role === "package-script" && entry.path === manifest);
-  if (seen.length > 1 && seen.slice(0, -1).some((entry) => entry.script === name)) return;
   for (const script of [`pre${name}`, name, `post${name}`]) {
     const text = scripts[script];
-    if (text !== undefined) readCommandLine(text, packageDirectory, nested);
+    if (text !== undefined) readCommandLine(text, directory, nested);
   }
 }
-
-/** `make [-C dir] [-f file] [VAR=x] [targets]`: one `make-target` per target (`""` for the default goal). */
-function readMake(words: ShellWord[], directory: string, reading: Reading): void {
-  let makeDirectory = directory;
-  let makefile: string | undefined;
-  const targets: string[] = [];
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index];
-    const attached = /^(?:--directory|--file|--makefile)=(.*)$/.exec(word.text);
-    const option = /^(-C|-f|--directory|--file|--makefile)$/.exec(word.text)?.[1];
-    const value = attached ? attached[1] : option ? words[++index]?.text : undefined;
-    if (value !== undefined) {
-      if (word.text.startsWith("-C") || word.text.startsWith("--directory")) {
-        makeDirectory = repositoryPath(makeDirectory, value) ?? makeDirectory;
-      } else makefile = value;
-      continue;
-    }
-    if (/^-[jlo]$/.test(word.text) && /^\d+$/.test(words[index + 1]?.text ?? "")) index++;
-    if (word.text.startsWith("-") || word.expands || word.text.includes("=")) continue;
-    targets.push(word.text);
-  }
-  const path = repositoryPath(makeDirectory, makefile ?? "Makefile");
-  if (path === undefined || path === "") return;
-  for (const target of targets.length > 0 ? targets : [""]) {
-    reading.found.push({ path, role: "make-target", script: target });
-  }
-}
-
-const builtins =
-  /^(?:install|i|add|remove|rm|uninstall|ci|init|create|exec|dlx|x|why|list|ls|outdated|update|upgrade|up|link|unlink|publish|pack|config|cache|info|view|audit|dedupe|prune|rebuild|help|version|login|logout|workspaces?|global|import|patch|store|env|setup|bin|root|node|dlx|set|plugin|constraints|explain)$/;
 
 /** Options (with their value when the option takes one) and positionals. */
 function split(
@@ -378,13 +341,4 @@ function addPath(
 
 function readNested(text: string, directory: string, reading: Reading): void {
   readCommandLine(text, directory, { ...reading, depth: reading.depth + 1 });
-}
-
-/** `path` from `directory`, repository-relative without `./` or a trailing slash; undefined outside it. */
-function repositoryPath(directory: string, path: string): string | undefined {
-  if (posix.isAbsolute(path) || path.startsWith("~")) return undefined;
-  const joined = posix.normalize(posix.join(directory, path)).replace(/\/+$/, "");
-  if (joined === "." || joined === "") return "";
-  if (joined === ".." || joined.startsWith("../")) return undefined;
-  return joined;
 }
