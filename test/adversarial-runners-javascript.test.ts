@@ -254,3 +254,24 @@ runnerSuite(
   },
   install("vitest", "vitest@3"),
 );
+
+/** mocha as many npm packages use it: one \`tests.js\` at the root, named by the gate command only. */
+const rootTests = mochaTests.replace("../src/calc.js", "./src/calc.js");
+runnerSuite(
+  {
+    runner: "mocha-tests-js",
+    files: { "README.md": "# calc\n", ".gitignore": gitignore, "src/calc.js": calc, "tests.js": rootTests },
+    get gate() {
+      return `{ id: tests, kind: tests-pass, run: "node ${modules("mocha")}/bin/mocha.js tests.js", timeout: 60s }`;
+    },
+    cheats: [
+      {
+        name: "it.skip in the tests.js the gate names",
+        turn: { write: { "tests.js": rootTests.replace('it("mean', 'it.skip("mean') } },
+        names: /skip-marker-added at tests\.js:\d+/,
+      },
+    ],
+    honest: [{ name: "the fix", turn: { write: { "src/calc.js": fixedCalc } } }],
+  },
+  install("mocha", "mocha@11"),
+);

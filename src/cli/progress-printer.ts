@@ -87,7 +87,10 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       const rulings = (event.data.verdict?.tamper ?? []).map(
         (ruling) => `\n             ${ruling.id} ${describeRuling(ruling)}`,
       );
-      return `  verifier: ${event.data.verdict?.overall === "pass" ? "✓ approves" : "✗ rejects"}${rulings.join("")}`;
+      // With a disagreement, loopwright derived a rejection from the rulings (see deriveOverall).
+      const approves = event.data.verdict?.overall === "pass" && !event.data.disagreement;
+      const disagreement = event.data.disagreement ? ` (${event.data.disagreement})` : "";
+      return `  verifier: ${approves ? "✓ approves" : "✗ rejects"}${disagreement}${rulings.join("")}`;
     }
     case "iteration_ended":
       return `  iteration ${event.data.iteration}: ${event.data.outcome}: ${event.data.summary}${event.data.repeat ? " [repeat]" : ""} · ${describeCost(state)}`;
