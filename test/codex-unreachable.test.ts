@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describe, test } from "node:test";
@@ -16,13 +16,24 @@ import { createCodexTranslator } from "../src/engines/codex/translate-codex.ts";
 import { mockClientEnvironment } from "../src/mock-model/client-environment.ts";
 import { binaries } from "./support/engine-loops.ts";
 
-/** A loopback port that was free a moment ago: connections to it are refused. */
+/**
+ * A loopback port that refuses connections for the whole test. A port freed a moment ago is not: a
+ * concurrent test's server can be given it. Ports below 1024 are never handed out by `listen(0)`, so a
+ * low port that refuses now keeps refusing.
+ */
 async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (const port of [1, 9, 47, 51, 61]) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once("error", () => resolve(true));
+    });
+    if (refused) return port;
+  }
+  throw new Error("no refusing low port on 127.0.0.1");
 }
 
 const reconnect = JSON.stringify({
