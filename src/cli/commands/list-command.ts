@@ -1,6 +1,9 @@
 /** `ls`: loops with their status, iterations and stop reason. */
+
+import { readQueue } from "../../app/read-queue.ts";
 import { describeVerified, legitimateFlagCount } from "../../loop/tamper-standing.ts";
 import { describeDamage, readState } from "../../loop/timeline.ts";
+import { queuePositions } from "../../service/queue-order.ts";
 import type { LoopRecord } from "../../store/store.ts";
 import { currentRepository, openSession } from "../session.ts";
 
@@ -21,13 +24,16 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
         if (damaged.length > 0) process.stderr.write(`loopwright: ${describeDamage(loop, damaged)}\n`);
         const holder = await session.store.lockHolder(loop.id);
         // A loop marked running whose controller is gone was interrupted: `resume` continues it.
+        // A queued loop waits for the service (`serve`), which starts the queue in submission order.
         const status = holder
           ? state.status === "created"
             ? "running"
             : state.status
-          : state.status === "running"
-            ? "interrupted"
-            : state.status;
+          : state.queued
+            ? "queued"
+            : state.status === "running"
+              ? "interrupted"
+              : state.status;
         return {
           id: loop.id,
           name: loop.name,
@@ -41,9 +47,19 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
           iterations: state.iterations.length,
           costUsd: state.costUsd,
           createdAt: loop.createdAt,
+          queuedAt: status === "queued" ? (state.queued?.at ?? null) : null,
+          queuePosition: null as number | null,
         };
       }),
     );
+    // The queue spans every repository: positions count the queued loops this listing leaves out too.
+    const queue = rows.some((row) => row.queuedAt)
+      ? repoRoot
+        ? await readQueue(session.store)
+        : rows.flatMap((row) => (row.queuedAt ? [{ loopId: row.id, queuedAt: row.queuedAt }] : []))
+      : [];
+    const positions = queuePositions(queue);
+    for (const row of rows) row.queuePosition = positions.get(row.id) ?? null;
     if (options.json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
@@ -55,7 +71,11 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
       return 0;
     }
     for (const row of rows) {
-      const reason = row.stopDescription ? ` (${row.stopDescription})` : "";
+      const reason = row.stopDescription
+        ? ` (${row.stopDescription})`
+        : row.queuePosition
+          ? ` (#${row.queuePosition} in the queue)`
+          : "";
       const where = options.all ? `  ${row.repoRoot}` : "";
       process.stdout.write(
         `${row.name.padEnd(24)} ${`${row.status}${reason}`.padEnd(30)} ${String(row.iterations).padStart(3)} it  $${row.costUsd.toFixed(2)}  ${row.id}${where}\n`,
@@ -79,5 +99,7 @@ function damagedRow(loop: LoopRecord) {
     iterations: 0,
     costUsd: 0,
     createdAt: loop.createdAt,
+    queuedAt: null,
+    queuePosition: null,
   };
 }
