@@ -4,6 +4,8 @@
  * one it names it. `ls` shows each queued loop's place in the queue.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -30,6 +32,20 @@ test("run --detach without a service: the loop is queued, ls shows its place, an
 }, async () => {
   const sandbox = await createSandbox();
   try {
+    // What a service killed with kill -9 leaves behind: its record, naming a dead process.
+    await mkdir(sandbox.home, { recursive: true });
+    const dead = spawnSync("true").pid;
+    await writeFile(
+      join(sandbox.home, "service.json"),
+      JSON.stringify({
+        pid: dead,
+        host: "127.0.0.1",
+        port: 4477,
+        url: "http://127.0.0.1:4477",
+        startedAt: "",
+        processStart: "",
+      }),
+    );
     const first = await sandbox.spec(spec("first"), join(sandbox.root, "first.yaml"));
     const detached = await sandbox.cli(["run", "--detach", first]);
     assert.equal(detached.code, 0, detached.stderr);
@@ -69,6 +85,9 @@ test("run --detach without a service: the loop is queued, ls shows its place, an
         announced.stdout,
         new RegExp(`the service at http://127\\.0\\.0\\.1:\\d+ \\(pid ${service.pid}\\) will start it`),
       );
+      const another = await sandbox.cli(["serve", "--port", "0"]);
+      assert.equal(another.code, 2, another.stdout + another.stderr);
+      assert.match(another.stderr, new RegExp(`a service already runs for .*: pid ${service.pid}`));
       await waitForStopped(sandbox, ["first", "second", "third"], "the service to run the queue");
     } finally {
       await stopService(service);

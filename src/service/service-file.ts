@@ -3,10 +3,11 @@
  * A reader treats a file whose process is dead (or whose pid was reused) as absent, so a service killed
  * with `kill -9` is never mistaken for a running one.
  */
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { UsageError } from "../errors.ts";
 import { isLockOwnerAlive, processStamp } from "../process/liveness.ts";
 
 export const serviceInfoSchema = z.object({
@@ -39,9 +40,39 @@ export function currentServiceInfo(host: string, port: number): ServiceInfo {
   };
 }
 
-/** Writes `service.json` (0600), replacing what is there. */
-export async function writeServiceFile(home: string, info: ServiceInfo): Promise<void> {
-  await writeFile(serviceFilePath(home), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+/**
+ * Makes this process the service of `home`: writes `service.json` (0600) unless a live service holds it,
+ * whose record is then returned. Atomic against a second `serve` starting at the same moment: the file
+ * appears complete or not at all (written aside, then hard-linked into place, which fails if it exists).
+ */
+export async function claimServiceFile(home: string, info: ServiceInfo): Promise<ServiceInfo | undefined> {
+  const path = serviceFilePath(home);
+  const aside = `${path}.${process.pid}`;
+  await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await link(aside, path);
+        return undefined;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const running = await readServiceFile(home);
+      if (running) return running;
+      if (attempt > 0) throw new UsageError(`${path}: cannot be claimed; is another service starting?`);
+      await rm(path, { force: true }); // a dead service's record
+    }
+  } finally {
+    await rm(aside, { force: true });
+  }
+}
+
+/** Rewrites this process's `service.json` (once its server knows its port). */
+export async function updateServiceFile(home: string, info: ServiceInfo): Promise<void> {
+  const path = serviceFilePath(home);
+  const aside = `${path}.${process.pid}`;
+  await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  await rename(aside, path);
 }
 
 /** The running service of this home, or undefined when there is none (no file, unreadable, or its process is dead). */

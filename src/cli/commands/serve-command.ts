@@ -1,18 +1,13 @@
 /**
  * `serve`: the long-lived service. Supervises loops (queue, caps, recovery, schedules), announces itself
- * in `<home>/service.json`, and on SIGTERM or Ctrl-C lets every running step reach its next event
+ * in `<home>/service.json`, and on SIGTERM, Ctrl-C or a hang-up lets every running step reach its next event
  * boundary for up to 10 s, then exits; a second signal exits at once. Whatever did not finish is
  * recovered by the next start, as after `kill -9`.
  */
 import { UsageError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import { describeCaps, parseMaxActive, parseProviderCaps } from "../../service/caps.ts";
-import {
-  currentServiceInfo,
-  readServiceFile,
-  removeServiceFile,
-  writeServiceFile,
-} from "../../service/service-file.ts";
+import { claimServiceFile, currentServiceInfo, removeServiceFile } from "../../service/service-file.ts";
 import { createSupervisor } from "../../service/supervisor.ts";
 import { openSession } from "../session.ts";
 
@@ -33,15 +28,13 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   };
   const port = parsePort(options.port);
   const session = await openSession();
-  const running = await readServiceFile(session.home);
+  const running = await claimServiceFile(session.home, currentServiceInfo(options.host, port));
   if (running) {
     await session.store.close();
     throw new UsageError(`a service already runs for ${session.home}: pid ${running.pid}, ${running.url}`);
   }
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   const supervisor = createSupervisor({ store: session.store, home: session.home, caps, log });
-  const info = currentServiceInfo(options.host, port);
-  await writeServiceFile(session.home, info);
   log(`loopwright serve: pid ${process.pid}, ${describeCaps(caps)}; home ${session.home}`);
   supervisor.start();
 
@@ -57,6 +50,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  process.on("SIGHUP", onSignal); // the terminal closed: stop as cleanly as for SIGTERM
   const signal = await stopRequested;
   const count = supervisor.runs().length;
   log(
