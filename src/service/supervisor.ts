@@ -104,14 +104,18 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       log(`schedules: ${error instanceof Error ? error.message : String(error)}`),
     );
     const views = await watch.refresh();
-    const holders = new Map<string, boolean>();
-    for (const view of views) {
-      holders.set(
-        view.loop.id,
-        running.has(view.loop.id) || (await store.lockHolder(view.loop.id)) !== undefined,
-      );
-    }
-    if (recovering === undefined) recovering = interruptedAtStart(views, holders);
+    // Mine count as held without asking; the others' holders are read only when something waits.
+    const holders = new Map<string, boolean>(views.map((view) => [view.loop.id, running.has(view.loop.id)]));
+    const readHolders = async () => {
+      for (const view of views)
+        if (!running.has(view.loop.id))
+          holders.set(view.loop.id, (await store.lockHolder(view.loop.id)) !== undefined);
+    };
+    if (recovering === undefined) {
+      await readHolders();
+      recovering = interruptedAtStart(views, holders);
+    } else if (waitingLoops(views, holders).length === 0) return;
+    else await readHolders();
     const waiting = waitingLoops(views, holders);
     if (waiting.length === 0) return;
     const active = views.filter((view) => holders.get(view.loop.id));
