@@ -1,7 +1,7 @@
 /** The service's pure decisions: which waiting loops start under the caps, the queue's order, caps and providers parsed. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { EngineSpec } from "../src/loop/spec.ts";
+import type { EngineSpec } from "../src/core/spec.ts";
 import { parseMaxActive, parseProviderCaps } from "../src/service/caps.ts";
 import { chooseStarts } from "../src/service/choose-starts.ts";
 import { providersOf } from "../src/service/providers.ts";

@@ -3,11 +3,12 @@
  * validated and the loop created exactly as `run` does (same checks, same errors), then queued for the
  * service, which starts queued loops in submission order within its caps.
  */
+
+import { type Actor, eventSchemaVersion } from "../core/events.ts";
+import { type LoadedSpec, loadSpecFile, parseSpecText } from "../core/spec-file.ts";
 import { SpecError } from "../errors.ts";
 import { createLoop } from "../loop/create-loop.ts";
-import { type Actor, eventSchemaVersion } from "../loop/events.ts";
 import { preflight } from "../loop/preflight.ts";
-import { type LoadedSpec, loadSpecFile, parseSpecText } from "../loop/spec-file.ts";
 import { readServiceFile, type ServiceInfo } from "../service/service-file.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
 import { queuePosition } from "./read-queue.ts";

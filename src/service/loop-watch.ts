@@ -2,7 +2,7 @@
  * The supervisor's view of every loop in the store: each loop's replayed state, brought up to date at
  * every tick by reading only the events appended since (by this process or any other).
  */
-import type { Spec } from "../loop/spec.ts";
+import type { Spec } from "../core/spec.ts";
 import type { LoopState } from "../loop/state.ts";
 import { openTimeline, type Timeline } from "../loop/timeline.ts";
 import type { LoopRecord, Store } from "../store/store.ts";

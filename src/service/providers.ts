@@ -2,8 +2,9 @@
  * The providers a loop calls, for the service's per-provider caps: parallel agents against one provider
  * are stopped by its rate limits long before the machine runs out of cores.
  */
+
+import type { EngineSpec, Spec } from "../core/spec.ts";
 import { providerOf, resolveVerifier } from "../engines/registry.ts";
-import type { EngineSpec, Spec } from "../loop/spec.ts";
 
 /**
  * The distinct providers of the loop's maker and verifier engines, sorted: claude-code → anthropic, codex →
