@@ -3,7 +3,7 @@
  * loops submitted with `run --detach`, and what happened read back from the SQLite timeline.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { CliResult, Sandbox } from "./loop-sandbox.ts";
@@ -19,7 +19,7 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts `serve` with `args` and waits until it has announced itself in service.json. */
+/** Starts `serve` with `args` and waits until service.json names it. */
 export async function startService(
   sandbox: Sandbox,
   args: string[] = [],
@@ -34,7 +34,14 @@ export async function startService(
   void child.done.then(() => {
     exited = true;
   });
-  await waitFor(() => exited || existsSync(join(sandbox.home, "service.json")), "the service to start");
+  const announced = () => {
+    try {
+      return JSON.parse(readFileSync(join(sandbox.home, "service.json"), "utf8")).pid === child.pid;
+    } catch {
+      return false;
+    }
+  };
+  await waitFor(() => exited || announced(), "the service to start");
   assert.equal(exited, false, `serve exited at once: ${output()}`);
   return {
     pid: child.pid as number,
