@@ -108,6 +108,19 @@ export interface Verdict {
   notes?: string;
 }
 
+/**
+ * Who did an owner action, recorded on its event as `by` (the event's own `at` says when): `cli` with the
+ * OS user, `web` with the token's name (`loopback` without a token), `service` as `serve`, `schedule`
+ * with the schedule's name.
+ */
+export interface Actor {
+  via: "cli" | "web" | "service" | "schedule";
+  name: string;
+}
+
+/** What a queued loop waits to do: start for the first time, or go on. */
+export type QueuedCommand = "run" | "resume";
+
 /** One steering change as recorded: the field, and its value before and after. */
 export interface SteeringChange {
   field: string;
@@ -144,10 +157,15 @@ export interface EventPayloads {
     durationMs: number;
     logPath: string;
   };
-  steer_requested: { request: SteerRequest };
+  /** `by` is absent on events recorded before owner actions named their actor. */
+  steer_requested: { request: SteerRequest; by?: Actor };
   steering_applied: { changes: SteeringChange[]; spec: unknown };
-  pause_requested: Record<string, never>;
-  cancel_requested: Record<string, never>;
+  pause_requested: { by?: Actor };
+  cancel_requested: { by?: Actor };
+  /** The owner resumed the loop in the foreground (a resume through a service is a `loop_queued`). */
+  resume_requested: { by: Actor };
+  /** The loop waits for a service to start it; it stays queued until the next `run_started`. */
+  loop_queued: { by: Actor; command: QueuedCommand };
   loop_paused: Record<string, never>;
   loop_resumed: Record<string, never>;
   loop_parked: { until: string; spentTodayUsd: number; capUsd: number };

@@ -17,6 +17,8 @@ const known: Record<EventType, true> = {
   steering_applied: true,
   pause_requested: true,
   cancel_requested: true,
+  resume_requested: true,
+  loop_queued: true,
   loop_paused: true,
   loop_resumed: true,
   loop_parked: true,

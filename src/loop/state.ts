@@ -9,6 +9,7 @@ import type {
   IterationOutcome,
   LoopEvent,
   MakerStatus,
+  QueuedCommand,
   RecordedTamperFlag,
   SteeringChange,
   SteerRequest,
@@ -78,6 +79,8 @@ export type LoopStatus = "created" | "running" | "paused" | "parked" | "stopped"
 export interface LoopState {
   spec: Spec;
   status: LoopStatus;
+  /** Set by `loop_queued`, cleared by the next `run_started`: the loop waits for a service to start it. */
+  queued?: { command: QueuedCommand; at: string };
   stopReason?: StopReason;
   stopMessage?: string;
   baseSha?: string;
@@ -192,6 +195,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
       return {
         ...state,
         runIds: [...state.runIds, event.data.runId],
+        queued: undefined,
         status: state.status === "created" ? "running" : state.status,
       };
     case "loop_prepared":
@@ -215,6 +219,8 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         repeatsSinceSteer: resetsMemory ? 0 : state.repeatsSinceSteer,
       };
     }
+    case "loop_queued":
+      return { ...state, queued: { command: event.data.command, at: event.at } };
     case "pause_requested":
       return { ...state, pauseRequested: true };
     case "cancel_requested":
@@ -388,6 +394,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopMessage: event.data.message,
       };
     case "verdict_rejected":
+    case "resume_requested":
     case "engines_resolved":
     case "run_ended":
     case "processes_swept":
