@@ -42,6 +42,7 @@ export async function listGateLogs(
         exitCode: result.exitCode,
         logPath: result.logPath,
         sizeBytes: probe.ok ? probe.totalBytes : null,
+        missing: !probe.ok && probe.code === "ENOENT",
         problem: probe.ok ? null : probe.problem,
       };
     }),

@@ -101,7 +101,7 @@ export async function readState(
 }
 
 /** One line naming a loop's damaged rows, for stderr: `loop x (id): 2 damaged event rows skipped (...)`. */
-export function describeDamage(loop: LoopRecord, damaged: DamagedEvent[]): string {
+export function describeDamage(loop: Pick<LoopRecord, "name" | "id">, damaged: DamagedEvent[]): string {
   const rows = damaged.length === 1 ? "1 damaged event row" : `${damaged.length} damaged event rows`;
   const listed = damaged
     .slice(0, 5)

@@ -50,6 +50,8 @@ export const gateLogEntrySchema = z.object({
   exitCode: z.number().nullable(),
   logPath: z.string(),
   sizeBytes: z.number().nullable(),
+  /** True when the log file does not exist (any more). */
+  missing: z.boolean(),
   /** Why the log cannot be read (`no such file`, `is a symbolic link, not a file`); null when it can. */
   problem: z.string().nullable(),
 });
