@@ -118,8 +118,8 @@ test("resume through a service queues loops in submission order; pause and cance
   assert.equal(detail.queuePosition, 2);
   assert.equal(detail.queued?.command, "resume");
   const ls = await sandbox.cli(["ls"]);
-  assert.match(ls.stdout, /crashed\s+queued #2/);
-  assert.match(ls.stdout, /stuck\s+queued #1 \(budget_exhausted\)/);
+  assert.match(ls.stdout, /crashed\s+queued \(#2 in the queue\)/);
+  assert.match(ls.stdout, /stuck\s+queued \(budget_exhausted\)/);
   // No controller runs it: cancel stops it here, and the queue moves up.
   const cancelled = actionResultSchema.parse(await cancelLoop(sandbox.context, "crashed", alice));
   assert.equal(cancelled.outcome, "cancelled");

@@ -1,5 +1,4 @@
-/** Who did an owner action: the schema the API validates and the actor of a command typed in a terminal. */
-import { userInfo } from "node:os";
+/** Who did an owner action: its schema (the actor of a CLI command is `cliActor` in src/cli/cli-actor.ts). */
 import { z } from "zod";
 import type { Actor } from "../loop/events.ts";
 
@@ -10,12 +9,3 @@ export const actorSchema = z.object({
   via: z.enum(["cli", "web", "service", "schedule"]),
   name: z.string().min(1).max(200),
 }) satisfies z.ZodType<Actor>;
-
-/** The actor of a CLI command: the OS user running it (`unknown` where the OS cannot say). */
-export function cliActor(): Actor {
-  try {
-    return { via: "cli", name: userInfo().username || "unknown" };
-  } catch {
-    return { via: "cli", name: process.env.USER || "unknown" };
-  }
-}

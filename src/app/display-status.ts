@@ -42,16 +42,3 @@ export function currentPhase(state: LoopState): LoopPhase | null {
   if (iteration.verifierRunning) return "verifier";
   return null;
 }
-
-/**
- * Queue positions (1 = next to start) of the queued loops among `entries`, in submission order: the
- * time of their `loop_queued`, ties by loop id.
- */
-export function queuePositions(entries: { id: string; queuedAt?: string }[]): Map<string, number> {
-  const queued = entries
-    .filter((entry): entry is { id: string; queuedAt: string } => entry.queuedAt !== undefined)
-    .sort((a, b) =>
-      a.queuedAt === b.queuedAt ? a.id.localeCompare(b.id) : a.queuedAt < b.queuedAt ? -1 : 1,
-    );
-  return new Map(queued.map((entry, index) => [entry.id, index + 1]));
-}

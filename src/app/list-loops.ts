@@ -5,9 +5,10 @@
  */
 import { describeVerified, legitimateFlagCount } from "../loop/tamper-standing.ts";
 import { describeDamage, readState } from "../loop/timeline.ts";
+import { queuePositions } from "../service/queue-order.ts";
 import type { LoopRecord } from "../store/store.ts";
 import type { AppContext } from "./app-context.ts";
-import { currentPhase, displayStatus, queuePositions } from "./display-status.ts";
+import { currentPhase, displayStatus } from "./display-status.ts";
 import type { LoopList, LoopListing } from "./schemas/loop-schemas.ts";
 
 /**
@@ -52,7 +53,9 @@ export async function listLoops(context: AppContext, options: { repoRoot?: strin
       };
     }),
   );
-  const positions = queuePositions(rows.map((row) => ({ id: row.id, queuedAt: row.queuedAt ?? undefined })));
+  const positions = queuePositions(
+    rows.flatMap((row) => (row.queuedAt ? [{ loopId: row.id, queuedAt: row.queuedAt }] : [])),
+  );
   const kept = (loop: { repoRoot: string }) =>
     options.repoRoot === undefined || loop.repoRoot === options.repoRoot;
   return {

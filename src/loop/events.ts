@@ -108,19 +108,6 @@ export interface Verdict {
   notes?: string;
 }
 
-/**
- * Who did an owner action, recorded on its event as `by` (the event's own `at` says when): `cli` with the
- * OS user, `web` with the token's name (`loopback` without a token), `service` as `serve`, `schedule`
- * with the schedule's name.
- */
-export interface Actor {
-  via: "cli" | "web" | "service" | "schedule";
-  name: string;
-}
-
-/** What a queued loop waits to do: start for the first time, or go on. */
-export type QueuedCommand = "run" | "resume";
-
 /** One steering change as recorded: the field, and its value before and after. */
 export interface SteeringChange {
   field: string;
@@ -140,11 +127,22 @@ export interface SteerRequest {
   budget?: Partial<Budget>;
 }
 
+/**
+ * Who filed an owner action, recorded in the event as `by`: the CLI with the OS user, the web with the
+ * token's name ("loopback" without one), the service itself ("serve"), or a schedule by its name.
+ */
+export interface Actor {
+  via: "cli" | "web" | "service" | "schedule";
+  name: string;
+}
+
 /** `over_budget`: a turn crossed `maxCostUsdPerIteration`; the loop stops with budget_exhausted. */
 export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled" | "over_budget";
 
 export interface EventPayloads {
   loop_created: { name: string; repoRoot: string; specPath: string; baseSha: string; branch: string };
+  /** The loop waits for the service to start it (`run`) or go on with it (`resume`), in the order of `at`. */
+  loop_queued: { by: Actor; command: "run" | "resume" };
   run_started: { runId: string; pid: number; host: string; command: string };
   run_ended: { runId: string; exit: string };
   processes_swept: { pids: number[]; runIds: string[] };
@@ -164,8 +162,6 @@ export interface EventPayloads {
   cancel_requested: { by?: Actor };
   /** The owner resumed the loop in the foreground (a resume through a service is a `loop_queued`). */
   resume_requested: { by: Actor };
-  /** The loop waits for a service to start it; it stays queued until the next `run_started`. */
-  loop_queued: { by: Actor; command: QueuedCommand };
   loop_paused: Record<string, never>;
   loop_resumed: Record<string, never>;
   loop_parked: { until: string; spentTodayUsd: number; capUsd: number };

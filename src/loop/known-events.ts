@@ -7,6 +7,7 @@ import type { EventType } from "./events.ts";
 
 const known: Record<EventType, true> = {
   loop_created: true,
+  loop_queued: true,
   run_started: true,
   run_ended: true,
   processes_swept: true,
@@ -18,7 +19,6 @@ const known: Record<EventType, true> = {
   pause_requested: true,
   cancel_requested: true,
   resume_requested: true,
-  loop_queued: true,
   loop_paused: true,
   loop_resumed: true,
   loop_parked: true,

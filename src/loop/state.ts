@@ -9,7 +9,6 @@ import type {
   IterationOutcome,
   LoopEvent,
   MakerStatus,
-  QueuedCommand,
   RecordedTamperFlag,
   SteeringChange,
   SteerRequest,
@@ -79,8 +78,6 @@ export type LoopStatus = "created" | "running" | "paused" | "parked" | "stopped"
 export interface LoopState {
   spec: Spec;
   status: LoopStatus;
-  /** Set by `loop_queued`, cleared by the next `run_started`: the loop waits for a service to start it. */
-  queued?: { command: QueuedCommand; at: string };
   stopReason?: StopReason;
   stopMessage?: string;
   baseSha?: string;
@@ -112,6 +109,8 @@ export interface LoopState {
   /** While parked: when the loop may go on (ISO time, UTC midnight). */
   parkedUntil?: string;
   runIds: string[];
+  /** Set by `loop_queued`, cleared by `run_started`: the loop waits for the service, in the order of `at`. */
+  queued?: { command: "run" | "resume"; at: string };
   /** The last iteration that had ended when the user last resumed the loop (0: never resumed). */
   resumedAfterIteration: number;
 }
@@ -191,11 +190,13 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
   switch (event.type) {
     case "loop_created":
       return { ...state, baseSha: event.data.baseSha };
+    case "loop_queued":
+      return { ...state, queued: { command: event.data.command, at: event.at } };
     case "run_started":
       return {
         ...state,
-        runIds: [...state.runIds, event.data.runId],
         queued: undefined,
+        runIds: [...state.runIds, event.data.runId],
         status: state.status === "created" ? "running" : state.status,
       };
     case "loop_prepared":
@@ -219,8 +220,6 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         repeatsSinceSteer: resetsMemory ? 0 : state.repeatsSinceSteer,
       };
     }
-    case "loop_queued":
-      return { ...state, queued: { command: event.data.command, at: event.at } };
     case "pause_requested":
       return { ...state, pauseRequested: true };
     case "cancel_requested":

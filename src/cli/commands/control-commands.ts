@@ -4,12 +4,12 @@
  * `cancel` closes the loop itself.
  */
 import YAML from "yaml";
-import { cliActor } from "../../app/actor.ts";
 import { cancelLoop } from "../../app/cancel-loop.ts";
 import { pauseLoop } from "../../app/pause-loop.ts";
 import { steerLoop } from "../../app/steer-loop.ts";
 import { UsageError } from "../../errors.ts";
 import type { SteerInput } from "../../loop/steering.ts";
+import { cliActor } from "../cli-actor.ts";
 import { progressPrinter } from "../progress-printer.ts";
 import { appContext, openSession } from "../session.ts";
 

@@ -20,11 +20,14 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
       return 0;
     }
     for (const row of loops) {
-      const status = row.queuePosition ? `queued #${row.queuePosition}` : row.status;
-      const reason = row.stopDescription ? ` (${row.stopDescription})` : "";
+      const reason = row.stopDescription
+        ? ` (${row.stopDescription})`
+        : row.queuePosition
+          ? ` (#${row.queuePosition} in the queue)`
+          : "";
       const where = options.all ? `  ${row.repoRoot}` : "";
       process.stdout.write(
-        `${row.name.padEnd(24)} ${`${status}${reason}`.padEnd(30)} ${String(row.iterations).padStart(3)} it  $${row.costUsd.toFixed(2)}  ${row.id}${where}\n`,
+        `${row.name.padEnd(24)} ${`${row.status}${reason}`.padEnd(30)} ${String(row.iterations).padStart(3)} it  $${row.costUsd.toFixed(2)}  ${row.id}${where}\n`,
       );
     }
     return 0;

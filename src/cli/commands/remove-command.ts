@@ -2,8 +2,8 @@
  * `rm <loop>`: worktrees, logs and the loop's record; its branch only with `--branch`. What a dead
  * controller of the loop left running (found by its run tags) is killed first.
  */
-import { cliActor } from "../../app/actor.ts";
 import { deleteLoop } from "../../app/delete-loop.ts";
+import { cliActor } from "../cli-actor.ts";
 import { appContext, openSession } from "../session.ts";
 
 export async function removeCommand(reference: string, options: { branch?: boolean }): Promise<number> {

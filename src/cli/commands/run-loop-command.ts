@@ -1,5 +1,4 @@
 /** `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it. */
-import { cliActor } from "../../app/actor.ts";
 import { readLoop } from "../../app/app-context.ts";
 import { recordForegroundResume } from "../../app/resume-loop.ts";
 import { SpecError } from "../../errors.ts";
@@ -12,6 +11,7 @@ import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeVerified } from "../../loop/tamper-standing.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import type { LoopRecord } from "../../store/store.ts";
+import { cliActor } from "../cli-actor.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
 import { appContext, openSession, type Session } from "../session.ts";
 
