@@ -9,6 +9,7 @@ import { getBrief } from "../src/app/brief.ts";
 import { getIterationDiff } from "../src/app/iteration-diff.ts";
 import { getIteration, listIterations } from "../src/app/iterations.ts";
 import { listLoops } from "../src/app/list-loops.ts";
+import { createLoopCache } from "../src/app/loop-cache.ts";
 import { getLoop } from "../src/app/loop-detail.ts";
 import { getReportData, getReportMarkdown } from "../src/app/loop-report.ts";
 import { briefSchema, iterationDiffSchema } from "../src/app/schemas/file-schemas.ts";
@@ -16,6 +17,7 @@ import { iterationDetailSchema, iterationListSchema } from "../src/app/schemas/i
 import { loopDetailSchema, loopListSchema } from "../src/app/schemas/loop-schemas.ts";
 import { loopReportMarkdownSchema, loopReportSchema } from "../src/app/schemas/report-schemas.ts";
 import { timelinePageSchema } from "../src/app/schemas/timeline-schemas.ts";
+import { steerLoop } from "../src/app/steer-loop.ts";
 import { readTimelinePage } from "../src/app/timeline-page.ts";
 import { FieldError, LoopNotFoundError } from "../src/errors.ts";
 import { type AppSandbox, createAppSandbox, exhaustedSpec, verifiedSpec } from "./support/app-loops.ts";
@@ -199,4 +201,17 @@ test("a loop whose spec snapshot is unreadable is listed as damaged, named in wa
   } finally {
     await other.cleanup();
   }
+});
+
+test("a long-lived context's cache answers exactly as a fresh replay, after new events too", async () => {
+  const cached = { ...sandbox.context, cache: createLoopCache() };
+  assert.deepEqual(await listLoops(cached), await listLoops(sandbox.context));
+  assert.deepEqual(await getLoop(cached, "stuck"), await getLoop(sandbox.context, "stuck"));
+  await steerLoop(cached, "stuck", { goal: "a new goal" }, { via: "web", name: "alice" });
+  const after = await getLoop(cached, "stuck");
+  assert.equal(after.pendingSteers, 1);
+  assert.deepEqual(after, await getLoop(sandbox.context, "stuck"));
+  assert.deepEqual(await listLoops(cached), await listLoops(sandbox.context));
+  const page = await readTimelinePage(cached, "stuck", { after: 0, limit: 1000 });
+  assert.equal(page.events.at(-1)?.type, "steer_requested");
 });

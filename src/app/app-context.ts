@@ -5,14 +5,17 @@
 import { LoopNotFoundError } from "../errors.ts";
 import type { LoopEvent } from "../loop/events.ts";
 import type { LoopState } from "../loop/state.ts";
-import { type DamagedEvent, readState } from "../loop/timeline.ts";
+import { type DamagedEvent, type ReplayedLoop, readState } from "../loop/timeline.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
+import type { LoopCache } from "./loop-cache.ts";
 
 export interface AppContext {
   store: Store;
   home: string;
   /** Loop names resolve in this repository first (names are unique per repository only); ids anywhere. */
   repoRoot?: string;
+  /** A long-lived process passes one (`createLoopCache()`): reads then fold only new events. */
+  cache?: LoopCache;
 }
 
 /** Finds a loop by id, or by name (in `context.repoRoot` first). Throws `LoopNotFoundError`. */
@@ -37,5 +40,11 @@ export interface ReadLoop {
 /** `findLoop`, then its timeline replayed. */
 export async function readLoop(context: AppContext, reference: string): Promise<ReadLoop> {
   const loop = await findLoop(context, reference);
-  return { loop, ...(await readState(context.store, loop)) };
+  const { state, events, damaged } = await replay(context, loop);
+  return { loop, state, events, damaged };
+}
+
+/** The loop's timeline replayed, through the context's cache when it has one. */
+export function replay(context: AppContext, loop: LoopRecord): Promise<ReplayedLoop> {
+  return context.cache ? context.cache.read(context.store, loop) : readState(context.store, loop);
 }

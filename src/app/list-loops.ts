@@ -4,10 +4,10 @@
  * in `warnings`; it never hides the others.
  */
 import { describeVerified, legitimateFlagCount } from "../loop/tamper-standing.ts";
-import { describeDamage, readState } from "../loop/timeline.ts";
+import { describeDamage } from "../loop/timeline.ts";
 import { queuePositions } from "../service/queue-order.ts";
 import type { LoopRecord } from "../store/store.ts";
-import type { AppContext } from "./app-context.ts";
+import { type AppContext, replay } from "./app-context.ts";
 import { currentPhase, displayStatus } from "./display-status.ts";
 import type { LoopList, LoopListing } from "./schemas/loop-schemas.ts";
 
@@ -18,11 +18,12 @@ import type { LoopList, LoopListing } from "./schemas/loop-schemas.ts";
 export async function listLoops(context: AppContext, options: { repoRoot?: string } = {}): Promise<LoopList> {
   const { store } = context;
   const loops = await store.listLoops();
+  context.cache?.keepOnly(new Set(loops.map((loop) => loop.id)));
   const warnings: string[][] = loops.map(() => []);
   const today = new Date().toISOString().slice(0, 10);
   const rows = await Promise.all(
     loops.map(async (loop, index): Promise<LoopListing> => {
-      const read = await readState(store, loop).catch((error: unknown) => error as Error);
+      const read = await replay(context, loop).catch((error: unknown) => error as Error);
       if (read instanceof Error) {
         warnings[index].push(`loop ${loop.name} (${loop.id}) is damaged: ${read.message}`);
         return damagedRow(loop);
