@@ -10,8 +10,9 @@ import { SpecError } from "../errors.ts";
 import { createLoop } from "../loop/create-loop.ts";
 import { preflight } from "../loop/preflight.ts";
 import { readServiceFile, type ServiceInfo } from "../service/service-file.ts";
-import type { LoopRecord, Store } from "../store/store.ts";
-import { queuePosition } from "./read-queue.ts";
+import type { LoopRecord } from "../store/store.ts";
+import type { AppContext } from "./app-context.ts";
+import { listLoops } from "./list-loops.ts";
 
 /**
  * Where the spec comes from: a file (its path as the user gave it names it in problems), or text already
@@ -22,9 +23,8 @@ export type SpecSource =
   | { text: string; label: string; directory: string; specPath?: string };
 
 export interface SubmitLoopOptions {
-  store: Store;
-  /** loopwright's home folder: where a running service announces itself. */
-  home: string;
+  /** The store, and the home folder where a running service announces itself. */
+  context: AppContext;
   source: SpecSource;
   /** Who submits it, recorded on the timeline. */
   by: Actor;
@@ -47,7 +47,8 @@ export interface SubmittedLoop {
  * Nothing is created when it throws.
  */
 export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedLoop> {
-  const { store, source } = options;
+  const { context, source } = options;
+  const { store } = context;
   const label = "path" in source ? source.path : source.label;
   const loaded: LoadedSpec =
     "path" in source
@@ -62,8 +63,8 @@ export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedL
   await store.appendEvent(loop.id, "loop_queued", { by: options.by, command: "run" }, eventSchemaVersion);
   return {
     loop,
-    position: await queuePosition(store, loop.id),
-    service: await readServiceFile(options.home),
+    position: (await listLoops(context)).loops.find((row) => row.id === loop.id)?.queuePosition ?? 0,
+    service: await readServiceFile(context.home),
     warnings: check.warnings,
   };
 }

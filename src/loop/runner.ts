@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { LoopEvent } from "../core/events.ts";
+import type { Actor, LoopEvent } from "../core/events.ts";
 import { createRedactor } from "../core/redact.ts";
 import { LoopBusyError } from "../errors.ts";
 import { homeLayout } from "../paths.ts";
@@ -41,6 +41,8 @@ export interface RunLoopOptions {
    * service starts it again once it may go on, and a parked loop holds no slot meanwhile.
    */
   leaveWhenParked?: boolean;
+  /** Who drives this run: recorded as `by` on the cancel request that `cancel` or `interrupt` files. */
+  actor?: Actor;
 }
 
 /**
@@ -91,7 +93,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     gateWorktree: layout.gateWorktree(loop.id),
   };
   const onInterrupt = () => {
-    if (!timeline.state().cancelRequested) void timeline.append("cancel_requested", {}).catch(() => {});
+    if (!timeline.state().cancelRequested)
+      void timeline.append("cancel_requested", actorOf(options)).catch(() => {});
     cancel.abort();
   };
   options.interrupt?.addEventListener("abort", onInterrupt, { once: true });
@@ -106,7 +109,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
   try {
     await timeline.sync();
     await recover(context, options.command);
-    if (options.cancel && !timeline.state().cancelRequested) await timeline.append("cancel_requested", {});
+    if (options.cancel && !timeline.state().cancelRequested)
+      await timeline.append("cancel_requested", actorOf(options));
     for (;;) {
       if (options.shutdown?.aborted) break;
       await timeline.sync();
@@ -128,6 +132,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     await timeline.append("run_ended", { runId, exit }).catch(() => {});
     await store.releaseLock(loop.id, runId);
   }
+}
+
+/** `{by}` when the run knows who drives it, else nothing (older callers). */
+function actorOf(options: RunLoopOptions): { by?: Actor } {
+  return options.actor ? { by: options.actor } : {};
 }
 
 /**

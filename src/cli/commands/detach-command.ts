@@ -7,8 +7,7 @@ export async function detachLoopCommand(specArgument: string, options: { json?: 
   const session = await openSession();
   try {
     const submitted = await submitLoop({
-      store: session.store,
-      home: session.home,
+      context: session,
       source: { path: specArgument },
       by: cliActor(),
     });
