@@ -113,7 +113,7 @@ async function waitForSteps(sandbox: Sandbox): Promise<void> {
       );
     },
     "the loops to be in their maker, gate and verifier steps",
-    60_000,
+    120_000,
   );
 }
 

@@ -98,22 +98,31 @@ export function timelines(sandbox: Sandbox): Map<string, StoredRow[]> {
   }
 }
 
-/** Waits until every named loop has stopped (its last `loop_stopped` after its last `run_started`). */
-export async function waitForStopped(sandbox: Sandbox, names: string[], what: string, timeoutMs = 60_000) {
-  await waitFor(
-    () => {
-      const all = timelines(sandbox);
-      return names.every((name) => {
-        const events = all.get(name) ?? [];
-        const lastStop = events.findLastIndex((event) => event.type === "loop_stopped");
-        const lastStart = events.findLastIndex((event) => event.type === "run_started");
-        const ended = events.findLastIndex((event) => event.type === "run_ended");
-        return lastStop > lastStart && ended > lastStop;
-      });
-    },
-    what,
-    timeoutMs,
-  );
+/**
+ * Waits until every named loop has stopped (its last `loop_stopped` after its last `run_started`, and
+ * the run ended); on a timeout, the error names each loop's last event.
+ */
+export async function waitForStopped(sandbox: Sandbox, names: string[], what: string, timeoutMs = 120_000) {
+  const stopped = (events: StoredRow[]) => {
+    const lastStop = events.findLastIndex((event) => event.type === "loop_stopped");
+    const lastStart = events.findLastIndex((event) => event.type === "run_started");
+    const ended = events.findLastIndex((event) => event.type === "run_ended");
+    return lastStop > lastStart && ended > lastStop;
+  };
+  try {
+    await waitFor(
+      () => {
+        const all = timelines(sandbox);
+        return names.every((name) => stopped(all.get(name) ?? []));
+      },
+      what,
+      timeoutMs,
+    );
+  } catch (error) {
+    const all = timelines(sandbox);
+    const where = names.map((name) => `${name}: ${(all.get(name) ?? []).at(-1)?.type ?? "no event"}`);
+    throw new Error(`${(error as Error).message} (${where.join(", ")})`);
+  }
 }
 
 /** Each run of each loop as [start, end] in ms, from its `run_started` and `run_ended` events. */
