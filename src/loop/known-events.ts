@@ -7,6 +7,7 @@ import type { EventType } from "./events.ts";
 
 const known: Record<EventType, true> = {
   loop_created: true,
+  loop_queued: true,
   run_started: true,
   run_ended: true,
   processes_swept: true,

@@ -1,9 +1,28 @@
+import { randomBytes } from "node:crypto";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { LoopNotFoundError, StoreError, UsageError } from "../errors.ts";
 import { isLockOwnerAlive } from "../process/liveness.ts";
-import type { LockOwner, LockResult, LoopRecord, Store, StoredEvent } from "./store.ts";
+import {
+  type FiringRow,
+  prepareScheduleStatements,
+  type ScheduleRow,
+  toFiringRecord,
+  toScheduleRecord,
+} from "./sqlite-schedule-tables.ts";
+import {
+  type FiringOutcome,
+  type FiringRecord,
+  keptFiringsPerSchedule,
+  type LockOwner,
+  type LockResult,
+  type LoopRecord,
+  type NewFiring,
+  type ScheduleRecord,
+  type Store,
+  type StoredEvent,
+} from "./store.ts";
 
 /**
  * The embedded store: one SQLite file shared by every loopwright process on the machine.
@@ -48,6 +67,33 @@ const migrations: string[] = [
     process_start TEXT NOT NULL,
     acquired_at TEXT NOT NULL
   );
+  `,
+  `
+  CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    repo_root TEXT NOT NULL,
+    spec_path TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    replaced_at TEXT,
+    considered_until TEXT NOT NULL,
+    next_firing_at TEXT,
+    UNIQUE (repo_root, name)
+  );
+  CREATE INDEX schedules_by_next_firing ON schedules (next_firing_at);
+  CREATE TABLE firings (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
+    scheduled_for TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    loop_id TEXT,
+    reason TEXT,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (schedule_id, scheduled_for)
+  );
+  CREATE INDEX firings_pending ON firings (outcome) WHERE outcome = 'pending';
   `,
 ];
 
@@ -248,6 +294,131 @@ class SqliteStore implements Store {
     return isLockOwnerAlive(holder) ? holder : undefined;
   }
 
+  async saveSchedule(
+    schedule: Omit<ScheduleRecord, "id" | "createdAt" | "replacedAt">,
+    at: string,
+  ): Promise<{ schedule: ScheduleRecord; replaced?: ScheduleRecord }> {
+    return await this.#transaction(() => {
+      const existing = this.#statements.scheduleByName.get(schedule.repoRoot, schedule.name) as
+        | ScheduleRow
+        | undefined;
+      const values = [
+        schedule.specPath,
+        JSON.stringify(schedule.spec ?? null),
+        JSON.stringify(schedule.rule ?? null),
+        schedule.consideredUntil,
+        schedule.nextFiringAt ?? null,
+      ];
+      if (existing) {
+        this.#statements.replaceSchedule.run(...values, at, existing.id);
+        return {
+          schedule: {
+            ...toScheduleRecord(existing),
+            ...schedule,
+            nextFiringAt: schedule.nextFiringAt,
+            replacedAt: at,
+          },
+          replaced: toScheduleRecord(existing),
+        };
+      }
+      const id = `${schedule.name.slice(0, 24)}-${randomBytes(4).toString("hex")}`;
+      this.#statements.insertSchedule.run(id, schedule.name, schedule.repoRoot, ...values, at);
+      return { schedule: { ...schedule, id, createdAt: at } };
+    });
+  }
+
+  async findSchedule(reference: string, repoRoot?: string): Promise<ScheduleRecord | undefined> {
+    return this.#retrying(() => {
+      const byId = this.#statements.scheduleById.get(reference) as ScheduleRow | undefined;
+      if (byId) return toScheduleRecord(byId);
+      if (repoRoot !== undefined) {
+        const byName = this.#statements.scheduleByName.get(repoRoot, reference) as ScheduleRow | undefined;
+        return byName && toScheduleRecord(byName);
+      }
+      const named = this.#statements.schedulesByName.all(reference) as unknown as ScheduleRow[];
+      return named.length === 1 ? toScheduleRecord(named[0]) : undefined;
+    });
+  }
+
+  async listSchedules(repoRoot?: string): Promise<ScheduleRecord[]> {
+    const rows = await this.#retrying(() =>
+      repoRoot === undefined
+        ? this.#statements.allSchedules.all()
+        : this.#statements.schedulesInRepository.all(repoRoot),
+    );
+    return (rows as unknown as ScheduleRow[]).map(toScheduleRecord);
+  }
+
+  async dueSchedules(now: string): Promise<ScheduleRecord[]> {
+    const rows = await this.#retrying(() => this.#statements.dueSchedules.all(now));
+    return (rows as unknown as ScheduleRow[]).map(toScheduleRecord);
+  }
+
+  async deleteSchedule(scheduleId: string): Promise<void> {
+    await this.#transaction(() => {
+      this.#statements.deleteFirings.run(scheduleId);
+      this.#statements.deleteSchedule.run(scheduleId);
+    });
+  }
+
+  async claimFirings(
+    scheduleId: string,
+    claim: {
+      expectedConsideredUntil: string;
+      consideredUntil: string;
+      nextFiringAt?: string;
+      firings: NewFiring[];
+    },
+  ): Promise<FiringRecord[] | undefined> {
+    const now = new Date().toISOString();
+    return await this.#transaction(() => {
+      const row = this.#statements.scheduleById.get(scheduleId) as ScheduleRow | undefined;
+      if (!row || row.considered_until !== claim.expectedConsideredUntil) return undefined;
+      const recorded: FiringRecord[] = [];
+      for (const firing of claim.firings) {
+        const inserted = this.#statements.insertFiring.get(
+          scheduleId,
+          firing.scheduledFor,
+          firing.outcome,
+          firing.loopId ?? null,
+          firing.reason ?? null,
+          now,
+        ) as FiringRow | undefined;
+        if (inserted) recorded.push(toFiringRecord(inserted));
+      }
+      this.#statements.moveSchedule.run(claim.consideredUntil, claim.nextFiringAt ?? null, scheduleId);
+      this.#statements.pruneFirings.run(scheduleId, scheduleId, keptFiringsPerSchedule);
+      return recorded;
+    });
+  }
+
+  async settleFiring(
+    firingId: number,
+    outcome: FiringOutcome,
+    details: { loopId?: string; reason?: string } = {},
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    await this.#retrying(() =>
+      this.#statements.settleFiring.run(
+        outcome,
+        details.loopId ?? null,
+        details.reason ?? null,
+        now,
+        firingId,
+      ),
+    );
+  }
+
+  async listFirings(scheduleId: string, limit: number): Promise<FiringRecord[]> {
+    const rows = await this.#retrying(() => this.#statements.firingsOf.all(scheduleId, limit));
+    return (rows as unknown as FiringRow[]).map(toFiringRecord);
+  }
+
+  async pendingFirings(): Promise<FiringRecord[]> {
+    const rows = await this.#retrying(() => this.#statements.pendingFirings.all());
+    return (rows as unknown as FiringRow[]).map(toFiringRecord);
+  }
+
   /** Closes the database file; closing twice is harmless. */
   async close(): Promise<void> {
     if (this.#database.isOpen) this.#database.close();
@@ -434,6 +605,7 @@ function prepareStatements(database: DatabaseSync) {
     ),
     releaseLock: prepare("DELETE FROM locks WHERE loop_id = ? AND run_id = ?"),
     deleteLock: prepare("DELETE FROM locks WHERE loop_id = ?"),
+    ...prepareScheduleStatements(prepare),
   };
 }
 
