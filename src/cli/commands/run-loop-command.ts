@@ -4,6 +4,7 @@ import { createLoop } from "../../loop/create-loop.ts";
 import { exitCodeOf } from "../../loop/exit-code.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { runLoop } from "../../loop/runner.ts";
+import { describeRule } from "../../loop/schedule-field.ts";
 import { loadSpecFile } from "../../loop/spec-file.ts";
 import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeVerified } from "../../loop/tamper-standing.ts";
@@ -15,6 +16,12 @@ import { findLoopOrThrow, openSession, type Session } from "../session.ts";
 
 export async function runLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
   const loaded = await loadSpecFile(specArgument);
+  if (loaded.spec.schedule) {
+    process.stderr.write(
+      `note: ${specArgument} has a schedule (${describeRule(loaded.spec.schedule)}); run starts it once, now. ` +
+        "To fire it on schedule, register it with loopwright run --detach and keep loopwright serve running.\n",
+    );
+  }
   const check = await preflight(loaded, specArgument);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const session = await openSession();
