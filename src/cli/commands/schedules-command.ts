@@ -38,7 +38,7 @@ export async function schedulesCommand(options: {
       process.stdout.write(`no schedules${where}; loopwright run --detach registers a spec with schedule:\n`);
       return 0;
     }
-    process.stdout.write(views.map((view) => describeSchedule(view, options.all ?? false)).join("\n"));
+    process.stdout.write(views.map((view) => describeSchedule(view, repoRoot === undefined)).join("\n"));
     return 0;
   } finally {
     await session.store.close();
