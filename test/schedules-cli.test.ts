@@ -58,7 +58,10 @@ test("loopwright schedules lists the next firing in the zone and in UTC, then th
     // Outside a repository, as with --all, every repository's schedules are listed, each with its repository.
     for (const args of [["schedules"], ["schedules", "--all"]]) {
       const all = await sandbox.cli(args, { cwd: sandbox.root });
-      assert.match(all.stdout, new RegExp(`^nightly {2}cron 0 3 \\* \\* 1-5 \\(Europe/Paris\\) {2}${sandbox.repo}\\n`));
+      assert.match(
+        all.stdout,
+        new RegExp(`^nightly {2}cron 0 3 \\* \\* 1-5 \\(Europe/Paris\\) {2}${sandbox.repo}\\n`),
+      );
     }
 
     const missing = await sandbox.cli(["schedules", "--remove", "weekly"]);
