@@ -116,6 +116,12 @@ test("a foreground run of a scheduled spec runs once and says the schedule needs
   const sandbox = await createSandbox({ "README.md": "# repo\n" });
   try {
     const specPath = await sandbox.spec(spec("{ every: 30m }"));
+    const validate = await sandbox.cli(["validate", specPath]);
+    assert.equal(validate.code, 0, validate.stderr);
+    assert.match(
+      validate.stdout,
+      /\n {2}schedule: every 30m \(run --detach registers it; loopwright serve fires it\)\n/,
+    );
     const run = await sandbox.cli(["run", specPath]);
     assert.equal(run.code, 0, run.stderr + run.stdout);
     assert.match(

@@ -16,6 +16,7 @@ import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
 import { commandWords } from "./command-words.ts";
 import { placeholderGoal } from "./goal-placeholder.ts";
+import { describeRule } from "./schedule-field.ts";
 import type { Spec } from "./spec.ts";
 import type { LoadedSpec } from "./spec-file.ts";
 
@@ -114,6 +115,9 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
       (spec.scope.deny.length ? `; deny ${spec.scope.deny.join(", ")}` : "") +
       (spec.scope.protect.length ? `; protect ${spec.scope.protect.join(", ")}` : ""),
     `  finish: ${spec.finish.action}`,
+    ...(spec.schedule
+      ? [`  schedule: ${describeRule(spec.schedule)} (run --detach registers it; loopwright serve fires it)`]
+      : []),
     ...engines.warnings.map((warning) => `  warning: ${warning}`),
   ];
   return lines.join("\n");
