@@ -1,11 +1,19 @@
 /**
- * The embedded store's schedule tables: their statements and how a row reads back as a record. The
- * transactions that use them live in sqlite-store.ts, with the rest of the store.
+ * The embedded store's schedule tables (schedules and their firings): the `Store` methods over them, their
+ * statements, and how a row reads back as a record. sqlite-store.ts delegates to it and lends it its
+ * transaction and busy-retry runners.
  */
-import type { StatementSync } from "node:sqlite";
-import type { FiringOutcome, FiringRecord, ScheduleRecord } from "./store.ts";
+import { randomBytes } from "node:crypto";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import {
+  type FiringClaim,
+  type FiringOutcome,
+  type FiringRecord,
+  keptFiringsPerSchedule,
+  type ScheduleRecord,
+} from "./store.ts";
 
-export interface ScheduleRow {
+interface ScheduleRow {
   id: string;
   name: string;
   repo_root: string;
@@ -18,7 +26,7 @@ export interface ScheduleRow {
   next_firing_at: string | null;
 }
 
-export interface FiringRow {
+interface FiringRow {
   id: number;
   schedule_id: string;
   scheduled_for: string;
@@ -28,8 +36,142 @@ export interface FiringRow {
   recorded_at: string;
 }
 
+/** How the store runs statements: in a write transaction, or retried while the database is busy. */
+export interface StatementRunners {
+  transaction<T>(work: () => T): Promise<T>;
+  retrying<T>(work: () => T): Promise<T>;
+}
+
+/** The `Store` methods of schedules and firings, over one open database. */
+export class ScheduleTables {
+  readonly #statements: ReturnType<typeof prepareScheduleStatements>;
+  readonly #runners: StatementRunners;
+
+  constructor(database: DatabaseSync, runners: StatementRunners) {
+    this.#statements = prepareScheduleStatements((sql) => database.prepare(sql));
+    this.#runners = runners;
+  }
+
+  async save(
+    schedule: Omit<ScheduleRecord, "id" | "createdAt" | "replacedAt">,
+    at: string,
+  ): Promise<{ schedule: ScheduleRecord; replaced?: ScheduleRecord }> {
+    return await this.#runners.transaction(() => {
+      const existing = this.#statements.scheduleByName.get(schedule.repoRoot, schedule.name) as
+        | ScheduleRow
+        | undefined;
+      const values = [
+        schedule.specPath,
+        JSON.stringify(schedule.spec ?? null),
+        JSON.stringify(schedule.rule ?? null),
+        schedule.consideredUntil,
+        schedule.nextFiringAt ?? null,
+      ];
+      if (existing) {
+        this.#statements.replaceSchedule.run(...values, at, existing.id);
+        return {
+          schedule: {
+            ...toScheduleRecord(existing),
+            ...schedule,
+            nextFiringAt: schedule.nextFiringAt,
+            replacedAt: at,
+          },
+          replaced: toScheduleRecord(existing),
+        };
+      }
+      const id = `${schedule.name.slice(0, 24)}-${randomBytes(4).toString("hex")}`;
+      this.#statements.insertSchedule.run(id, schedule.name, schedule.repoRoot, ...values, at);
+      return { schedule: { ...schedule, id, createdAt: at } };
+    });
+  }
+
+  async find(reference: string, repoRoot?: string): Promise<ScheduleRecord | undefined> {
+    return this.#runners.retrying(() => {
+      const byId = this.#statements.scheduleById.get(reference) as ScheduleRow | undefined;
+      if (byId) return toScheduleRecord(byId);
+      if (repoRoot !== undefined) {
+        const byName = this.#statements.scheduleByName.get(repoRoot, reference) as ScheduleRow | undefined;
+        return byName && toScheduleRecord(byName);
+      }
+      const named = this.#statements.schedulesByName.all(reference) as unknown as ScheduleRow[];
+      return named.length === 1 ? toScheduleRecord(named[0]) : undefined;
+    });
+  }
+
+  async list(repoRoot?: string): Promise<ScheduleRecord[]> {
+    const rows = await this.#runners.retrying(() =>
+      repoRoot === undefined
+        ? this.#statements.allSchedules.all()
+        : this.#statements.schedulesInRepository.all(repoRoot),
+    );
+    return (rows as unknown as ScheduleRow[]).map(toScheduleRecord);
+  }
+
+  async due(now: string): Promise<ScheduleRecord[]> {
+    const rows = await this.#runners.retrying(() => this.#statements.dueSchedules.all(now));
+    return (rows as unknown as ScheduleRow[]).map(toScheduleRecord);
+  }
+
+  async delete(scheduleId: string): Promise<void> {
+    await this.#runners.transaction(() => {
+      this.#statements.deleteFirings.run(scheduleId);
+      this.#statements.deleteSchedule.run(scheduleId);
+    });
+  }
+
+  async claimFirings(scheduleId: string, claim: FiringClaim): Promise<FiringRecord[] | undefined> {
+    const now = new Date().toISOString();
+    return await this.#runners.transaction(() => {
+      const row = this.#statements.scheduleById.get(scheduleId) as ScheduleRow | undefined;
+      if (!row || row.considered_until !== claim.expectedConsideredUntil) return undefined;
+      const recorded: FiringRecord[] = [];
+      for (const firing of claim.firings) {
+        const inserted = this.#statements.insertFiring.get(
+          scheduleId,
+          firing.scheduledFor,
+          firing.outcome,
+          firing.loopId ?? null,
+          firing.reason ?? null,
+          now,
+        ) as FiringRow | undefined;
+        if (inserted) recorded.push(toFiringRecord(inserted));
+      }
+      this.#statements.moveSchedule.run(claim.consideredUntil, claim.nextFiringAt ?? null, scheduleId);
+      this.#statements.pruneFirings.run(scheduleId, scheduleId, keptFiringsPerSchedule);
+      return recorded;
+    });
+  }
+
+  async settleFiring(
+    firingId: number,
+    outcome: FiringOutcome,
+    details: { loopId?: string; reason?: string } = {},
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    await this.#runners.retrying(() =>
+      this.#statements.settleFiring.run(
+        outcome,
+        details.loopId ?? null,
+        details.reason ?? null,
+        now,
+        firingId,
+      ),
+    );
+  }
+
+  async listFirings(scheduleId: string, limit: number): Promise<FiringRecord[]> {
+    const rows = await this.#runners.retrying(() => this.#statements.firingsOf.all(scheduleId, limit));
+    return (rows as unknown as FiringRow[]).map(toFiringRecord);
+  }
+
+  async pendingFirings(): Promise<FiringRecord[]> {
+    const rows = await this.#runners.retrying(() => this.#statements.pendingFirings.all());
+    return (rows as unknown as FiringRow[]).map(toFiringRecord);
+  }
+}
+
 /** The statements of the schedule tables, prepared once per open database. */
-export function prepareScheduleStatements(prepare: (sql: string) => StatementSync) {
+function prepareScheduleStatements(prepare: (sql: string) => StatementSync) {
   const scheduleColumns =
     "id, name, repo_root, spec_path, spec, rule, created_at, replaced_at, considered_until, next_firing_at";
   const firingColumns = "id, schedule_id, scheduled_for, outcome, loop_id, reason, recorded_at";
@@ -78,7 +220,7 @@ export function prepareScheduleStatements(prepare: (sql: string) => StatementSyn
 }
 
 /** A schedule whose stored spec or rule is not valid JSON comes back with it null (never fired, listed as damaged). */
-export function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
+function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
   return {
     id: row.id,
     name: row.name,
@@ -93,7 +235,7 @@ export function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
   };
 }
 
-export function toFiringRecord(row: FiringRow): FiringRecord {
+function toFiringRecord(row: FiringRow): FiringRecord {
   return {
     id: row.id,
     scheduleId: row.schedule_id,

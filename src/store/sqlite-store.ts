@@ -1,27 +1,19 @@
-import { randomBytes } from "node:crypto";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { LoopNotFoundError, StoreError, UsageError } from "../errors.ts";
 import { isLockOwnerAlive } from "../process/liveness.ts";
-import {
-  type FiringRow,
-  prepareScheduleStatements,
-  type ScheduleRow,
-  toFiringRecord,
-  toScheduleRecord,
-} from "./sqlite-schedule-tables.ts";
-import {
-  type FiringOutcome,
-  type FiringRecord,
-  keptFiringsPerSchedule,
-  type LockOwner,
-  type LockResult,
-  type LoopRecord,
-  type NewFiring,
-  type ScheduleRecord,
-  type Store,
-  type StoredEvent,
+import { ScheduleTables } from "./sqlite-schedule-tables.ts";
+import type {
+  FiringClaim,
+  FiringOutcome,
+  FiringRecord,
+  LockOwner,
+  LockResult,
+  LoopRecord,
+  ScheduleRecord,
+  Store,
+  StoredEvent,
 } from "./store.ts";
 
 /**
@@ -157,6 +149,7 @@ class SqliteStore implements Store {
   readonly #path: string;
   readonly #database: DatabaseSync;
   readonly #statements: ReturnType<typeof prepareStatements>;
+  readonly #schedules: ScheduleTables;
 
   constructor(path: string) {
     this.#path = path;
@@ -171,6 +164,10 @@ class SqliteStore implements Store {
       }
       this.#database = database;
       this.#statements = prepareStatements(database);
+      this.#schedules = new ScheduleTables(database, {
+        transaction: (work) => this.#transaction(work),
+        retrying: (work) => this.#retrying(work),
+      });
     } catch (error) {
       if (database?.isOpen) database.close();
       throw describeFailure(error, path);
@@ -294,129 +291,47 @@ class SqliteStore implements Store {
     return isLockOwnerAlive(holder) ? holder : undefined;
   }
 
-  async saveSchedule(
+  saveSchedule(
     schedule: Omit<ScheduleRecord, "id" | "createdAt" | "replacedAt">,
     at: string,
   ): Promise<{ schedule: ScheduleRecord; replaced?: ScheduleRecord }> {
-    return await this.#transaction(() => {
-      const existing = this.#statements.scheduleByName.get(schedule.repoRoot, schedule.name) as
-        | ScheduleRow
-        | undefined;
-      const values = [
-        schedule.specPath,
-        JSON.stringify(schedule.spec ?? null),
-        JSON.stringify(schedule.rule ?? null),
-        schedule.consideredUntil,
-        schedule.nextFiringAt ?? null,
-      ];
-      if (existing) {
-        this.#statements.replaceSchedule.run(...values, at, existing.id);
-        return {
-          schedule: {
-            ...toScheduleRecord(existing),
-            ...schedule,
-            nextFiringAt: schedule.nextFiringAt,
-            replacedAt: at,
-          },
-          replaced: toScheduleRecord(existing),
-        };
-      }
-      const id = `${schedule.name.slice(0, 24)}-${randomBytes(4).toString("hex")}`;
-      this.#statements.insertSchedule.run(id, schedule.name, schedule.repoRoot, ...values, at);
-      return { schedule: { ...schedule, id, createdAt: at } };
-    });
+    return this.#schedules.save(schedule, at);
   }
 
-  async findSchedule(reference: string, repoRoot?: string): Promise<ScheduleRecord | undefined> {
-    return this.#retrying(() => {
-      const byId = this.#statements.scheduleById.get(reference) as ScheduleRow | undefined;
-      if (byId) return toScheduleRecord(byId);
-      if (repoRoot !== undefined) {
-        const byName = this.#statements.scheduleByName.get(repoRoot, reference) as ScheduleRow | undefined;
-        return byName && toScheduleRecord(byName);
-      }
-      const named = this.#statements.schedulesByName.all(reference) as unknown as ScheduleRow[];
-      return named.length === 1 ? toScheduleRecord(named[0]) : undefined;
-    });
+  findSchedule(reference: string, repoRoot?: string): Promise<ScheduleRecord | undefined> {
+    return this.#schedules.find(reference, repoRoot);
   }
 
-  async listSchedules(repoRoot?: string): Promise<ScheduleRecord[]> {
-    const rows = await this.#retrying(() =>
-      repoRoot === undefined
-        ? this.#statements.allSchedules.all()
-        : this.#statements.schedulesInRepository.all(repoRoot),
-    );
-    return (rows as unknown as ScheduleRow[]).map(toScheduleRecord);
+  listSchedules(repoRoot?: string): Promise<ScheduleRecord[]> {
+    return this.#schedules.list(repoRoot);
   }
 
-  async dueSchedules(now: string): Promise<ScheduleRecord[]> {
-    const rows = await this.#retrying(() => this.#statements.dueSchedules.all(now));
-    return (rows as unknown as ScheduleRow[]).map(toScheduleRecord);
+  dueSchedules(now: string): Promise<ScheduleRecord[]> {
+    return this.#schedules.due(now);
   }
 
-  async deleteSchedule(scheduleId: string): Promise<void> {
-    await this.#transaction(() => {
-      this.#statements.deleteFirings.run(scheduleId);
-      this.#statements.deleteSchedule.run(scheduleId);
-    });
+  deleteSchedule(scheduleId: string): Promise<void> {
+    return this.#schedules.delete(scheduleId);
   }
 
-  async claimFirings(
-    scheduleId: string,
-    claim: {
-      expectedConsideredUntil: string;
-      consideredUntil: string;
-      nextFiringAt?: string;
-      firings: NewFiring[];
-    },
-  ): Promise<FiringRecord[] | undefined> {
-    const now = new Date().toISOString();
-    return await this.#transaction(() => {
-      const row = this.#statements.scheduleById.get(scheduleId) as ScheduleRow | undefined;
-      if (!row || row.considered_until !== claim.expectedConsideredUntil) return undefined;
-      const recorded: FiringRecord[] = [];
-      for (const firing of claim.firings) {
-        const inserted = this.#statements.insertFiring.get(
-          scheduleId,
-          firing.scheduledFor,
-          firing.outcome,
-          firing.loopId ?? null,
-          firing.reason ?? null,
-          now,
-        ) as FiringRow | undefined;
-        if (inserted) recorded.push(toFiringRecord(inserted));
-      }
-      this.#statements.moveSchedule.run(claim.consideredUntil, claim.nextFiringAt ?? null, scheduleId);
-      this.#statements.pruneFirings.run(scheduleId, scheduleId, keptFiringsPerSchedule);
-      return recorded;
-    });
+  claimFirings(scheduleId: string, claim: FiringClaim): Promise<FiringRecord[] | undefined> {
+    return this.#schedules.claimFirings(scheduleId, claim);
   }
 
-  async settleFiring(
+  settleFiring(
     firingId: number,
     outcome: FiringOutcome,
-    details: { loopId?: string; reason?: string } = {},
+    details?: { loopId?: string; reason?: string },
   ): Promise<void> {
-    const now = new Date().toISOString();
-    await this.#retrying(() =>
-      this.#statements.settleFiring.run(
-        outcome,
-        details.loopId ?? null,
-        details.reason ?? null,
-        now,
-        firingId,
-      ),
-    );
+    return this.#schedules.settleFiring(firingId, outcome, details);
   }
 
-  async listFirings(scheduleId: string, limit: number): Promise<FiringRecord[]> {
-    const rows = await this.#retrying(() => this.#statements.firingsOf.all(scheduleId, limit));
-    return (rows as unknown as FiringRow[]).map(toFiringRecord);
+  listFirings(scheduleId: string, limit: number): Promise<FiringRecord[]> {
+    return this.#schedules.listFirings(scheduleId, limit);
   }
 
-  async pendingFirings(): Promise<FiringRecord[]> {
-    const rows = await this.#retrying(() => this.#statements.pendingFirings.all());
-    return (rows as unknown as FiringRow[]).map(toFiringRecord);
+  pendingFirings(): Promise<FiringRecord[]> {
+    return this.#schedules.pendingFirings();
   }
 
   /** Closes the database file; closing twice is harmless. */
@@ -605,7 +520,6 @@ function prepareStatements(database: DatabaseSync) {
     ),
     releaseLock: prepare("DELETE FROM locks WHERE loop_id = ? AND run_id = ?"),
     deleteLock: prepare("DELETE FROM locks WHERE loop_id = ?"),
-    ...prepareScheduleStatements(prepare),
   };
 }
 

@@ -85,6 +85,14 @@ export interface FiringRecord {
 
 export type NewFiring = Pick<FiringRecord, "scheduledFor" | "outcome" | "loopId" | "reason">;
 
+/** Firings decided together, and where the schedule's decisions stand after them (see `claimFirings`). */
+export interface FiringClaim {
+  expectedConsideredUntil: string;
+  consideredUntil: string;
+  nextFiringAt?: string;
+  firings: NewFiring[];
+}
+
 /** How many firings the store keeps per schedule; older ones are dropped as new ones are recorded. */
 export const keptFiringsPerSchedule = 200;
 
@@ -137,15 +145,7 @@ export interface Store {
    * only if `consideredUntil` is still `expectedConsideredUntil` (else another process decided them first:
    * returns undefined, nothing written). A firing time already recorded is not recorded twice.
    */
-  claimFirings(
-    scheduleId: string,
-    claim: {
-      expectedConsideredUntil: string;
-      consideredUntil: string;
-      nextFiringAt?: string;
-      firings: NewFiring[];
-    },
-  ): Promise<FiringRecord[] | undefined>;
+  claimFirings(scheduleId: string, claim: FiringClaim): Promise<FiringRecord[] | undefined>;
   /** Sets a firing's outcome (and loop id or reason); `recordedAt` becomes now. */
   settleFiring(
     firingId: number,
