@@ -20,9 +20,12 @@ const cronHint = "five fields: minute hour day-of-month month day-of-week, e.g. 
 
 export const scheduleSchema = z
   .object({
-    cron: z.string().optional(),
-    timezone: z.string().optional(),
-    every: z.union([z.number(), z.string()]).optional(),
+    cron: z.string().optional().describe(`A cron expression, ${cronHint}`),
+    timezone: z.string().optional().describe("The cron's IANA time zone, e.g. Europe/Paris or UTC"),
+    every: z
+      .union([z.number(), z.string()])
+      .optional()
+      .describe("A period of at least 1m (30m, 2h), counted from when the schedule is registered"),
   })
   .strict()
   .superRefine((schedule, context) => {
