@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ScheduleRule } from "../src/loop/schedule-field.ts";
+import type { ScheduleRule } from "../src/core/schedule-field.ts";
 import { firingBranch, firingLoopName, wallClock } from "../src/service/schedules/firing-names.ts";
 import { dueFirings, missedListLimit, nextFiring } from "../src/service/schedules/firing-times.ts";
 

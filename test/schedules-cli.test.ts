@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadSpecFile } from "../src/loop/spec-file.ts";
+import { loadSpecFile } from "../src/core/spec-file.ts";
 import { fireDueSchedules } from "../src/service/schedules/fire-due-schedules.ts";
 import { registerSchedule } from "../src/service/schedules/register-schedule.ts";
 import { openStore } from "../src/store/open-store.ts";

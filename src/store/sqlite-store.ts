@@ -1,6 +1,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
+import type { LockOwner } from "../core/lock-owner.ts";
 import { LoopNotFoundError, StoreError, UsageError } from "../errors.ts";
 import { isLockOwnerAlive } from "../process/liveness.ts";
 import { ScheduleTables } from "./sqlite-schedule-tables.ts";
@@ -8,7 +9,6 @@ import type {
   FiringClaim,
   FiringOutcome,
   FiringRecord,
-  LockOwner,
   LockResult,
   LoopRecord,
   ScheduleRecord,

@@ -2,8 +2,8 @@
  * What `run --detach` does with a spec that has `schedule:`: registers (or replaces) the schedule
  * instead of queueing one run, and says what the service will do with it.
  */
-import { describeRule } from "../../loop/schedule-field.ts";
-import type { LoadedSpec } from "../../loop/spec-file.ts";
+import { describeRule } from "../../core/schedule-field.ts";
+import type { LoadedSpec } from "../../core/spec-file.ts";
 import { ruleTimeZone, wallClock } from "../../service/schedules/firing-names.ts";
 import { registerSchedule } from "../../service/schedules/register-schedule.ts";
 import type { Store } from "../../store/store.ts";

@@ -2,7 +2,7 @@
  * What a firing's loop is called: the schedule's name and the firing time on the wall clock of the
  * schedule's zone (UTC for `every`), `nightly-20261201-0300`, on its own branch. Pure.
  */
-import type { ScheduleRule } from "../../loop/schedule-field.ts";
+import type { ScheduleRule } from "../../core/schedule-field.ts";
 
 /** The zone a rule's times are shown and named in. */
 export function ruleTimeZone(rule: ScheduleRule): string {

@@ -3,7 +3,7 @@
  * time already considered and `now`, which firing times are due. The latest due time fires; every
  * earlier one was missed (the service was down or busy) and is recorded, never replayed.
  */
-import { parseCron, type ScheduleRule } from "../../loop/schedule-field.ts";
+import { parseCron, type ScheduleRule } from "../../core/schedule-field.ts";
 
 /** At most this many missed firings are listed per decision: a year down on a 1m schedule is not 500,000 rows. */
 export const missedListLimit = 100;

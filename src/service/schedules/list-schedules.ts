@@ -2,7 +2,7 @@
  * Schedules as the CLI (`loopwright schedules`) and the API show them: the rule, the next firing time
  * in the schedule's zone and in UTC, and the latest firings with their outcomes.
  */
-import { describeRule, type ScheduleRule } from "../../loop/schedule-field.ts";
+import { describeRule, type ScheduleRule } from "../../core/schedule-field.ts";
 import type { FiringRecord, Store } from "../../store/store.ts";
 import { ruleTimeZone, wallClock } from "./firing-names.ts";
 import { nextFiring } from "./firing-times.ts";

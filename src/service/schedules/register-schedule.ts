@@ -3,10 +3,11 @@
  * instead of queueing one run. Validated exactly as `run` validates, then stored; a schedule of the
  * same name in the same repository is replaced, and the caller is told what it replaced.
  */
+
+import type { ScheduleRule } from "../../core/schedule-field.ts";
+import type { LoadedSpec, ParsedSpec } from "../../core/spec-file.ts";
 import { SpecError, UsageError } from "../../errors.ts";
 import { preflight } from "../../loop/preflight.ts";
-import type { ScheduleRule } from "../../loop/schedule-field.ts";
-import type { LoadedSpec, ParsedSpec } from "../../loop/spec-file.ts";
 import type { ScheduleRecord, Store } from "../../store/store.ts";
 import { nextFiring } from "./firing-times.ts";
 

@@ -4,11 +4,12 @@
  * for the service with `by: {via: "schedule", name}`. A firing that cannot create its loop is settled
  * as `failed` with the reason; only the store failing throws.
  */
+
+import { eventSchemaVersion } from "../../core/events.ts";
+import type { LoadedSpec } from "../../core/spec-file.ts";
 import { StoreError } from "../../errors.ts";
 import { createLoop } from "../../loop/create-loop.ts";
-import { eventSchemaVersion } from "../../loop/events.ts";
 import { preflight } from "../../loop/preflight.ts";
-import type { LoadedSpec } from "../../loop/spec-file.ts";
 import type { FiringRecord, LoopRecord, Store } from "../../store/store.ts";
 import { firingBranch, firingLoopName } from "./firing-names.ts";
 import type { UsableSchedule } from "./stored-schedule.ts";

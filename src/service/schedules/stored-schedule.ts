@@ -3,8 +3,8 @@
  * damaged row (hand-edited, or written by another version) is reported instead of crashing a tick.
  */
 import { z } from "zod";
-import type { ScheduleRule } from "../../loop/schedule-field.ts";
-import type { ParsedSpec } from "../../loop/spec-file.ts";
+import type { ScheduleRule } from "../../core/schedule-field.ts";
+import type { ParsedSpec } from "../../core/spec-file.ts";
 import type { ScheduleRecord } from "../../store/store.ts";
 
 export type UsableSchedule = {
