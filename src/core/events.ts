@@ -155,10 +155,13 @@ export interface EventPayloads {
     durationMs: number;
     logPath: string;
   };
-  steer_requested: { request: SteerRequest };
+  /** `by` is absent on events recorded before owner actions named their actor. */
+  steer_requested: { request: SteerRequest; by?: Actor };
   steering_applied: { changes: SteeringChange[]; spec: unknown };
-  pause_requested: Record<string, never>;
-  cancel_requested: Record<string, never>;
+  pause_requested: { by?: Actor };
+  cancel_requested: { by?: Actor };
+  /** The owner resumed the loop in the foreground (a resume through a service is a `loop_queued`). */
+  resume_requested: { by: Actor };
   loop_paused: Record<string, never>;
   loop_resumed: Record<string, never>;
   loop_parked: { until: string; spentTodayUsd: number; capUsd: number };

@@ -18,6 +18,7 @@ const known: Record<EventType, true> = {
   steering_applied: true,
   pause_requested: true,
   cancel_requested: true,
+  resume_requested: true,
   loop_paused: true,
   loop_resumed: true,
   loop_parked: true,

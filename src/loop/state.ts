@@ -393,6 +393,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopMessage: event.data.message,
       };
     case "verdict_rejected":
+    case "resume_requested":
     case "engines_resolved":
     case "run_ended":
     case "processes_swept":
