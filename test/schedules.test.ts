@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, describe, test } from "node:test";
+import { scheduleListSchema } from "../src/app/schemas/schedule-schemas.ts";
 import { loadSpecFile, parseSpecText } from "../src/core/spec-file.ts";
 import { SpecError } from "../src/errors.ts";
 import { git } from "../src/git/git.ts";
@@ -225,7 +226,9 @@ describe("firing", () => {
         ["2026-12-01T10:30:00.000Z", "started"],
       ],
     );
-    const [view] = await listSchedules(w.store, at("2026-12-01T12:10:00Z"));
+    const views = await listSchedules(w.store, at("2026-12-01T12:10:00Z"));
+    assert.deepEqual(scheduleListSchema.parse(views), views, "the API's published schema holds");
+    const [view] = views;
     assert.equal(view.description, "every 30m");
     assert.deepEqual(view.nextFiring, {
       at: "2026-12-01T12:30:00.000Z",

@@ -1,6 +1,7 @@
 /** `schedules`: registered schedules with their next firing and latest firings; `--remove <name>` drops one. */
-import { UsageError } from "../../errors.ts";
-import { listSchedules, type ScheduleView } from "../../service/schedules/list-schedules.ts";
+import { listScheduleViews, removeSchedule } from "../../app/schedules.ts";
+import type { ScheduleView } from "../../service/schedules/list-schedules.ts";
+import { cliActor } from "../cli-actor.ts";
 import { currentRepository, openSession } from "../session.ts";
 import { stripTerminalControls } from "../terminal-text.ts";
 
@@ -12,23 +13,13 @@ export async function schedulesCommand(options: {
   const session = await openSession();
   try {
     const repoRoot = options.all ? undefined : await currentRepository();
+    const context = { store: session.store, home: session.home, repoRoot };
     if (options.remove !== undefined) {
-      const schedule =
-        (await session.store.findSchedule(options.remove, repoRoot)) ??
-        (repoRoot === undefined ? undefined : await session.store.findSchedule(options.remove));
-      if (!schedule) {
-        const where = repoRoot ? ` in ${repoRoot}` : "";
-        throw new UsageError(
-          `no schedule named or with id '${options.remove}'${where} (see loopwright schedules --all)`,
-        );
-      }
-      await session.store.deleteSchedule(schedule.id);
-      process.stdout.write(
-        `removed schedule ${schedule.name} of ${schedule.repoRoot}; the loops it started stay (loopwright ls lists them)\n`,
-      );
+      const removed = await removeSchedule(context, options.remove, cliActor());
+      process.stdout.write(`${removed.message}\n`);
       return 0;
     }
-    const views = await listSchedules(session.store, new Date(), { repoRoot });
+    const views = await listScheduleViews(context);
     if (options.json) {
       process.stdout.write(`${JSON.stringify(views, null, 2)}\n`);
       return 0;
