@@ -20,7 +20,8 @@ import { listLoops } from "./list-loops.ts";
  */
 export type SpecSource =
   | { path: string }
-  | { text: string; label: string; directory: string; specPath?: string };
+  | { text: string; label: string; directory: string; specPath?: string }
+  | { loaded: LoadedSpec; label: string };
 
 export interface SubmitLoopOptions {
   /** The store, and the home folder where a running service announces itself. */
@@ -49,14 +50,7 @@ export interface SubmittedLoop {
 export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedLoop> {
   const { context, source } = options;
   const { store } = context;
-  const label = "path" in source ? source.path : source.label;
-  const loaded: LoadedSpec =
-    "path" in source
-      ? await loadSpecFile(source.path)
-      : {
-          ...parseSpecText(source.text, source.label, source.directory),
-          specPath: source.specPath ?? source.label,
-        };
+  const { loaded, label } = await loadSpecSource(source);
   const check = await preflight(loaded, label);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const loop = await createLoop(store, loaded, check.repoRoot, check.baseSha);
@@ -67,4 +61,12 @@ export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedL
     service: await readServiceFile(context.home),
     warnings: check.warnings,
   };
+}
+
+/** The spec of `source`, read and validated (throws `SpecError`), and the label its problems are named by. */
+export async function loadSpecSource(source: SpecSource): Promise<{ loaded: LoadedSpec; label: string }> {
+  if ("loaded" in source) return source;
+  if ("path" in source) return { loaded: await loadSpecFile(source.path), label: source.path };
+  const parsed = parseSpecText(source.text, source.label, source.directory);
+  return { loaded: { ...parsed, specPath: source.specPath ?? source.label }, label: source.label };
 }

@@ -1,16 +1,28 @@
-/** `run --detach [spec]`: validates and creates the loop as `run` does, then queues it for the service. */
-import { submitLoop } from "../../app/submit-loop.ts";
+/**
+ * `run --detach [spec]`: validates and creates the loop as `run` does, then queues it for the service; a
+ * spec with `schedule:` registers (or replaces) its schedule instead, which the service fires.
+ */
+import { submitSpec } from "../../app/submit-spec.ts";
 import { cliActor } from "../cli-actor.ts";
 import { openSession } from "../session.ts";
+import { describeRegistration } from "./schedule-registration.ts";
 
 export async function detachLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
   const session = await openSession();
   try {
-    const submitted = await submitLoop({
+    const submitted = await submitSpec({
       context: session,
       source: { path: specArgument },
       by: cliActor(),
     });
+    if (submitted.kind === "schedule") {
+      const { registration, service } = submitted;
+      if (!options.json)
+        for (const warning of registration.warnings)
+          process.stderr.write(`loopwright: warning: ${warning}\n`);
+      process.stdout.write(describeRegistration(registration, service, options.json ?? false));
+      return 0;
+    }
     const { loop, position, service } = submitted;
     if (options.json) {
       process.stdout.write(

@@ -7,6 +7,7 @@
 import { UsageError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import { describeCaps, parseMaxActive, parseProviderCaps } from "../../service/caps.ts";
+import { describeFiring, fireDueSchedules } from "../../service/schedules/fire-due-schedules.ts";
 import { claimServiceFile, currentServiceInfo, removeServiceFile } from "../../service/service-file.ts";
 import { createSupervisor } from "../../service/supervisor.ts";
 import { openSession } from "../session.ts";
@@ -34,7 +35,15 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     throw new UsageError(`a service already runs for ${session.home}: pid ${running.pid}, ${running.url}`);
   }
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-  const supervisor = createSupervisor({ store: session.store, home: session.home, caps, log });
+  const supervisor = createSupervisor({
+    store: session.store,
+    home: session.home,
+    caps,
+    log,
+    fireDueSchedules: async (store, now) => {
+      for (const firing of await fireDueSchedules(store, session.home, now)) log(describeFiring(firing));
+    },
+  });
   log(`loopwright serve: pid ${process.pid}, ${describeCaps(caps)}; home ${session.home}`);
   supervisor.start();
 
