@@ -6,7 +6,7 @@
 
 import { type Actor, eventSchemaVersion } from "../core/events.ts";
 import { type LoadedSpec, loadSpecFile, parseSpecText } from "../core/spec-file.ts";
-import { SpecError } from "../errors.ts";
+import { FieldError, SpecError } from "../errors.ts";
 import { createLoop } from "../loop/create-loop.ts";
 import { preflight } from "../loop/preflight.ts";
 import { readServiceFile, type ServiceInfo } from "../service/service-file.ts";
@@ -44,13 +44,21 @@ export interface SubmittedLoop {
 /**
  * Validates the spec, creates the loop and queues it (`loop_queued {by, command: "run"}`). Throws what
  * `run` throws for the same spec: `SpecError` listing every problem (`label:line: field: message`),
- * `UsageError` for a loop or branch of that name that already exists, `LoopBusyError` when it runs.
+ * `UsageError` for a loop or branch of that name that already exists, `LoopBusyError` when it runs,
+ * `FieldError` (`schedule`) for a spec with a schedule (`submitSpec` registers those).
  * Nothing is created when it throws.
  */
 export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedLoop> {
   const { context, source } = options;
   const { store } = context;
   const { loaded, label } = await loadSpecSource(source);
+  if (loaded.spec.schedule) {
+    // Queueing it once would drop its schedule without a word: submitSpec registers it instead.
+    throw new FieldError(
+      "schedule",
+      "a spec with a schedule is registered (submitSpec, run --detach), not queued once",
+    );
+  }
   const check = await preflight(loaded, label);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const loop = await createLoop(store, loaded, check.repoRoot, check.baseSha);
