@@ -21,13 +21,23 @@ let server: LoopwrightServer;
 let loopId: string;
 
 /** A request as a same-origin page sends it: the bound Host, and the secret on actions. */
-function request(path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
+function request(
+  path: string,
+  init: Omit<RequestInit, "headers"> & { headers?: Record<string, string> } = {},
+) {
   const method = init.method ?? "GET";
   const headers: Record<string, string> = {
     ...(method === "GET" ? {} : { "x-loopwright-secret": secret, "content-type": "application/json" }),
     ...init.headers,
   };
   return server.app.request(`${origin}${path}`, { ...init, method, headers });
+}
+
+/** The log path of the last gate run on the timeline. */
+async function lastLogPath(): Promise<string> {
+  const ended = (await store.readEvents(loopId)).filter((event) => event.type === "gate_ended").at(-1);
+  const result = ended?.data.result as { logPath?: string } | undefined;
+  return result?.logPath ?? "";
 }
 
 before(async () => {
@@ -187,9 +197,7 @@ describe("gate logs", () => {
   });
 
   test("a log replaced by a symbolic link to a file elsewhere is refused, not followed", async () => {
-    const events = await store.readEvents(loopId);
-    const ended = events.filter((event) => event.type === "gate_ended").at(-1);
-    const path = (ended?.data as { result?: { logPath?: string } }).result?.logPath ?? "";
+    const path = await lastLogPath();
     assert.ok(path, "the gate's log path is on the timeline");
     const original = await readFile(path);
     const elsewhere = `${sandbox.root}/elsewhere.txt`;
@@ -210,9 +218,7 @@ describe("gate logs", () => {
 
 describe("secrets from the environment never appear in an answer", () => {
   test("not in a gate log (whole or ranged), a brief, the detail, the report, or the timeline", async () => {
-    const events = await store.readEvents(loopId);
-    const ended = events.filter((event) => event.type === "gate_ended").at(-1);
-    const path = (ended?.data as { result?: { logPath?: string } }).result?.logPath ?? "";
+    const path = await lastLogPath();
     assert.ok((await readFile(path, "utf8")).includes(secretValue), "the log on disk holds the secret");
     const answers = [
       await request(`/api/loops/${loopId}/iterations/2/gates/count/log`),
