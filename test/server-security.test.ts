@@ -104,13 +104,16 @@ describe("on loopback without a token", () => {
     const form = await server.app.request(`http://127.0.0.1:4477/api/loops/${loopId}/steer`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://127.0.0.1:4477" },
-      body: new URLSearchParams({ secret, goal: "count.txt holds 3, said from a form" }).toString(),
+      body: new URLSearchParams({
+        loopwright_secret: secret,
+        goal: "count.txt holds 3, said from a form",
+      }).toString(),
     });
     assert.equal(form.status, 202, await form.clone().text());
     const formWithout = await server.app.request(`http://127.0.0.1:4477/api/loops/${loopId}/steer`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ secret: "nope", goal: "x" }).toString(),
+      body: new URLSearchParams({ loopwright_secret: "nope", goal: "x" }).toString(),
     });
     assert.equal(formWithout.status, 403);
     server.close();

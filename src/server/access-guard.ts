@@ -4,7 +4,7 @@
  * - On a loopback address without a token, reading is open; every request must name the bound host
  *   (Host header: defeats DNS rebinding, where a hostile name resolves to 127.0.0.1), and every action
  *   (POST, PUT, PATCH, DELETE) must come from the same origin (Origin / Sec-Fetch-Site) and carry the
- *   per-service secret (header `x-loopwright-secret` or form field `secret`), which only a page served
+ *   per-service secret (header `x-loopwright-secret` or form field `loopwright_secret`), which only a page served
  *   by this service (or a client that read `GET /api/session`) knows.
  * - With a token (required on any other address), every request must carry it: `Authorization: Bearer`
  *   or the cookie set by the login form. A request authenticated by its cookie is also checked like an
@@ -16,7 +16,7 @@ import { getCookie } from "hono/cookie";
 
 /** The header and the form field that carry the per-service secret. */
 export const secretHeader = "x-loopwright-secret";
-export const secretField = "secret";
+export const secretField = "loopwright_secret";
 /** The cookie the login form sets in token mode. */
 export const tokenCookie = "loopwright_token";
 

@@ -108,7 +108,9 @@ export const submitBodySchema = z
 
 /** The session of a browser or client: the secret actions carry on loopback, and the actor recorded. */
 export const sessionSchema = z.object({
-  secret: z.string().describe("send as header x-loopwright-secret (or form field `secret`) on every action"),
+  secret: z
+    .string()
+    .describe("send as header x-loopwright-secret (or form field `loopwright_secret`) on every action"),
   actor: z.object({ via: z.literal("web"), name: z.string() }),
   tokenRequired: z.boolean(),
 });

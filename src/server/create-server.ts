@@ -2,11 +2,17 @@
  * The service's HTTP face: the JSON API, the live event streams, the OpenAPI document and the login
  * form on one hono app, behind the access guard and the answer redaction; the dashboard mounts on it.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { UsageError } from "../errors.ts";
 import type { Redact } from "../gates/redact.ts";
 import type { Store } from "../store/store.ts";
-import { type AccessGuard, type AccessToken, createAccessGuard, secretField } from "./access-guard.ts";
+import {
+  type AccessGuard,
+  type AccessToken,
+  createAccessGuard,
+  secretField,
+  type WebActor,
+} from "./access-guard.ts";
 import { apiRoutes } from "./api-routes.ts";
 import { objectSchema } from "./api-schemas.ts";
 import { answerError } from "./error-answer.ts";
@@ -47,12 +53,23 @@ export interface ServerOptions {
   version?: string;
 }
 
-/** What the dashboard (and the service) use of the server: the same store, guard, feed and redaction. */
+/**
+ * What the dashboard (and the service) use of the server: the same store, guard, feed and redaction.
+ * Shaped so that `mount: mountDashboard` works as is (`secret`, `hosts`, `actorOf`, `env`).
+ */
 export interface ServerDependencies {
   store: Store;
   home: string;
   /** `guard.secret` goes in every form; `guard.check` is already applied to every request. */
   guard: AccessGuard;
+  /** The per-service secret (form field `loopwright_secret` or header `x-loopwright-secret`). */
+  secret: string;
+  /** The bound host name (besides loopback names) this server answers to. */
+  hosts: string[];
+  /** Who acts through a request: `{via: "web", name: token name or "loopback"}`. */
+  actorOf: (context: Context) => WebActor;
+  /** The environment whose secrets are redacted from every answer. */
+  env: NodeJS.ProcessEnv;
   feed: EventFeed;
   /** Applied to every text answer already; for text put in attributes or scripts by hand. */
   redact: Redact;
@@ -91,6 +108,10 @@ export function createServer(options: ServerOptions): LoopwrightServer {
     store: options.store,
     home: options.home,
     guard,
+    secret: guard.secret,
+    hosts: [host],
+    actorOf: () => guard.actor(),
+    env,
     feed,
     redact,
     context,

@@ -5,6 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import { z } from "zod";
+import { secretField } from "./access-guard.ts";
 import { RequestFieldError } from "./loop-operations.ts";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -78,7 +79,7 @@ async function readBody(context: Context): Promise<unknown> {
   const type = context.req.header("content-type") ?? "";
   if (/multipart\/form-data|application\/x-www-form-urlencoded/i.test(type)) {
     const form = await context.req.parseBody();
-    const { secret: _secret, ...fields } = form;
+    const { [secretField]: _secret, ...fields } = form;
     return fields;
   }
   const text = await context.req.text();
