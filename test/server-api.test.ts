@@ -80,6 +80,8 @@ describe("reading", () => {
   test("the loops list and one loop's detail, by id and by name", async () => {
     const list = await request("/api/loops");
     assert.equal(list.status, 200);
+    assert.equal(list.headers.get("x-frame-options"), "SAMEORIGIN");
+    assert.equal(list.headers.get("x-content-type-options"), "nosniff");
     const body = (await list.json()) as { loops: { id: string; name: string }[] };
     assert.deepEqual(
       body.loops.map((loop) => loop.name),
@@ -292,6 +294,15 @@ describe("bad bodies", () => {
     });
     assert.equal(((await relative.json()) as { field: string }).field, "directory");
     assert.equal((await store.listLoops()).length, 1);
+  });
+
+  test("a body over 2 MiB is refused (413) before it is read whole", async () => {
+    const answer = await request("/api/loops", {
+      method: "POST",
+      body: JSON.stringify({ spec: "x".repeat(3 * 1024 * 1024), directory: sandbox.repo }),
+    });
+    assert.equal(answer.status, 413);
+    assert.equal(((await answer.json()) as { field: string }).field, "body");
   });
 });
 

@@ -3,6 +3,8 @@
  * form on one hono app, behind the access guard and the answer redaction; the dashboard mounts on it.
  */
 import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { secureHeaders } from "hono/secure-headers";
 import { UsageError } from "../errors.ts";
 import type { Redact } from "../gates/redact.ts";
 import type { Store } from "../store/store.ts";
@@ -26,6 +28,8 @@ import { sseRoutes } from "./sse-routes.ts";
 
 export const defaultHost = "127.0.0.1";
 export const defaultPort = 4477;
+/** Largest request body: a spec is at most 1 MiB, a form a little more. */
+const maximumBodyBytes = 2 * 1024 * 1024;
 
 export interface ServerOptions {
   store: Store;
@@ -124,6 +128,15 @@ export function createServer(options: ServerOptions): LoopwrightServer {
     request.json({ error: `no such route: ${request.req.method} ${request.req.path}` }, 404),
   );
   app.use(redactAnswers(redact));
+  // No framing by other sites (a framed form could be clicked through), no content sniffing.
+  app.use(secureHeaders({ crossOriginResourcePolicy: "same-origin" }));
+  app.use(
+    bodyLimit({
+      maxSize: maximumBodyBytes,
+      onError: (request) =>
+        request.json({ error: `the body is larger than ${maximumBodyBytes} bytes`, field: "body" }, 413),
+    }),
+  );
   app.use(async (request, next) => {
     if (request.req.path === loginPath) return next();
     const type = request.req.header("content-type") ?? "";
