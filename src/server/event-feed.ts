@@ -130,6 +130,8 @@ export function createEventFeed(store: Store, options: EventFeedOptions = {}): E
         if (subscribers.size === 0 && timer) {
           clearInterval(timer);
           timer = undefined;
+          // Idle: the next subscriber starts the feed from the store's last id, not from here.
+          head = undefined;
         }
       };
     },
