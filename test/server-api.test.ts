@@ -107,17 +107,27 @@ describe("reading", () => {
     );
     const brief = await request(`/api/loops/${loopId}/iterations/2/brief`);
     assert.equal(brief.status, 200);
-    assert.match(brief.headers.get("content-type") ?? "", /text\/markdown/);
-    assert.match(await brief.text(), /count\.txt holds 2/);
+    assert.match(((await brief.json()) as { brief: string }).brief, /count\.txt holds 2/);
     const diff = (await (await request(`/api/loops/${loopId}/iterations/2/diff`)).json()) as {
       commit: string;
-      files: { path: string; diff: string }[];
+      files: { path: string; patch: string }[];
     };
     assert.deepEqual(
       diff.files.map((file) => file.path),
       ["count.txt"],
     );
-    assert.match(diff.files[0].diff, /^\+2$/m);
+    assert.match(diff.files[0].patch, /^\+2$/m);
+    const oneFile = await request(`/api/loops/${loopId}/iterations/2/diff?file=README.md`);
+    assert.equal(oneFile.status, 400);
+    assert.equal(((await oneFile.json()) as { field: string }).field, "file");
+    const iteration = (await (await request(`/api/loops/${loopId}/iterations/2`)).json()) as {
+      number?: number;
+    };
+    assert.ok(iteration);
+    const logs = (await (await request(`/api/loops/${loopId}/iterations/2/gates`)).json()) as {
+      logs: { gate: string; sizeBytes: number }[];
+    };
+    assert.ok(logs.logs.some((log) => log.gate === "count" && log.sizeBytes > 8000));
     const markdown = await request(`/api/loops/${loopId}/report`);
     assert.match(await markdown.text(), /^# Loop counted/);
     const data = (await (await request(`/api/loops/${loopId}/report.json`)).json()) as { stopReason: string };
@@ -137,12 +147,13 @@ describe("reading", () => {
     for (let pages = 0; pages < 100; pages++) {
       const page = (await (await request(`/api/loops/${loopId}/timeline?after=${after}&limit=7`)).json()) as {
         events: { id: number }[];
-        next: number | null;
+        nextAfter: number;
+        hasMore: boolean;
       };
       assert.ok(page.events.length <= 7);
       seen.push(...page.events.map((event) => event.id));
-      if (page.next === null) break;
-      after = page.next;
+      if (!page.hasMore) break;
+      after = page.nextAfter;
     }
     assert.deepEqual(
       seen,
@@ -238,7 +249,9 @@ describe("secrets from the environment never appear in an answer", () => {
     }
     const log = await (await request(`/api/loops/${loopId}/iterations/2/gates/count/log`)).text();
     assert.match(log, /using \[redacted:DEPLOY_KEY\]/);
-    const brief = await (await request(`/api/loops/${loopId}/iterations/1/brief`)).text();
+    const brief = (
+      (await (await request(`/api/loops/${loopId}/iterations/1/brief`)).json()) as { brief: string }
+    ).brief;
     assert.match(brief, /The deploy key is \[redacted:DEPLOY_KEY\]/);
     // A range that cuts through where the secret was: never half of it.
     const whole = Buffer.from(log);
@@ -307,6 +320,32 @@ describe("bad bodies", () => {
 });
 
 describe("OpenAPI", () => {
+  test("every JSON answer of a read matches the schema its route documents", async () => {
+    const urls: Record<string, string> = {
+      "/api/session": "/api/session",
+      "/api/loops": "/api/loops",
+      "/api/loops/:id": `/api/loops/${loopId}`,
+      "/api/loops/:id/iterations": `/api/loops/${loopId}/iterations`,
+      "/api/loops/:id/iterations/:iteration": `/api/loops/${loopId}/iterations/1`,
+      "/api/loops/:id/timeline": `/api/loops/${loopId}/timeline`,
+      "/api/loops/:id/iterations/:iteration/brief": `/api/loops/${loopId}/iterations/1/brief`,
+      "/api/loops/:id/iterations/:iteration/diff": `/api/loops/${loopId}/iterations/2/diff`,
+      "/api/loops/:id/iterations/:iteration/gates": `/api/loops/${loopId}/iterations/0/gates`,
+      "/api/loops/:id/report.json": `/api/loops/${loopId}/report.json`,
+    };
+    const reads = server.routes.filter((route) => route.method === "get" && route.answer.kind === "json");
+    for (const route of reads) {
+      if (route.path === "/api/openapi.json") continue;
+      const url = urls[route.path];
+      assert.ok(url, `no example URL for ${route.path}`);
+      const answer = await request(url);
+      assert.equal(answer.status, 200, url);
+      if (route.answer.kind !== "json") continue;
+      const parsed = route.answer.schema.safeParse(await answer.json());
+      assert.ok(parsed.success, `${url}: ${parsed.error?.message ?? ""}`);
+    }
+  });
+
   test("the document lists every route of the API with its schemas", async () => {
     const answer = await request("/api/openapi.json");
     assert.equal(answer.status, 200);

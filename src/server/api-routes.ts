@@ -1,37 +1,52 @@
 /**
- * The JSON API's routes over the loop operations: reading loops, their timelines, briefs, diffs, gate
- * logs and reports, and the owner's actions. Each route's schemas document it (see `openapi.ts`).
+ * The JSON API's routes: each one parses its request by the application layer's schema, calls one
+ * function of src/app/ (the CLI's commands call the same ones) and answers by its schema.
  */
 import type { Context } from "hono";
+import { z } from "zod";
+import type { AppContext } from "../app/app-context.ts";
+import { getBrief } from "../app/brief.ts";
+import { cancelLoop } from "../app/cancel-loop.ts";
+import { deleteLoop } from "../app/delete-loop.ts";
+import { listGateLogs } from "../app/gate-logs.ts";
+import { getIterationDiff } from "../app/iteration-diff.ts";
+import { getIteration, listIterations } from "../app/iterations.ts";
+import { listLoops } from "../app/list-loops.ts";
+import { getLoop } from "../app/loop-detail.ts";
+import { getReportData, getReportMarkdown } from "../app/loop-report.ts";
+import { pauseLoop } from "../app/pause-loop.ts";
+import { resumeLoop } from "../app/resume-loop.ts";
+import { actionResultSchema, steerRequestSchema, steerResultSchema } from "../app/schemas/action-schemas.ts";
+import { briefSchema, gateLogListSchema, iterationDiffSchema } from "../app/schemas/file-schemas.ts";
+import { iterationDetailSchema, iterationListSchema } from "../app/schemas/iteration-schemas.ts";
+import { listLoopsRequestSchema, loopDetailSchema, loopListSchema } from "../app/schemas/loop-schemas.ts";
+import { loopReportSchema } from "../app/schemas/report-schemas.ts";
+import { timelinePageRequestSchema, timelinePageSchema } from "../app/schemas/timeline-schemas.ts";
+import { steerLoop } from "../app/steer-loop.ts";
+import { readTimelinePage } from "../app/timeline-page.ts";
+import { FieldError } from "../errors.ts";
 import type { Redact } from "../gates/redact.ts";
 import { homeLayout } from "../paths.ts";
 import type { AccessGuard } from "./access-guard.ts";
 import {
-  actionAnswerSchema,
-  deletedSchema,
-  diffSchema,
+  deleteQuerySchema,
+  diffQuerySchema,
   emptyBodySchema,
   gateLogParametersSchema,
   gateLogQuerySchema,
   iterationParametersSchema,
-  iterationsSchema,
-  loopListSchema,
   loopParametersSchema,
-  objectSchema,
   sessionSchema,
-  steerBodySchema,
+  submitAnswerSchema,
   submitBodySchema,
-  timelinePageSchema,
-  timelineQuerySchema,
 } from "./api-schemas.ts";
 import type { EventFeed } from "./event-feed.ts";
 import { readLog, requestedRange } from "./log-range.ts";
-import * as operations from "./loop-operations.ts";
 import { type ApiRoute, defineRoute } from "./route-table.ts";
 import { submitFromBody } from "./submit-route.ts";
 
 export interface ApiRouteDependencies {
-  context: operations.OperationsContext;
+  context: AppContext;
   guard: AccessGuard;
   feed: EventFeed;
   redact: Redact;
@@ -45,12 +60,14 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
     feed.nudge();
     return answer;
   };
+  const json = (schema: z.ZodType, description: string, status = 200) =>
+    ({ kind: "json", status, schema, description }) as const;
   return [
     defineRoute({
       method: "get",
       path: "/api/session",
       summary: "The secret to send with every action (loopback), and the actor actions are recorded as",
-      answer: { kind: "json", status: 200, schema: sessionSchema, description: "the session" },
+      answer: json(sessionSchema, "the session"),
       handle: async () => ({
         secret: guard.secret,
         actor: guard.actor(),
@@ -60,66 +77,87 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
     defineRoute({
       method: "get",
       path: "/api/loops",
-      summary: "Every loop with its display status, queue position and cost",
-      answer: { kind: "json", status: 200, schema: loopListSchema, description: "the loops, newest first" },
-      handle: () => operations.listLoops(context),
+      summary: "Every loop (or one repository's) with its display status, queue position, phase and cost",
+      query: listLoopsRequestSchema,
+      answer: json(loopListSchema, "the loops, newest first"),
+      handle: ({ query }) => listLoops(context, query),
     }),
     defineRoute({
       method: "post",
       path: "/api/loops",
-      summary: "Submits a new loop from a spec's text: validated as `run` does, then queued",
+      summary: "Submits a new loop from a spec's text: validated exactly as `run` does, then queued",
       body: submitBodySchema,
-      answer: { kind: "json", status: 201, schema: objectSchema, description: "the queued loop" },
+      answer: json(submitAnswerSchema, "the queued loop", 201),
       handle: async ({ body }) => acted(await submitFromBody(context, body, guard.actor())),
     }),
     defineRoute({
       method: "get",
       path: "/api/loops/:id",
-      summary: "One loop: status, goal, the spec in force, and its summary",
+      summary: "One loop (by id or name): status, queue, phase, goal, the spec in force, its summary",
       params: loopParametersSchema,
-      answer: { kind: "json", status: 200, schema: objectSchema, description: "the loop's detail" },
-      handle: ({ params }) => operations.loopDetail(context, params.id),
+      answer: json(loopDetailSchema, "the loop's detail"),
+      handle: ({ params }) => getLoop(context, params.id),
     }),
     defineRoute({
       method: "delete",
       path: "/api/loops/:id",
-      summary: "Deletes a loop that is not running: its worktrees, logs and timeline",
+      summary: "Deletes a loop that is not running: worktrees, logs, timeline (its branch with ?branch=true)",
       params: loopParametersSchema,
-      answer: { kind: "json", status: 200, schema: deletedSchema, description: "what was removed" },
-      handle: async ({ params }) => acted(await operations.deleteLoop(context, params.id)),
+      query: deleteQuerySchema,
+      answer: json(actionResultSchema.extend({ branchDeleted: z.string().nullable() }), "what was removed"),
+      handle: async ({ params, query }) =>
+        acted(await deleteLoop(context, params.id, guard.actor(), { branch: query.branch })),
     }),
     defineRoute({
       method: "get",
       path: "/api/loops/:id/iterations",
       summary: "The loop's iterations: outcome, commit, gate runs, tamper flags, verdict, cost",
       params: loopParametersSchema,
-      answer: { kind: "json", status: 200, schema: iterationsSchema, description: "the iterations in order" },
-      handle: ({ params }) => operations.loopIterations(context, params.id),
+      answer: json(iterationListSchema, "the iterations in order"),
+      handle: ({ params }) => listIterations(context, params.id),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/api/loops/:id/iterations/:iteration",
+      summary: "One iteration in full",
+      params: iterationParametersSchema,
+      answer: json(iterationDetailSchema, "the iteration"),
+      handle: ({ params }) => getIteration(context, params.id, params.iteration),
     }),
     defineRoute({
       method: "get",
       path: "/api/loops/:id/timeline",
-      summary: "The loop's events after a global event id, a page at a time",
+      summary: "The loop's events after a global event id (`after`), a page at a time",
       params: loopParametersSchema,
-      query: timelineQuerySchema,
-      answer: { kind: "json", status: 200, schema: timelinePageSchema, description: "a page of events" },
-      handle: ({ params, query }) => operations.loopTimeline(context, params.id, query),
+      query: timelinePageRequestSchema,
+      answer: json(timelinePageSchema, "a page of events"),
+      handle: ({ params, query }) => readTimelinePage(context, params.id, query),
     }),
     defineRoute({
       method: "get",
       path: "/api/loops/:id/iterations/:iteration/brief",
       summary: "The exact brief the maker was sent in an iteration",
       params: iterationParametersSchema,
-      answer: { kind: "text", status: 200, mediaType: "text/markdown", description: "the brief" },
-      handle: ({ params }) => operations.loopBrief(context, params.id, params.iteration),
+      answer: json(briefSchema, "the brief"),
+      handle: ({ params }) => getBrief(context, params.id, { iteration: params.iteration }),
     }),
     defineRoute({
       method: "get",
       path: "/api/loops/:id/iterations/:iteration/diff",
-      summary: "The iteration's commit and its diff, per file",
+      summary: "The iteration's change per file, with the scope screen's verdict on each (?file= for one)",
       params: iterationParametersSchema,
-      answer: { kind: "json", status: 200, schema: diffSchema, description: "the diff per file" },
-      handle: ({ params }) => operations.loopDiff(context, params.id, params.iteration),
+      query: diffQuerySchema,
+      answer: json(iterationDiffSchema, "the change per file"),
+      handle: ({ params, query }) =>
+        getIterationDiff(context, params.id, { iteration: params.iteration, file: query.file }),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/api/loops/:id/iterations/:iteration/gates",
+      summary: "The gate logs of an iteration (0: the base commit's run): which runs, sizes, problems",
+      params: iterationParametersSchema,
+      answer: json(gateLogListSchema, "the iteration's gate logs"),
+      handle: ({ params }) => listGateLogs(context, params.id, { iteration: params.iteration }),
     }),
     defineRoute({
       method: "get",
@@ -130,16 +168,20 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       query: gateLogQuerySchema,
       answer: { kind: "text", status: 200, mediaType: "text/plain", description: "the log", ranged: true },
       handle: async ({ params, query, context: request }) => {
-        const found = await operations.gateLogPath(
-          context,
-          params.id,
-          params.iteration,
-          params.gate,
-          query.phase,
-        );
-        const folder = homeLayout(context.home).loopDirectory(found.loop.id);
+        const list = await listGateLogs(context, params.id, {
+          iteration: params.iteration,
+          gate: params.gate,
+        });
+        const runs = query.phase ? list.logs.filter((log) => log.phase === query.phase) : list.logs;
+        const run = runs.at(-1);
+        if (!run)
+          throw new FieldError(
+            "phase",
+            `iteration ${list.iteration} has no ${query.phase} run of gate '${params.gate}'`,
+          );
+        const folder = homeLayout(context.home).loopDirectory(list.loopId);
         const range = requestedRange(request.req.header("range"), query);
-        return answerLog(request, await readLog(found.path, folder, range, redact));
+        return answerLog(request, await readLog(run.logPath, folder, range, redact));
       },
     }),
     defineRoute({
@@ -148,25 +190,25 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       summary: "The final report in Markdown",
       params: loopParametersSchema,
       answer: { kind: "text", status: 200, mediaType: "text/markdown", description: "the report" },
-      handle: ({ params }) => operations.reportMarkdown(context, params.id),
+      handle: async ({ params }) => (await getReportMarkdown(context, params.id)).markdown,
     }),
     defineRoute({
       method: "get",
       path: "/api/loops/:id/report.json",
       summary: "The final report's data (as `report --json` prints it)",
       params: loopParametersSchema,
-      answer: { kind: "json", status: 200, schema: objectSchema, description: "the report's data" },
-      handle: ({ params }) => operations.reportData(context, params.id),
+      answer: json(loopReportSchema, "the report's data"),
+      handle: ({ params }) => getReportData(context, params.id),
     }),
     defineRoute({
       method: "post",
       path: "/api/loops/:id/steer",
-      summary: "Steers the loop (goal, gates, budget): applied at the next iteration boundary",
+      summary:
+        "Steers the loop (goal, gates, budget): applied at the next iteration boundary, or when it resumes",
       params: loopParametersSchema,
-      body: steerBodySchema,
-      answer: { kind: "json", status: 202, schema: actionAnswerSchema, description: "the steer was filed" },
-      handle: async ({ params, body }) =>
-        acted(await operations.steerLoop(context, params.id, body, guard.actor())),
+      body: steerRequestSchema,
+      answer: json(steerResultSchema, "the steer was filed", 202),
+      handle: async ({ params, body }) => acted(await steerLoop(context, params.id, body, guard.actor())),
     }),
     ...(["pause", "resume", "cancel"] as const).map((action) =>
       defineRoute({
@@ -174,23 +216,14 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
         path: `/api/loops/:id/${action}`,
         summary: {
           pause: "Pauses the loop after its current iteration",
-          resume: "Queues the loop to resume (the service starts it)",
-          cancel: "Cancels the loop: the running turn is stopped",
+          resume: "Queues the loop to resume: the service starts it in submission order",
+          cancel: "Cancels the loop: the running turn is stopped (a loop without a controller stops here)",
         }[action],
         params: loopParametersSchema,
         body: emptyBodySchema,
-        answer: {
-          kind: "json",
-          status: 202,
-          schema: actionAnswerSchema,
-          description: `the ${action} was filed`,
-        },
+        answer: json(actionResultSchema, `the ${action} was filed`, 202),
         handle: async ({ params }) => {
-          const run = {
-            pause: operations.pauseLoop,
-            resume: operations.resumeLoop,
-            cancel: operations.cancelLoop,
-          }[action];
+          const run = { pause: pauseLoop, resume: resumeLoop, cancel: cancelLoop }[action];
           return acted(await run(context, params.id, guard.actor()));
         },
       }),
@@ -213,9 +246,7 @@ function answerLog(context: Context, read: Awaited<ReturnType<typeof readLog>>):
       return context.json(
         { error: `the range starts past the end of the log (${read.size} bytes)`, field: "range" },
         416,
-        {
-          "content-range": `bytes */${read.size}`,
-        },
+        { "content-range": `bytes */${read.size}` },
       );
     case "refused":
       return context.json({ error: read.reason }, read.status);

@@ -22,14 +22,6 @@ export const iterationParametersSchema = loopParametersSchema.extend({
 
 export const gateLogParametersSchema = iterationParametersSchema.extend({ gate: z.string().min(1) });
 
-/** Query of a timeline page: events after the global event id `after`, at most `limit`. */
-export const timelineQuerySchema = z
-  .object({
-    after: z.coerce.number().int().min(0).default(0),
-    limit: z.coerce.number().int().min(1).max(1000).default(200),
-  })
-  .strict();
-
 /** Query of a gate log: a ranged read by `offset` and `length` in bytes (or an HTTP Range header). */
 export const gateLogQuerySchema = z
   .object({
@@ -43,42 +35,6 @@ export const gateLogQuerySchema = z
 export const streamQuerySchema = z
   .object({ after: z.coerce.number().int().min(0).optional().describe("default: only events from now on") })
   .strict();
-
-/** One timeline event as the API answers it and the event streams send it (`data:` of each SSE message). */
-export const timelineEventSchema = z.object({
-  id: z.number().describe("global event id, strictly increasing across loops, never reused"),
-  loopId: z.string(),
-  seq: z.number().describe("the event's number within its loop"),
-  type: z.string(),
-  at: z.string(),
-  data: z.record(z.string(), z.unknown()),
-  damage: z.string().optional(),
-});
-
-export const timelinePageSchema = z.object({
-  events: z.array(timelineEventSchema),
-  next: z.number().nullable().describe("pass as `after` for the next page; null at the end"),
-});
-
-/** What an owner action answers: the loop, the event that recorded it, and what will happen. */
-export const actionAnswerSchema = z.object({
-  loopId: z.string(),
-  eventId: z.number().optional(),
-  message: z.string(),
-});
-
-/** Steering, as `loopwright steer` takes it: gates as objects, budget values as text or numbers. */
-export const steerBodySchema = z
-  .object({
-    goal: z.string().min(1).optional(),
-    addGates: z.array(z.record(z.string(), z.unknown())).optional(),
-    removeGates: z.array(z.string().min(1)).optional(),
-    budget: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, {
-    message: "nothing to change (goal, addGates, removeGates or budget)",
-  });
 
 /** An action without a body (pause, resume, cancel): an empty object, or nothing. */
 export const emptyBodySchema = z.object({}).strict();
@@ -115,12 +71,24 @@ export const sessionSchema = z.object({
   tokenRequired: z.boolean(),
 });
 
-/** Loosely typed bodies until the application layer's schemas replace them. */
-export const objectSchema = z.record(z.string(), z.unknown());
-export const loopListSchema = z.object({ loops: z.array(objectSchema), warnings: z.array(z.string()) });
-export const iterationsSchema = z.object({ iterations: z.array(objectSchema) });
-export const diffSchema = z.object({
-  commit: z.string().nullable(),
-  files: z.array(z.object({ path: z.string(), diff: z.string() })),
+/** Query of a deletion: its branch too with `branch=true`. */
+export const deleteQuerySchema = z
+  .object({
+    branch: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((value) => value === "true"),
+  })
+  .strict();
+
+/** Query of a diff: one file (its new or old path) instead of all. */
+export const diffQuerySchema = z.object({ file: z.string().min(1).optional() }).strict();
+
+/** What a submission answers: the loop created and queued, its place in the queue, warnings. */
+export const submitAnswerSchema = z.object({
+  loopId: z.string(),
+  name: z.string(),
+  queuePosition: z.number(),
+  warnings: z.array(z.string()),
+  message: z.string(),
 });
-export const deletedSchema = z.object({ loopId: z.string(), message: z.string() });

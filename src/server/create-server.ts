@@ -5,6 +5,9 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
+import { z } from "zod";
+import type { AppContext } from "../app/app-context.ts";
+import { createLoopCache } from "../app/loop-cache.ts";
 import { UsageError } from "../errors.ts";
 import type { Redact } from "../gates/redact.ts";
 import type { Store } from "../store/store.ts";
@@ -16,11 +19,9 @@ import {
   type WebActor,
 } from "./access-guard.ts";
 import { apiRoutes } from "./api-routes.ts";
-import { objectSchema } from "./api-schemas.ts";
 import { answerError } from "./error-answer.ts";
 import { createEventFeed, type EventFeed } from "./event-feed.ts";
 import { loginPath, mountLogin } from "./login-routes.ts";
-import type { OperationsContext } from "./loop-operations.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAnswerRedactor, redactAnswers } from "./redact-answers.ts";
 import { type ApiRoute, defineRoute, registerRoutes } from "./route-table.ts";
@@ -77,7 +78,8 @@ export interface ServerDependencies {
   feed: EventFeed;
   /** Applied to every text answer already; for text put in attributes or scripts by hand. */
   redact: Redact;
-  context: OperationsContext;
+  /** The application layer's context (with a replay cache): pass it to src/app/ functions. */
+  context: AppContext;
 }
 
 export interface LoopwrightServer extends ServerDependencies {
@@ -107,7 +109,7 @@ export function createServer(options: ServerOptions): LoopwrightServer {
   const redact = createAnswerRedactor(env);
   const feed = createEventFeed(options.store, { pollMs: options.pollMs });
   const closing = new AbortController();
-  const context: OperationsContext = { store: options.store, home: options.home };
+  const context: AppContext = { store: options.store, home: options.home, cache: createLoopCache() };
   const dependencies: ServerDependencies = {
     store: options.store,
     home: options.home,
@@ -165,7 +167,12 @@ export function createServer(options: ServerOptions): LoopwrightServer {
       method: "get",
       path: "/api/openapi.json",
       summary: "This document",
-      answer: { kind: "json", status: 200, schema: objectSchema, description: "the OpenAPI 3.1 document" },
+      answer: {
+        kind: "json",
+        status: 200,
+        schema: z.record(z.string(), z.unknown()),
+        description: "the OpenAPI 3.1 document",
+      },
       handle: async () => document,
     }),
   );

@@ -7,8 +7,8 @@
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import { dirname, sep } from "node:path";
+import { FieldError } from "../errors.ts";
 import type { Redact } from "../gates/redact.ts";
-import { RequestFieldError } from "./loop-operations.ts";
 
 /** Largest log answered whole, or redacted whole before a range is cut from it. */
 export const maximumLogBytes = 64 * 1024 * 1024;
@@ -18,7 +18,7 @@ export type ByteRange = { start: number; end?: number } | { suffix: number };
 
 /**
  * The range of a request: the Range header (one `bytes=` range) or the offset and length of the query.
- * Throws `RequestFieldError` for a Range header it cannot read.
+ * Throws `FieldError` for a Range header it cannot read.
  */
 export function requestedRange(
   header: string | undefined,
@@ -27,12 +27,12 @@ export function requestedRange(
   if (header !== undefined) {
     const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
     if (!match || (match[1] === "" && match[2] === ""))
-      throw new RequestFieldError("range", `Range: expected one bytes=START-END range, got '${header}'`);
+      throw new FieldError("range", `expected one bytes=START-END range, got '${header}'`);
     if (match[1] === "") return { suffix: Number(match[2]) };
     const start = Number(match[1]);
     const end = match[2] === "" ? undefined : Number(match[2]) + 1;
     if (end !== undefined && end <= start)
-      throw new RequestFieldError("range", `Range: the end is before the start in '${header}'`);
+      throw new FieldError("range", `the end is before the start in '${header}'`);
     return { start, end };
   }
   if (query.offset === undefined && query.length === undefined) return undefined;

@@ -5,8 +5,8 @@
  */
 import type { Context, Hono } from "hono";
 import { z } from "zod";
+import { FieldError } from "../errors.ts";
 import { secretField } from "./access-guard.ts";
-import { RequestFieldError } from "./loop-operations.ts";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -61,7 +61,7 @@ export function registerRoutes(app: Hono, routes: ApiRoute[]): void {
   }
 }
 
-/** Parses with `schema`, or throws a `RequestFieldError` naming the first field at fault. */
+/** Parses with `schema`, or throws a `FieldError` naming the first field at fault. */
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, prefix: string): T {
   if (!schema) return {} as T;
   const result = schema.safeParse(value);
@@ -70,8 +70,7 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, prefix: stri
   const path = [...(prefix ? [prefix] : []), ...issue.path.map(String)];
   const unknownKeys = issue.code === "unrecognized_keys" ? issue.keys : [];
   const field = [...path, ...unknownKeys.slice(0, 1)].join(".");
-  const message = unknownKeys.length > 0 ? `unknown field` : issue.message;
-  throw new RequestFieldError(field || "body", `${field || "body"}: ${message}`);
+  throw new FieldError(field || "body", unknownKeys.length > 0 ? "unknown field" : issue.message);
 }
 
 /** The JSON body (or a form's fields); an empty body reads as `{}`. */
@@ -87,7 +86,7 @@ async function readBody(context: Context): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new RequestFieldError("body", "body: not JSON");
+    throw new FieldError("body", "not JSON");
   }
 }
 

@@ -6,15 +6,17 @@
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { type AppContext, findLoop } from "../app/app-context.ts";
+import { timelineEventSchema } from "../app/schemas/timeline-schemas.ts";
+import { FieldError } from "../errors.ts";
 import type { Redact } from "../gates/redact.ts";
 import type { StoredEvent } from "../store/store.ts";
-import { loopParametersSchema, streamQuerySchema, timelineEventSchema } from "./api-schemas.ts";
+import { loopParametersSchema, streamQuerySchema } from "./api-schemas.ts";
 import type { EventFeed } from "./event-feed.ts";
-import { findLoop, type OperationsContext, RequestFieldError } from "./loop-operations.ts";
 import { type ApiRoute, defineRoute } from "./route-table.ts";
 
 export interface StreamDependencies {
-  context: OperationsContext;
+  context: AppContext;
   feed: EventFeed;
   redact: Redact;
   /** Period of the heartbeat comments, in ms (default 15,000). */
@@ -57,10 +59,7 @@ async function startingId(request: Context, feed: EventFeed, after: number | und
   const header = request.req.header("last-event-id");
   if (header !== undefined && header.trim() !== "") {
     if (!/^\d+$/.test(header.trim()))
-      throw new RequestFieldError(
-        "Last-Event-ID",
-        `Last-Event-ID: not an event id: '${header.slice(0, 40)}'`,
-      );
+      throw new FieldError("Last-Event-ID", `not an event id: '${header.slice(0, 40)}'`);
     return Number(header.trim());
   }
   return after ?? (await feed.lastId());

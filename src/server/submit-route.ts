@@ -1,9 +1,9 @@
 /** `POST /api/loops`: a spec's text submitted as `run --detach` submits a file. */
 import { join } from "node:path";
+import type { AppContext } from "../app/app-context.ts";
 import { UsageError } from "../errors.ts";
 import { parseSpecText } from "../loop/spec-file.ts";
 import type { WebActor } from "./access-guard.ts";
-import type { OperationsContext } from "./loop-operations.ts";
 
 export interface SubmitBody {
   spec: string;
@@ -16,7 +16,7 @@ export interface SubmitBody {
  * creates nothing then.
  */
 export async function submitFromBody(
-  _context: OperationsContext,
+  _context: AppContext,
   body: SubmitBody,
   _by: WebActor,
 ): Promise<Record<string, unknown>> {
