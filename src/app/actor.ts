@@ -1,8 +1,8 @@
 /** Who did an owner action: its schema (the actor of a CLI command is `cliActor` in src/cli/cli-actor.ts). */
 import { z } from "zod";
-import type { Actor } from "../loop/events.ts";
+import type { Actor } from "../core/events.ts";
 
-export type { Actor } from "../loop/events.ts";
+export type { Actor } from "../core/events.ts";
 
 /** `{ via: "cli" | "web" | "service" | "schedule", name }`, recorded as `by` on an action's event. */
 export const actorSchema = z.object({

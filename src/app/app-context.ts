@@ -2,8 +2,9 @@
  * What every application function takes: the store, the state home, and the repository in which loop
  * names resolve first. The CLI builds it from the current directory, the HTTP API from the service.
  */
+
+import type { LoopEvent } from "../core/events.ts";
 import { LoopNotFoundError } from "../errors.ts";
-import type { LoopEvent } from "../loop/events.ts";
 import type { LoopState } from "../loop/state.ts";
 import { type DamagedEvent, type ReplayedLoop, readState } from "../loop/timeline.ts";
 import type { LoopRecord, Store } from "../store/store.ts";

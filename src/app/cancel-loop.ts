@@ -2,8 +2,9 @@
  * Cancelling: a running controller is asked to stop (it kills the turn, commits its work, stops with
  * `user_cancelled`); a loop no controller runs is stopped here, the same way.
  */
+
+import type { Actor, LoopEvent } from "../core/events.ts";
 import { LoopBusyError, UsageError } from "../errors.ts";
-import type { Actor, LoopEvent } from "../loop/events.ts";
 import { runLoop } from "../loop/runner.ts";
 import type { LoopState } from "../loop/state.ts";
 import type { LoopRecord } from "../store/store.ts";

@@ -4,10 +4,10 @@
  * timeline goes with the loop): the caller logs who did it.
  */
 import { rm } from "node:fs/promises";
+import type { Actor } from "../core/events.ts";
 import { LoopBusyError } from "../errors.ts";
 import { git } from "../git/git.ts";
 import { removeWorktree } from "../git/worktrees.ts";
-import type { Actor } from "../loop/events.ts";
 import { homeLayout } from "../paths.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
 import { type AppContext, readLoop } from "./app-context.ts";

@@ -3,9 +3,10 @@
  * for logs of any size. A log is read only as a regular file, never through a link: a maker that replaced
  * a log by a link to /dev/zero or to a secret gets a refusal, not the target.
  */
+
+import type { GateResult } from "../core/events.ts";
 import { FieldError, UsageError } from "../errors.ts";
 import { readRegularFileRange } from "../files/read-regular-file.ts";
-import type { GateResult } from "../loop/events.ts";
 import { allGateResults, type IterationState } from "../loop/state.ts";
 import { type AppContext, type ReadLoop, readLoop } from "./app-context.ts";
 import { parseRequest } from "./parse-request.ts";

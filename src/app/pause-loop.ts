@@ -1,6 +1,7 @@
 /** Pausing: the current iteration finishes, then the loop waits until it is resumed. */
+
+import type { Actor } from "../core/events.ts";
 import { UsageError } from "../errors.ts";
-import type { Actor } from "../loop/events.ts";
 import { type AppContext, readLoop } from "./app-context.ts";
 import type { ActionResult } from "./schemas/action-schemas.ts";
 

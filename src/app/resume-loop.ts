@@ -2,8 +2,9 @@
  * Resuming: through a service the loop is queued (`loop_queued {by, command: "resume"}`) and the service
  * starts it under its caps; in a terminal the CLI records who resumed it and runs it in the foreground.
  */
+
+import type { Actor } from "../core/events.ts";
 import { LoopBusyError, UsageError } from "../errors.ts";
-import type { Actor } from "../loop/events.ts";
 import type { LoopState } from "../loop/state.ts";
 import { describeVerified } from "../loop/tamper-standing.ts";
 import type { LoopRecord } from "../store/store.ts";

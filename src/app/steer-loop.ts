@@ -2,8 +2,9 @@
  * Steering: a change of goal, gates or budget filed on the loop's timeline with who filed it, applied at
  * the next iteration boundary (or when the loop resumes).
  */
+
+import type { Actor } from "../core/events.ts";
 import { FieldError, UsageError } from "../errors.ts";
-import type { Actor } from "../loop/events.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { applySteering, validateSteerRequest } from "../loop/steering.ts";
 import { type AppContext, readLoop } from "./app-context.ts";

@@ -1,6 +1,6 @@
 /** The actor of an owner action filed from the CLI: the OS user. */
 import { userInfo } from "node:os";
-import type { Actor } from "../loop/events.ts";
+import type { Actor } from "../core/events.ts";
 
 export function cliActor(): Actor {
   let name: string;

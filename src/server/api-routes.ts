@@ -24,8 +24,8 @@ import { loopReportSchema } from "../app/schemas/report-schemas.ts";
 import { timelinePageRequestSchema, timelinePageSchema } from "../app/schemas/timeline-schemas.ts";
 import { steerLoop } from "../app/steer-loop.ts";
 import { readTimelinePage } from "../app/timeline-page.ts";
+import type { Redact } from "../core/redact.ts";
 import { FieldError } from "../errors.ts";
-import type { Redact } from "../gates/redact.ts";
 import { homeLayout } from "../paths.ts";
 import type { AccessGuard } from "./access-guard.ts";
 import {

@@ -8,8 +8,8 @@ import { secureHeaders } from "hono/secure-headers";
 import { z } from "zod";
 import type { AppContext } from "../app/app-context.ts";
 import { createLoopCache } from "../app/loop-cache.ts";
+import type { Redact } from "../core/redact.ts";
 import { UsageError } from "../errors.ts";
-import type { Redact } from "../gates/redact.ts";
 import type { Store } from "../store/store.ts";
 import {
   type AccessGuard,

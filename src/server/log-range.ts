@@ -7,8 +7,8 @@
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import { dirname, sep } from "node:path";
+import type { Redact } from "../core/redact.ts";
 import { FieldError } from "../errors.ts";
-import type { Redact } from "../gates/redact.ts";
 
 /** Largest log answered whole, or redacted whole before a range is cut from it. */
 export const maximumLogBytes = 64 * 1024 * 1024;

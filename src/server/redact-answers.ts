@@ -3,7 +3,7 @@
  * text) is redacted on its way out, and so is every server-sent event (see `sse-routes.ts`).
  */
 import type { MiddlewareHandler } from "hono";
-import { createRedactor, type Redact } from "../gates/redact.ts";
+import { createRedactor, type Redact } from "../core/redact.ts";
 
 /**
  * A redactor for the secrets of `env` as they appear raw, inside a JSON string and HTML-escaped, so

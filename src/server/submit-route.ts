@@ -1,8 +1,8 @@
 /** `POST /api/loops`: a spec's text submitted as `run --detach` submits a file. */
 import { join } from "node:path";
 import type { AppContext } from "../app/app-context.ts";
+import { parseSpecText } from "../core/spec-file.ts";
 import { UsageError } from "../errors.ts";
-import { parseSpecText } from "../loop/spec-file.ts";
 import type { WebActor } from "./access-guard.ts";
 
 export interface SubmitBody {

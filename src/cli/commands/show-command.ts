@@ -4,10 +4,10 @@
  * duration), and the stop reason.
  */
 import { getLoop } from "../../app/loop-detail.ts";
-import { formatDuration } from "../../loop/duration.ts";
+import { formatDuration } from "../../core/duration.ts";
+import type { Spec } from "../../core/spec.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import type { GateRunSummary } from "../../loop/iteration-summary.ts";
-import type { Spec } from "../../loop/spec.ts";
 import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { describeDamage } from "../../loop/timeline.ts";
 import { appContext, openSession } from "../session.ts";
