@@ -5,7 +5,7 @@
  */
 import type { SteeringChange, SteerRequest } from "../core/events.ts";
 import { type Budget, budgetSchema, gateSchema, type Spec, verifierGateId } from "../core/spec.ts";
-import { FieldError, UsageError } from "../errors.ts";
+import { FieldError } from "../errors.ts";
 import type { LoopState } from "./state.ts";
 
 const budgetKeys = Object.keys(budgetSchema.shape) as (keyof Budget)[];
