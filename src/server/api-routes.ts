@@ -40,7 +40,6 @@ import {
   submitAnswerSchema,
   submitBodySchema,
 } from "./api-schemas.ts";
-import type { EventFeed } from "./event-feed.ts";
 import { readLog, requestedRange } from "./log-range.ts";
 import { type ApiRoute, defineRoute } from "./route-table.ts";
 import { submitFromBody } from "./submit-route.ts";
@@ -48,18 +47,12 @@ import { submitFromBody } from "./submit-route.ts";
 export interface ApiRouteDependencies {
   context: AppContext;
   guard: AccessGuard;
-  feed: EventFeed;
   redact: Redact;
 }
 
 /** Every JSON route of the API (the event streams are in `sse-routes.ts`). */
 export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
-  const { context, guard, feed, redact } = dependencies;
-  /** An action's answer, after nudging the live feed so its event streams out at once. */
-  const acted = <T>(answer: T): T => {
-    feed.nudge();
-    return answer;
-  };
+  const { context, guard, redact } = dependencies;
   const json = (schema: z.ZodType, description: string, status = 200) =>
     ({ kind: "json", status, schema, description }) as const;
   return [
@@ -88,7 +81,7 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       summary: "Submits a new loop from a spec's text: validated exactly as `run` does, then queued",
       body: submitBodySchema,
       answer: json(submitAnswerSchema, "the queued loop", 201),
-      handle: async ({ body }) => acted(await submitFromBody(context, body, guard.actor())),
+      handle: async ({ body }) => await submitFromBody(context, body, guard.actor()),
     }),
     defineRoute({
       method: "get",
@@ -106,7 +99,7 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       query: deleteQuerySchema,
       answer: json(actionResultSchema.extend({ branchDeleted: z.string().nullable() }), "what was removed"),
       handle: async ({ params, query }) =>
-        acted(await deleteLoop(context, params.id, guard.actor(), { branch: query.branch })),
+        await deleteLoop(context, params.id, guard.actor(), { branch: query.branch }),
     }),
     defineRoute({
       method: "get",
@@ -208,7 +201,7 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       params: loopParametersSchema,
       body: steerRequestSchema,
       answer: json(steerResultSchema, "the steer was filed", 202),
-      handle: async ({ params, body }) => acted(await steerLoop(context, params.id, body, guard.actor())),
+      handle: async ({ params, body }) => await steerLoop(context, params.id, body, guard.actor()),
     }),
     ...(["pause", "resume", "cancel"] as const).map((action) =>
       defineRoute({
@@ -224,7 +217,7 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
         answer: json(actionResultSchema, `the ${action} was filed`, 202),
         handle: async ({ params }) => {
           const run = { pause: pauseLoop, resume: resumeLoop, cancel: cancelLoop }[action];
-          return acted(await run(context, params.id, guard.actor()));
+          return run(context, params.id, guard.actor());
         },
       }),
     ),

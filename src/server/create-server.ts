@@ -20,7 +20,7 @@ import {
 } from "./access-guard.ts";
 import { apiRoutes } from "./api-routes.ts";
 import { answerError } from "./error-answer.ts";
-import { createEventFeed, type EventFeed } from "./event-feed.ts";
+import { createEventFeed, type EventFeed, nudgingStore } from "./event-feed.ts";
 import { loginPath, mountLogin } from "./login-routes.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAnswerRedactor, redactAnswers } from "./redact-answers.ts";
@@ -109,7 +109,12 @@ export function createServer(options: ServerOptions): LoopwrightServer {
   const redact = createAnswerRedactor(env);
   const feed = createEventFeed(options.store, { pollMs: options.pollMs });
   const closing = new AbortController();
-  const context: AppContext = { store: options.store, home: options.home, cache: createLoopCache() };
+  // The API's own actions (and a cancel run in-process) stream out at once.
+  const context: AppContext = {
+    store: nudgingStore(options.store, feed),
+    home: options.home,
+    cache: createLoopCache(),
+  };
   const dependencies: ServerDependencies = {
     store: options.store,
     home: options.home,
@@ -153,7 +158,7 @@ export function createServer(options: ServerOptions): LoopwrightServer {
   });
   mountLogin(app, guard);
   const routes: ApiRoute[] = [
-    ...apiRoutes({ context, guard, feed, redact }),
+    ...apiRoutes({ context, guard, redact }),
     ...sseRoutes({
       context,
       feed,

@@ -150,3 +150,23 @@ export function createEventFeed(store: Store, options: EventFeedOptions = {}): E
     },
   };
 }
+
+/**
+ * The same store, whose appends nudge `feed` once durable: give it to what appends in this process
+ * (the service's supervisor, the API's actions) so their events stream at once instead of at the next poll.
+ */
+export function nudgingStore(store: Store, feed: EventFeed): Store {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === "appendEvent") {
+        return async (...args: Parameters<Store["appendEvent"]>) => {
+          const event = await target.appendEvent(...args);
+          feed.nudge();
+          return event;
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
