@@ -129,6 +129,13 @@ test("resume through a service queues loops in submission order; pause and cance
   assert.deepEqual(sandbox.eventsOfType("cancel_requested"), [{ by: alice }]);
   assert.equal((await getLoop(sandbox.context, "stuck")).queuePosition, 1);
   await assert.rejects(cancelLoop(sandbox.context, "crashed", alice), /already stopped \(user_cancelled\)/);
+  // A stopped loop queued to resume: cancelling takes it out of the queue.
+  assert.equal((await cancelLoop(sandbox.context, "stuck", alice)).outcome, "cancelled");
+  const dequeued = await getLoop(sandbox.context, "stuck");
+  assert.deepEqual(
+    [dequeued.status, dequeued.queuePosition, dequeued.summary.stopReason],
+    ["stopped", null, "user_cancelled"],
+  );
   await assert.rejects(pauseLoop(sandbox.context, "crashed", alice), /is stopped \(user_cancelled\)/);
 });
 

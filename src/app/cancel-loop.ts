@@ -14,7 +14,7 @@ import type { ActionResult } from "./schemas/action-schemas.ts";
 /**
  * Files `cancel_requested {by}`. With no live controller (interrupted, paused, parked or queued), runs the
  * loop's recovery and stop here and returns once it is stopped; `onEvent` sees those events. Throws
- * `LoopNotFoundError`, or `UsageError` for a loop already stopped.
+ * `LoopNotFoundError`, or `UsageError` for a loop already stopped (and not queued to resume).
  */
 export async function cancelLoop(
   context: AppContext,
@@ -23,7 +23,8 @@ export async function cancelLoop(
   options: { onEvent?: (event: LoopEvent, state: LoopState) => void } = {},
 ): Promise<ActionResult> {
   const { loop, state } = await readLoop(context, reference);
-  if (state.status === "stopped")
+  // A stopped loop queued to resume is still cancellable: that takes it out of the queue.
+  if (state.status === "stopped" && !state.queued)
     throw new UsageError(`loop ${loop.name} is already stopped (${state.stopReason})`);
   if (await context.store.lockHolder(loop.id)) return fileCancel(context, loop, by);
   try {
