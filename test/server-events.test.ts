@@ -200,4 +200,6 @@ test("one loop's stream carries only its events; an action taken through the API
   assert.ok(delay < 1000, `the action's event streamed ${delay} ms after it was asked`);
   const missing = await fetch(`${listening.url}/api/loops/no-such-loop/events`);
   assert.equal(missing.status, 404);
+  // Clients that left are unsubscribed: nothing leaks per connection.
+  await waitFor(() => server.feed.subscriberCount() === 0, "every stream to be unsubscribed");
 });

@@ -25,6 +25,8 @@ export interface EventFeed {
   ): () => void;
   /** Polls now (after an in-process append). */
   nudge(): void;
+  /** How many subscribers are connected (an SSE client that left is gone from it). */
+  subscriberCount(): number;
   /** The highest event id the feed has delivered or seen stored. */
   lastId(): Promise<number>;
   close(): void;
@@ -138,6 +140,7 @@ export function createEventFeed(store: Store, options: EventFeedOptions = {}): E
     nudge() {
       if (subscribers.size > 0) void run();
     },
+    subscriberCount: () => subscribers.size,
     async lastId() {
       const stored = await store.lastEventId();
       return Math.max(stored, head ?? 0);
