@@ -203,3 +203,31 @@ test("one loop's stream carries only its events; an action taken through the API
   // Clients that left are unsubscribed: nothing leaks per connection.
   await waitFor(() => server.feed.subscriberCount() === 0, "every stream to be unsubscribed");
 });
+
+test("listening on a port already taken is refused; a listening server answers only its own Host names", async () => {
+  const second = createServer({ store, home: sandbox.home, env: {}, log: () => {} });
+  await assert.rejects(listen(second, { host: "127.0.0.1", port: listening.port }), /EADDRINUSE/);
+  second.close();
+  assert.equal((await fetch(`${listening.url}/api/loops`)).status, 200);
+  const localhost = await fetch(`http://localhost:${listening.port}/api/loops`).catch(() => undefined);
+  if (localhost) assert.equal(localhost.status, 200);
+  // A rebinding page's request reaches the socket with its own name in Host: refused.
+  const { request } = await import("node:http");
+  const status = await new Promise<number | undefined>((resolve, reject) => {
+    const forged = request(
+      {
+        host: "127.0.0.1",
+        port: listening.port,
+        path: "/api/loops",
+        headers: { host: `evil.example:${listening.port}` },
+      },
+      (answer) => {
+        answer.resume();
+        resolve(answer.statusCode);
+      },
+    );
+    forged.on("error", reject);
+    forged.end();
+  });
+  assert.equal(status, 403);
+});
