@@ -14,8 +14,13 @@ import type { LoopRecord } from "../../store/store.ts";
 import { cliActor } from "../cli-actor.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
 import { appContext, openSession, type Session } from "../session.ts";
+import { detachLoopCommand } from "./detach-command.ts";
 
-export async function runLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
+export async function runLoopCommand(
+  specArgument: string,
+  options: { json?: boolean; detach?: boolean },
+): Promise<number> {
+  if (options.detach) return detachLoopCommand(specArgument, options);
   const loaded = await loadSpecFile(specArgument);
   const check = await preflight(loaded, specArgument);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
