@@ -122,3 +122,41 @@ test("delete removes a loop that is not running; a running one is refused (409)"
   assert.equal(badQuery.status, 400);
   assert.equal(((await badQuery.json()) as { field: string }).field, "branch");
 });
+
+test("submit: a spec's text becomes a queued loop with the web actor; the same name again is refused, nothing created", async () => {
+  const spec = `name: submitted
+goal: count.txt holds 1
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { count.txt: "1\\n" } }] }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 1 count.txt" }]
+`;
+  const body = JSON.stringify({ spec, directory: sandbox.root, label: "submitted.yaml" });
+  const answer = await act("/api/loops", "POST", body);
+  assert.equal(answer.status, 201, await answer.clone().text());
+  const submitted = (await answer.json()) as { loopId: string; name: string; queuePosition: number };
+  assert.equal(submitted.name, "submitted");
+  assert.ok(submitted.queuePosition >= 1);
+  assert.deepEqual((await lastEvent(submitted.loopId, "loop_queued"))?.data, {
+    by: { via: "web", name: "loopback" },
+    command: "run",
+  });
+  const detail = (await (await act(`/api/loops/${submitted.loopId}`, "GET")).json()) as { status: string };
+  assert.equal(detail.status, "queued");
+  const loops = (await store.listLoops()).length;
+  const again = await act("/api/loops", "POST", body);
+  assert.equal(again.status, 400);
+  assert.match(((await again.json()) as { error: string }).error, /already exists/);
+  const broken = await act(
+    "/api/loops",
+    "POST",
+    JSON.stringify({
+      spec: spec.replace("name: submitted", "name: other").replace("tests-pass", "vibes"),
+      directory: sandbox.root,
+      label: "broken.yaml",
+    }),
+  );
+  assert.equal(broken.status, 400);
+  const problems = ((await broken.json()) as { problems: string[] }).problems;
+  assert.match(problems.join("\n"), /^broken\.yaml:5: gates/m);
+  assert.equal((await store.listLoops()).length, loops, "nothing was created");
+});
