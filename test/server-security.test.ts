@@ -214,6 +214,9 @@ describe("on another address", () => {
       env: {},
     });
     const base = "http://192.168.1.10:4477";
+    const browser = await server.app.request(`${base}/`, { headers: { accept: "text/html" } });
+    assert.equal(browser.status, 303);
+    assert.equal(browser.headers.get("location"), "/login");
     const page = await server.app.request(`${base}/login`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<form method="post"/);

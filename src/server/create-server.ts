@@ -11,17 +11,11 @@ import { createLoopCache } from "../app/loop-cache.ts";
 import type { Redact } from "../core/redact.ts";
 import { UsageError } from "../errors.ts";
 import type { Store } from "../store/store.ts";
-import {
-  type AccessGuard,
-  type AccessToken,
-  createAccessGuard,
-  secretField,
-  type WebActor,
-} from "./access-guard.ts";
+import { type AccessGuard, type AccessToken, createAccessGuard, type WebActor } from "./access-guard.ts";
 import { apiRoutes } from "./api-routes.ts";
 import { answerError } from "./error-answer.ts";
 import { createEventFeed, type EventFeed, nudgingStore } from "./event-feed.ts";
-import { loginPath, mountLogin } from "./login-routes.ts";
+import { guardRequests, mountLogin } from "./login-routes.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAnswerRedactor, redactAnswers } from "./redact-answers.ts";
 import { type ApiRoute, defineRoute, registerRoutes } from "./route-table.ts";
@@ -63,6 +57,7 @@ export interface ServerOptions {
  * Shaped so that `mount: mountDashboard` works as is (`secret`, `hosts`, `actorOf`, `env`).
  */
 export interface ServerDependencies {
+  /** The store; what is appended through it streams out at once (see `nudgingStore`). */
   store: Store;
   home: string;
   /** `guard.secret` goes in every form; `guard.check` is already applied to every request. */
@@ -116,7 +111,7 @@ export function createServer(options: ServerOptions): LoopwrightServer {
     cache: createLoopCache(),
   };
   const dependencies: ServerDependencies = {
-    store: options.store,
+    store: context.store,
     home: options.home,
     guard,
     secret: guard.secret,
@@ -144,18 +139,7 @@ export function createServer(options: ServerOptions): LoopwrightServer {
         request.json({ error: `the body is larger than ${maximumBodyBytes} bytes`, field: "body" }, 413),
     }),
   );
-  app.use(async (request, next) => {
-    if (request.req.path === loginPath) return next();
-    const type = request.req.header("content-type") ?? "";
-    let formSecret: string | undefined;
-    if (request.req.method === "POST" && /multipart\/form-data|x-www-form-urlencoded/i.test(type)) {
-      const form = await request.req.parseBody();
-      formSecret = typeof form[secretField] === "string" ? (form[secretField] as string) : undefined;
-    }
-    const refused = guard.check(request, formSecret);
-    if (refused) return request.json({ error: refused.error }, refused.status);
-    return next();
-  });
+  app.use(guardRequests(guard));
   mountLogin(app, guard);
   const routes: ApiRoute[] = [
     ...apiRoutes({ context, guard, redact }),

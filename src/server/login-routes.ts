@@ -1,12 +1,12 @@
 /**
- * The login form of token mode: a browser posts the token once and receives it as an HttpOnly,
- * SameSite=Strict cookie, which then authenticates its requests (actions still carry the page's secret).
+ * The door: the login form of token mode (a browser posts the token once and receives it as an HttpOnly,
+ * SameSite=Strict cookie, which then authenticates its requests; actions still carry the page's
+ * secret), and the middleware that holds every other request to the access guard.
  */
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import { setCookie } from "hono/cookie";
 import { html } from "hono/html";
-import type { AccessGuard } from "./access-guard.ts";
-import { tokenCookie } from "./access-guard.ts";
+import { type AccessGuard, secretField, tokenCookie } from "./access-guard.ts";
 
 export const loginPath = "/login";
 
@@ -35,4 +35,26 @@ ${problem ? html`<p role="alert">${problem}</p>` : ""}
     });
     return context.redirect("/", 303);
   });
+}
+
+/**
+ * Middleware: every request but the login form's passes `guard.check` (a form's secret is read from its
+ * field); a refused request gets its JSON error, except that a browser asking for a page without the
+ * token is sent to the login form.
+ */
+export function guardRequests(guard: AccessGuard): MiddlewareHandler {
+  return async (request, next) => {
+    if (request.req.path === loginPath) return next();
+    const type = request.req.header("content-type") ?? "";
+    let formSecret: string | undefined;
+    if (request.req.method === "POST" && /multipart\/form-data|x-www-form-urlencoded/i.test(type)) {
+      const field = (await request.req.parseBody())[secretField];
+      formSecret = typeof field === "string" ? field : undefined;
+    }
+    const refused = guard.check(request, formSecret);
+    if (!refused) return next();
+    const wantsPage = request.req.method === "GET" && /text\/html/.test(request.req.header("accept") ?? "");
+    if (refused.status === 401 && wantsPage) return request.redirect(loginPath, 303);
+    return request.json({ error: refused.error }, refused.status);
+  };
 }
