@@ -77,11 +77,13 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
   const loopback = isLoopbackHost(options.host);
   let port = options.port;
   const token = options.token;
-  const allowedHosts = () => {
-    const names = new Set([options.host, "127.0.0.1", "localhost", "[::1]"]);
-    if (options.host.includes(":") && !options.host.startsWith("[")) names.add(`[${options.host}]`);
-    return [...names].filter((name) => name !== "::1").map((name) => `${name}:${port}`);
-  };
+  const ownName =
+    options.host.includes(":") && !options.host.startsWith("[") ? `[${options.host}]` : options.host;
+  const allowedNames = [...new Set([ownName, "127.0.0.1", "localhost", "[::1]"])];
+  const allowedHosts = () => allowedNames.map((name) => `${name}:${port}`);
+  /** The Host names one of ours (the URL's name is lowercased, IPv6 bracketed); its port ours once known. */
+  const hostAllowed = (url: URL) =>
+    allowedNames.includes(url.hostname) && (port === 0 || Number(url.port || 80) === port);
   const isToken = (candidate: string | undefined) =>
     token !== undefined && candidate !== undefined && sameText(candidate, token.value);
   const sameOrigin = (context: Context): Refusal | undefined => {
@@ -128,18 +130,11 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
         return sameOrigin(context) ?? secretPresented(context, formSecret);
       }
       const url = new URL(context.req.url);
-      const host = url.host;
-      // Before the port is known (in-process requests), the name alone is checked.
-      const allowed =
-        port === 0
-          ? allowedHosts().some(
-              (name) =>
-                name.replace(/:0$/, "") === url.hostname.replace(/^\[|\]$/g, "") ||
-                name.replace(/:0$/, "") === url.hostname,
-            )
-          : allowedHosts().includes(host);
-      if (!allowed) {
-        return { status: 403, error: `unexpected Host ${host} (this service answers ${allowedHosts()[0]})` };
+      if (!hostAllowed(url)) {
+        return {
+          status: 403,
+          error: `unexpected Host ${url.host} (this service answers ${allowedHosts()[0]})`,
+        };
       }
       if (!action) return undefined;
       return sameOrigin(context) ?? secretPresented(context, formSecret);
