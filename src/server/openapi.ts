@@ -80,6 +80,8 @@ function operation(route: ApiRoute): Record<string, unknown> {
   return {
     summary: route.summary,
     operationId: `${route.method}${route.path.replace(/[/:.]+(\w)/g, (_, letter: string) => letter.toUpperCase())}`,
+    // Reads: open on loopback, the token elsewhere; actions: the secret on loopback, the token elsewhere.
+    security: route.method === "get" ? [{}, { token: [] }] : [{ secret: [] }, { token: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
       ? {
