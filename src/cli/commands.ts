@@ -139,6 +139,14 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/serve-command.ts")).serveCommand));
 
   program
+    .command("schedules")
+    .description("schedules registered by run --detach: next firing and latest firings (--remove drops one)")
+    .option("--all", "schedules of every repository")
+    .option("--json", "machine-readable output")
+    .option("--remove <name>", "remove this schedule (the loops it started stay)")
+    .action(run(async () => (await import("./commands/schedules-command.ts")).schedulesCommand));
+
+  program
     .command("schema")
     .description("print the spec's JSON Schema")
     .action(run(async () => (await import("./commands/schema-command.ts")).schemaCommand));
