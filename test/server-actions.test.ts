@@ -10,6 +10,7 @@ import { createLoop } from "../src/loop/create-loop.ts";
 import { preflight } from "../src/loop/preflight.ts";
 import { currentLockOwner } from "../src/process/liveness.ts";
 import { createServer, type LoopwrightServer } from "../src/server/create-server.ts";
+import { registerSchedule } from "../src/service/schedules/register-schedule.ts";
 import { openStore } from "../src/store/open-store.ts";
 import type { Store } from "../src/store/store.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
@@ -159,4 +160,33 @@ gates: [{ id: count, kind: tests-pass, run: "grep -qx 1 count.txt" }]
   const problems = ((await broken.json()) as { problems: string[] }).problems;
   assert.match(problems.join("\n"), /^broken\.yaml:5: gates/m);
   assert.equal((await store.listLoops()).length, loops, "nothing was created");
+});
+
+test("schedules: listed with their next firing; removed by name with the secret, then 404", async () => {
+  const path = await sandbox.spec(
+    `name: nightly
+goal: count.txt holds 1
+repo: ./repo
+schedule: { every: 30m }
+maker: { engine: scripted, turns: [{ write: { count.txt: "1\\n" } }] }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 1 count.txt" }]
+`,
+    `${sandbox.root}/nightly.yaml`,
+  );
+  // Registered as `run --detach` of a scheduled spec registers it.
+  await registerSchedule(store, await loadSpecFile(path), path);
+  const list = (await (await act("/api/schedules", "GET")).json()) as {
+    schedules: { name: string; description: string; nextFiring?: { at: string } }[];
+  };
+  const nightly = list.schedules.find((schedule) => schedule.name === "nightly");
+  assert.ok(nightly, JSON.stringify(list));
+  assert.equal(nightly.description, "every 30m");
+  assert.ok(nightly.nextFiring?.at);
+  const unguarded = await server.app.request("http://127.0.0.1:4477/api/schedules/nightly", {
+    method: "DELETE",
+  });
+  assert.equal(unguarded.status, 403);
+  const removed = await act("/api/schedules/nightly", "DELETE");
+  assert.equal(removed.status, 200, await removed.clone().text());
+  assert.equal((await act("/api/schedules/nightly", "DELETE")).status, 404);
 });

@@ -324,6 +324,7 @@ describe("OpenAPI", () => {
     const urls: Record<string, string> = {
       "/api/session": "/api/session",
       "/api/loops": "/api/loops",
+      "/api/schedules": "/api/schedules",
       "/api/loops/:id": `/api/loops/${loopId}`,
       "/api/loops/:id/iterations": `/api/loops/${loopId}/iterations`,
       "/api/loops/:id/iterations/:iteration": `/api/loops/${loopId}/iterations/1`,

@@ -16,11 +16,13 @@ import { getLoop } from "../app/loop-detail.ts";
 import { getReportData, getReportMarkdown } from "../app/loop-report.ts";
 import { pauseLoop } from "../app/pause-loop.ts";
 import { resumeLoop } from "../app/resume-loop.ts";
+import { listScheduleViews, removeSchedule } from "../app/schedules.ts";
 import { actionResultSchema, steerRequestSchema, steerResultSchema } from "../app/schemas/action-schemas.ts";
 import { briefSchema, gateLogListSchema, iterationDiffSchema } from "../app/schemas/file-schemas.ts";
 import { iterationDetailSchema, iterationListSchema } from "../app/schemas/iteration-schemas.ts";
 import { listLoopsRequestSchema, loopDetailSchema, loopListSchema } from "../app/schemas/loop-schemas.ts";
 import { loopReportSchema } from "../app/schemas/report-schemas.ts";
+import { scheduleListSchema, scheduleRemovedSchema } from "../app/schemas/schedule-schemas.ts";
 import { timelinePageRequestSchema, timelinePageSchema } from "../app/schemas/timeline-schemas.ts";
 import { steerLoop } from "../app/steer-loop.ts";
 import { readTimelinePage } from "../app/timeline-page.ts";
@@ -36,6 +38,7 @@ import {
   gateLogQuerySchema,
   iterationParametersSchema,
   loopParametersSchema,
+  scheduleListQuerySchema,
   sessionSchema,
   submitAnswerSchema,
   submitBodySchema,
@@ -82,6 +85,24 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       body: submitBodySchema,
       answer: json(submitAnswerSchema, "the queued loop", 201),
       handle: async ({ body }) => await submitFromBody(context, body, guard.actor()),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/api/schedules",
+      summary: "Every schedule: its rule, next firing (in its zone and UTC), and latest firings",
+      query: scheduleListQuerySchema,
+      answer: json(z.object({ schedules: scheduleListSchema }), "the schedules, by repository then name"),
+      handle: async ({ query }) => ({
+        schedules: await listScheduleViews(context, { all: true, firings: query.firings }),
+      }),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/api/schedules/:id",
+      summary: "Removes a schedule (by id or name) and its firings; the loops it started stay",
+      params: loopParametersSchema,
+      answer: json(scheduleRemovedSchema, "what was removed"),
+      handle: ({ params }) => removeSchedule(context, params.id, guard.actor()),
     }),
     defineRoute({
       method: "get",

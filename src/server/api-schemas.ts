@@ -14,7 +14,7 @@ export const errorSchema = z.object({
     .describe("a spec's problems, one `file:line: field: message` each"),
 });
 
-export const loopParametersSchema = z.object({ id: z.string().min(1).describe("the loop's id or name") });
+export const loopParametersSchema = z.object({ id: z.string().min(1).describe("the id or the name") });
 
 export const iterationParametersSchema = loopParametersSchema.extend({
   iteration: z.coerce.number().int().min(0).describe("the iteration number; 0 is the base commit's gate run"),
@@ -92,3 +92,8 @@ export const submitAnswerSchema = z.object({
   warnings: z.array(z.string()),
   message: z.string(),
 });
+
+/** Query of the schedules list: how many of each schedule's latest firings to show (default 5). */
+export const scheduleListQuerySchema = z
+  .object({ firings: z.coerce.number().int().min(0).max(100).optional() })
+  .strict();
