@@ -1,0 +1,104 @@
+// loopwright dashboard: live updates. The pages are complete without this script; with it, an
+// EventSource on the page's event stream (the API's Server-Sent Events) triggers a refetch of the
+// page's live fragment, swapped into #live in place (open <details> stay open), so new iterations and
+// phase changes appear without reloading.
+(() => {
+  const body = document.body;
+  const source = body.dataset.liveEvents;
+  const fragment = body.dataset.liveFragment;
+  const live = document.getElementById("live");
+  if (!source || !fragment || !live || !("EventSource" in window)) return;
+  const indicator = document.getElementById("live-state");
+  const show = (text) => {
+    if (!indicator) return;
+    indicator.hidden = false;
+    indicator.textContent = text;
+  };
+
+  let timer;
+  let busy = false;
+  let again = false;
+  let refreshes = 0;
+  const refresh = async () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      const response = await fetch(fragment, {
+        headers: { accept: "text/html" },
+        credentials: "same-origin",
+      });
+      if (response.ok) {
+        const open = new Set(Array.from(live.querySelectorAll("details[open][id]"), (element) => element.id));
+        live.innerHTML = await response.text();
+        for (const id of open) document.getElementById(id)?.setAttribute("open", "");
+        refreshes += 1;
+        live.dataset.refreshes = String(refreshes);
+      }
+    } catch {
+      // The next event tries again.
+    } finally {
+      busy = false;
+      if (again) {
+        again = false;
+        schedule();
+      }
+    }
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 150);
+  };
+
+  const events = new EventSource(source);
+  events.onopen = () => {
+    show("● live");
+    // Whatever happened while disconnected is fetched at once.
+    schedule();
+  };
+  events.onerror = () => show("○ reconnecting…");
+  events.onmessage = schedule;
+  // Events may be named by their type; every timeline event refreshes, heartbeats do not.
+  const types = [
+    "loop_created",
+    "loop_queued",
+    "loop_deleted",
+    "run_started",
+    "run_ended",
+    "processes_swept",
+    "engines_resolved",
+    "loop_prepared",
+    "setup_ran",
+    "steer_requested",
+    "steering_applied",
+    "pause_requested",
+    "resume_requested",
+    "cancel_requested",
+    "loop_paused",
+    "loop_resumed",
+    "loop_parked",
+    "loop_unparked",
+    "iteration_started",
+    "maker_started",
+    "maker_ended",
+    "commit_created",
+    "change_screened",
+    "gate_started",
+    "gate_ended",
+    "gate_interrupted",
+    "tamper_flagged",
+    "verdict_rejected",
+    "verifier_started",
+    "verifier_ended",
+    "iteration_ended",
+    "replan_started",
+    "replan_ended",
+    "loop_finished",
+    "loop_stopped",
+    "event",
+  ];
+  for (const type of types) events.addEventListener(type, schedule);
+  window.addEventListener("pagehide", () => events.close());
+})();

@@ -1,0 +1,332 @@
+/**
+ * The dashboard's pages through hono's in-process request API, over a real store holding loops the real
+ * CLI ran (scripted engines, real git, real gates): what each page shows, the owner's actions with their
+ * protections and the CLI's validation messages, a new loop from spec text, and no secret in any page.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Hono } from "hono";
+import { mountDashboard } from "../src/server/dashboard/mount-dashboard.ts";
+import { openStore } from "../src/store/open-store.ts";
+import type { Store } from "../src/store/store.ts";
+import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+const secretValue = "s3cr3t&<value>-9f8e7d";
+const secret = "page-secret-for-tests";
+const origin = "http://127.0.0.1:4477";
+let sandbox: Sandbox;
+let store: Store;
+let app: Hono;
+let loopId: string;
+
+before(async () => {
+  sandbox = await createSandbox({
+    "README.md": "# pages\n",
+    "answer.txt": "0\n",
+    "notes.txt": `key ${secretValue}\n`,
+  });
+  const spec = await sandbox.spec(`name: pages
+goal: answer.txt says 42 (the key is ${JSON.stringify(secretValue).slice(1, -1)})
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - { write: { answer.txt: "41\\n" }, say: "I wrote the answer: 42, all tests pass" }
+    - { write: { answer.txt: "42\\n" }, say: "Fixed the answer for real" }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+gates:
+  - { id: answer, kind: tests-pass, run: "echo checking answer.txt; grep -qx 42 answer.txt || { echo 'not ok 1 - answer is 42'; exit 1; }" }
+  - { id: reviewed, kind: agent-check, assert: "answer.txt holds the answer" }
+budget: { maxIterations: 3 }
+`);
+  const run = await sandbox.cli(["run", spec]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  store = await openStore(sandbox.home);
+  loopId = (await store.findLoop("pages"))?.id ?? "";
+  app = new Hono();
+  mountDashboard(app, {
+    store,
+    home: sandbox.home,
+    secret,
+    specFolder: sandbox.root,
+    env: { DASHBOARD_TEST_TOKEN: secretValue },
+  });
+});
+
+after(async () => {
+  await store?.close();
+  await sandbox?.cleanup();
+});
+
+async function get(path: string): Promise<{ status: number; text: string }> {
+  const response = await app.request(`http://127.0.0.1:4477${path}`);
+  return { status: response.status, text: await response.text() };
+}
+
+async function post(
+  path: string,
+  fields: Record<string, string | string[]>,
+  headers: Record<string, string> = { origin },
+): Promise<Response> {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields))
+    for (const entry of Array.isArray(value) ? value : [value]) body.append(name, entry);
+  return app.request(`http://127.0.0.1:4477${path}`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/x-www-form-urlencoded", host: "127.0.0.1:4477", ...headers },
+  });
+}
+
+test("the loops page lists the loop with its status, iterations against the cap, cost and outcome strip", async () => {
+  const page = await get("/");
+  assert.equal(page.status, 200);
+  assert.match(page.text, /<a href="\/loops\/pages-[0-9a-f]+">pages<\/a>/);
+  assert.match(page.text, /status-stopped">stopped<\/span> <span class="phase">verified/);
+  assert.match(page.text, /2 \/ 3/);
+  assert.match(page.text, /of \$25\.00\/day/);
+  assert.match(page.text, /class="cell outcome-failed"[^>]*title="iteration 1: failed"/);
+  assert.match(page.text, /class="cell outcome-verified"[^>]*title="iteration 2: verified"/);
+  assert.match(page.text, /data-live-events="\/api\/events"/);
+  const fragment = await get("/fragments/loops");
+  assert.doesNotMatch(fragment.text, /<html/);
+  assert.match(fragment.text, /pages/);
+});
+
+test("the glass box shows each iteration: brief, claimed vs verified, commit, gates against the baseline, verdict, charts", async () => {
+  const page = await get(`/loops/${loopId}`);
+  assert.equal(page.status, 200);
+  const text = page.text;
+  assert.match(text, /id="iteration-1"/);
+  assert.match(text, /id="iteration-2"/);
+  assert.match(text, /id="iteration-0"/, "the baseline is on the timeline");
+  // Claimed vs verified: the maker's own words beside what the gates found.
+  assert.match(text, /<pre class="account">I wrote the answer: 42, all tests pass<\/pre>/);
+  assert.match(
+    text,
+    /<div class="verified"><h4>Verified<\/h4><ul class="gate-standings"><li><span class="badge status-fail">fail<\/span> answer/,
+  );
+  assert.match(text, /Brief as sent/);
+  assert.match(text, /<pre class="brief">[^<]*answer.txt says 42/);
+  assert.match(text, /href="\/loops\/[^"]+\/iterations\/1\/diff"/);
+  assert.match(text, /href="\/loops\/[^"]+\/iterations\/1\/gates\/answer\/grade\/log"/);
+  assert.match(text, /base commit had 1 failing|red on the base commit/);
+  assert.match(text, /overall: pass/);
+  // The verifier's evidence opens the cited file at the graded commit.
+  assert.match(text, /href="\/loops\/[^"]+\/files\/[0-9a-f]{40}\?path=answer\.txt/);
+  assert.match(text, /Cost per iteration/);
+  assert.match(text, /Time per phase/);
+  assert.match(text, /Failing tests per iteration/);
+  assert.match(text, /<svg viewBox/);
+  assert.match(text, /stopped: <strong>verified<\/strong>/);
+  assert.match(text, new RegExp(`name="loopwright_secret" value="${secret}"`));
+});
+
+test("a gate log has line anchors; a large log is read a page of lines at a time", async () => {
+  const log = await get(`/loops/${loopId}/iterations/1/gates/answer/grade/log`);
+  assert.equal(log.status, 200);
+  assert.match(log.text, /<span class="line" id="L3"><a class="number" href="#L3">3<\/a>checking answer.txt/);
+  assert.match(log.text, /id="L4"><a class="number" href="#L4">4<\/a>not ok 1 - answer is 42/);
+  const baseline = await get(`/loops/${loopId}/iterations/0/gates/answer/baseline/log`);
+  assert.equal(baseline.status, 200);
+  // A big log: only the asked range is rendered.
+  const events = await store.readEvents(loopId);
+  const graded = events.find(
+    (event) => event.type === "gate_ended" && (event.data.result as { phase: string }).phase === "grade",
+  );
+  assert.ok(graded);
+  const logPath = (graded.data.result as { logPath: string }).logPath;
+  await writeFile(logPath, Array.from({ length: 5000 }, (_, index) => `line ${index + 1}`).join("\n"));
+  const second = await get(`/loops/${loopId}/iterations/1/gates/answer/grade/log?from=2001`);
+  assert.match(second.text, /Lines 2001–4000 of 5000/);
+  assert.match(second.text, /id="L2001"/);
+  assert.doesNotMatch(second.text, /id="L2000"|id="L4001"/);
+  assert.equal((await get(`/loops/${loopId}/iterations/1/gates/nope/grade/log`)).status, 404);
+});
+
+test("the diff page shows the iteration's change per file; the file page reads a commit through git", async () => {
+  const diff = await get(`/loops/${loopId}/iterations/2/diff`);
+  assert.equal(diff.status, 200);
+  assert.match(diff.text, /<code>answer.txt<\/code><\/a> modified/);
+  assert.match(
+    diff.text,
+    /<tr class="removed"><td class="number">1<\/td><td class="number"><\/td><td><code>-41<\/code>/,
+  );
+  assert.match(
+    diff.text,
+    /<tr class="added"><td class="number"><\/td><td class="number">1<\/td><td><code>\+42<\/code>/,
+  );
+  const loopPage = await get(`/loops/${loopId}`);
+  const fileLink =
+    /href="(\/loops\/[^"]+\/files\/[0-9a-f]{40}\?path=answer\.txt)[^"]*"/.exec(loopPage.text)?.[1] ?? "";
+  const file = await get(fileLink.replaceAll("&amp;", "&"));
+  assert.equal(file.status, 200);
+  assert.match(file.text, /id="L1"><a class="number" href="#L1">1<\/a>42/);
+  const sha = /files\/([0-9a-f]{40})/.exec(fileLink)?.[1];
+  assert.equal((await get(`/loops/${loopId}/files/${sha}?path=../../etc/passwd`)).status, 404);
+  assert.equal((await get(`/loops/${loopId}/files/${"0".repeat(40)}?path=answer.txt`)).status, 404);
+  assert.equal((await get(`/loops/${loopId}/files/${sha}?path=missing.txt`)).status, 404);
+});
+
+test("no secret from the environment appears in any page, raw or escaped", async () => {
+  const loopPage = await get(`/loops/${loopId}`);
+  const sha = /files\/([0-9a-f]{40})/.exec(loopPage.text)?.[1];
+  const pages = [
+    "/",
+    "/fragments/loops",
+    `/loops/${loopId}`,
+    `/loops/${loopId}/fragments/live`,
+    `/loops/${loopId}/iterations/1/brief`,
+    `/loops/${loopId}/files/${sha}?path=notes.txt`,
+  ];
+  const escaped = secretValue.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  for (const path of pages) {
+    const page = await get(path);
+    assert.equal(page.status, 200, path);
+    assert.ok(!page.text.includes(secretValue), `${path} shows the secret`);
+    assert.ok(!page.text.includes(escaped), `${path} shows the escaped secret`);
+    assert.ok(!page.text.includes("9f8e7d"), `${path} shows part of the secret`);
+  }
+  assert.match(
+    (await get(`/loops/${loopId}/files/${sha}?path=notes.txt`)).text,
+    /\[redacted:DASHBOARD_TEST_TOKEN\]/,
+  );
+});
+
+test("actions need the page's secret, this server's Host and no foreign Origin", async () => {
+  const fields = { loopwright_secret: secret, budget_maxIterations: "5" };
+  for (const [label, response] of [
+    ["no secret", await post(`/loops/${loopId}/steer`, { budget_maxIterations: "5" })],
+    ["a wrong secret", await post(`/loops/${loopId}/steer`, { ...fields, loopwright_secret: "guess" })],
+    ["a foreign origin", await post(`/loops/${loopId}/steer`, fields, { origin: "http://evil.example" })],
+    [
+      "a rebinding host",
+      await post(`/loops/${loopId}/steer`, fields, {
+        origin: "http://evil.example:4477",
+        host: "evil.example:4477",
+      }),
+    ],
+    ["an opaque origin", await post(`/loops/${loopId}/steer`, fields, { origin: "null" })],
+  ] as const) {
+    assert.equal(response.status, 403, label);
+  }
+  const events = await store.readEvents(loopId);
+  assert.equal(events.filter((event) => event.type === "steer_requested").length, 0, "nothing was filed");
+});
+
+test("steering from the form: the CLI's validation messages, then a request recorded with its actor", async () => {
+  const verified = await post(`/loops/${loopId}/steer`, {
+    loopwright_secret: secret,
+    budget_maxIterations: "5",
+  });
+  assert.equal(verified.status, 400);
+  assert.match(await verified.text(), /is verified and finished: steering would never apply/);
+
+  const sandboxSpec = await sandbox.spec(
+    `name: steerable
+goal: count.txt holds 3
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { count.txt: "1\\n" } }] }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 3 count.txt" }]
+budget: { maxIterations: 1 }
+`,
+    join(sandbox.root, "steerable.yaml"),
+  );
+  const run = await sandbox.cli(["run", sandboxSpec]);
+  assert.equal(run.code, 3, run.stdout + run.stderr);
+  const steerable = (await store.findLoop("steerable"))?.id ?? "";
+  const cases: [Record<string, string | string[]>, RegExp][] = [
+    [{ add_gate: "{ id: lint, kind: lint-clean }" }, /--add-gate: run: required for kind lint-clean/],
+    [
+      { add_gate: "{ id: count, kind: tests-pass, run: x }" },
+      /--add-gate: a gate &#39;count&#39; already exists/,
+    ],
+    [{ add_gate: "{ id: [" }, /--add-gate: not YAML/],
+    [{ remove_gate: "nope" }, /no gate &#39;nope&#39; in loop steerable/],
+    [{ budget_maxIterations: "-1" }, /--budget: maxIterations: /],
+    [{ budget_wallClockPerIteration: "soon" }, /--budget: wallClockPerIteration: not a duration/],
+    [{}, /steer: nothing to change/],
+  ];
+  for (const [fields, message] of cases) {
+    const response = await post(`/loops/${steerable}/steer`, { loopwright_secret: secret, ...fields });
+    const text = await response.text();
+    assert.equal(response.status, 400, JSON.stringify(fields));
+    assert.match(text, message);
+    assert.match(text, /class="form-error"/);
+  }
+  // The typed value is shown again next to the message.
+  const kept = await post(`/loops/${steerable}/steer`, {
+    loopwright_secret: secret,
+    add_gate: "{ id: lint, kind: lint-clean }",
+  });
+  assert.match(await kept.text(), />\{ id: lint, kind: lint-clean \}<\/textarea>/);
+  assert.equal(
+    (await store.readEvents(steerable)).filter((event) => event.type === "steer_requested").length,
+    0,
+  );
+
+  const edited = await post(`/loops/${steerable}/steer`, {
+    loopwright_secret: secret,
+    budget_maxIterations: "2",
+    edit_gate: "count",
+    edit_gate_yaml: '{ id: count, kind: tests-pass, run: "grep -qx 1 count.txt" }',
+  });
+  assert.equal(edited.status, 303);
+  assert.match(edited.headers.get("location") ?? "", /notice=steering%20filed/);
+  const filed = (await store.readEvents(steerable)).filter((event) => event.type === "steer_requested");
+  assert.equal(filed.length, 1);
+  assert.deepEqual(filed[0].data.by, { via: "web", name: "loopback" });
+  assert.deepEqual((filed[0].data.request as { removeGates: string[] }).removeGates, ["count"]);
+  assert.deepEqual((filed[0].data.request as { budget: unknown }).budget, { maxIterations: 2 });
+  const page = await get(`/loops/${steerable}`);
+  assert.match(page.text, /steering requested by <span class="actor">web: loopback<\/span>/);
+});
+
+test("a new loop from pasted text: problems as file:line: field: message, nothing created; then a valid one", async () => {
+  const before = (await store.listLoops()).length;
+  const bad = await post("/loops", {
+    loopwright_secret: secret,
+    label: "pasted.yaml",
+    folder: sandbox.root,
+    spec: "name: Bad Name\ngoal: x\nrepo: ./repo\nmaker: { engine: scripted, turns: [{}] }\ngates: [{ id: t, kind: tests-pass }]\n",
+  });
+  assert.equal(bad.status, 400);
+  const text = await bad.text();
+  assert.match(text, /pasted\.yaml:1: name: use lowercase letters, digits and -/);
+  assert.match(text, /pasted\.yaml:5: gates\[0\]\.run: required for kind tests-pass/);
+  assert.match(text, /nothing was created/);
+  assert.match(text, /Bad Name/, "the pasted text is kept");
+  assert.equal((await store.listLoops()).length, before);
+
+  const refused = await post("/loops", { label: "x.yaml", folder: sandbox.root, spec: "name: x" });
+  assert.equal(refused.status, 403);
+
+  const good = await post("/loops", {
+    loopwright_secret: secret,
+    label: "new.yaml",
+    folder: sandbox.root,
+    spec: 'name: from-page\ngoal: done.txt exists\nrepo: ./repo\nmaker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }\nverifier: { engine: scripted, turns: [{ verdict: auto }] }\ngates: [{ id: done, kind: tests-pass, run: "test -s done.txt" }]\n',
+  });
+  assert.equal(good.status, 303, await good.clone().text());
+  const created = await store.findLoop("from-page");
+  assert.ok(created);
+  assert.equal(good.headers.get("location"), `/loops/${created.id}`);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if ((await store.readEvents(created.id)).some((event) => event.type === "loop_stopped")) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const stopped = (await store.readEvents(created.id)).find((event) => event.type === "loop_stopped");
+  assert.equal(stopped?.data.reason, "verified");
+});
+
+test("assets are served with their types; unknown pages are 404", async () => {
+  const script = await app.request("http://127.0.0.1:4477/assets/dashboard.js");
+  assert.equal(script.status, 200);
+  assert.match(script.headers.get("content-type") ?? "", /javascript/);
+  assert.match(await script.text(), /EventSource/);
+  assert.equal((await app.request("http://127.0.0.1:4477/assets/../package.json")).status, 404);
+  assert.equal((await get("/loops/nope")).status, 404);
+});
