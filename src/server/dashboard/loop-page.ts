@@ -23,9 +23,10 @@ export interface LoopPageOptions {
 export function loopPage(view: LoopView, options: LoopPageOptions): Markup {
   const state = view.state;
   const body = state
-    ? html`${liveRegion(loopFragment(view))}
-${controlForms(view.loop.id, view.status, options.secret, options.message)}
-${steerForm(view.loop.id, state, options.secret, options.message, options.steerValues)}`
+    ? html`${livePart("head", loopHead(view, options.secret, options.message))}
+<details class="steer-panel" id="steer-panel" ${options.message?.form === "steer" ? html`open` : ""}><summary>Steer this loop: goal, gates, budget</summary>
+${steerForm(view.loop.id, state, options.secret, options.message, options.steerValues)}</details>
+${livePart("body", loopBody(view))}`
     : html`<h1>${view.loop.name}</h1><p class="warning">This loop cannot be read: ${view.problem ?? "damaged"}</p>`;
   return page(
     {
@@ -37,17 +38,31 @@ ${steerForm(view.loop.id, state, options.secret, options.message, options.steerV
   );
 }
 
-/** The wrapper the live script fills. */
-export function liveRegion(content: Markup): Markup {
-  return html`<div id="live" aria-live="polite">${content}</div>`;
+/**
+ * A part of a page the live script replaces when an event arrives: the fragment route answers the
+ * same parts, matched by name.
+ */
+export function livePart(name: string, content: Markup): Markup {
+  return html`<div data-live-part="${name}">${content}</div>`;
 }
 
-/** Everything on the loop's page that changes as the loop runs. */
-export function loopFragment(view: LoopView): Markup {
+/** Every live part of a loop's page, as the fragment route answers them. */
+export function loopFragment(view: LoopView, secret: string): Markup {
+  return html`${livePart("head", loopHead(view, secret))}${livePart("body", loopBody(view))}`;
+}
+
+/** The loop's header with the pause, resume and cancel buttons its status allows. */
+function loopHead(view: LoopView, secret: string, message?: FormMessage): Markup {
   const state = view.state;
   if (!state) return html`<p class="warning">This loop cannot be read: ${view.problem ?? "damaged"}</p>`;
-  return html`${header(view, state)}
-${view.damaged.length > 0 ? html`<p class="warning">${view.damaged.length} damaged event row(s) skipped: ${view.damaged.map((entry) => `seq ${entry.seq}: ${entry.reason}`).join("; ")}</p>` : ""}
+  return html`${header(view, state)}${controlForms(view.loop.id, view.status, secret, message)}`;
+}
+
+/** The charts and the timeline. */
+function loopBody(view: LoopView): Markup {
+  const state = view.state;
+  if (!state) return html``;
+  return html`${view.damaged.length > 0 ? html`<p class="warning">${view.damaged.length} damaged event row(s) skipped: ${view.damaged.map((entry) => `seq ${entry.seq}: ${entry.reason}`).join("; ")}</p>` : ""}
 ${chartsView(view, state)}
 <h2>Timeline</h2>
 ${timelineView(view, state)}`;

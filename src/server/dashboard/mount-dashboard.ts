@@ -17,7 +17,7 @@ import { diffPage } from "./diff-page.ts";
 import { filePage, loopCommits, readFileAtCommit, safeRepositoryPath } from "./file-page.ts";
 import { findGateRun, gateLogPage } from "./gate-log-page.ts";
 import { createHtmlRedactor } from "./html-redaction.ts";
-import { liveRegion, loopFragment, loopPage } from "./loop-page.ts";
+import { livePart, loopFragment, loopPage } from "./loop-page.ts";
 import { type LoopView, readLoopView } from "./loop-view.ts";
 import { loopsFragment, type ScheduleRow } from "./loops-page.ts";
 import { newLoopPage } from "./new-loop-page.ts";
@@ -67,12 +67,12 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
     return context.html(
       page(
         { title: "Loops", liveEvents: "/api/events", liveFragment: "/fragments/loops" },
-        liveRegion(fragment),
+        livePart("loops", fragment),
       ),
     );
   });
   app.get("/fragments/loops", async (context) =>
-    context.html(loopsFragment(await readAll(deps.store), await listSchedules())),
+    context.html(livePart("loops", loopsFragment(await readAll(deps.store), await listSchedules()))),
   );
 
   app.get("/loops/new", (context) =>
@@ -116,7 +116,7 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   app.get("/loops/:id/fragments/live", async (context) => {
     const view = await findView(deps.store, context.req.param("id"));
     if (!view) return notFound(context);
-    return context.html(loopFragment(view));
+    return context.html(loopFragment(view, deps.secret));
   });
 
   app.get("/loops/:id/iterations/:iteration/brief", async (context) => {

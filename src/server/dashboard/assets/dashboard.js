@@ -1,13 +1,12 @@
 // loopwright dashboard: live updates. The pages are complete without this script; with it, an
 // EventSource on the page's event stream (the API's Server-Sent Events) triggers a refetch of the
-// page's live fragment, swapped into #live in place (open <details> stay open), so new iterations and
-// phase changes appear without reloading.
+// page's live fragment, whose parts ([data-live-part]) replace the page's parts of the same name in
+// place (open <details> stay open), so new iterations and phase changes appear without reloading.
 (() => {
   const body = document.body;
   const source = body.dataset.liveEvents;
   const fragment = body.dataset.liveFragment;
-  const live = document.getElementById("live");
-  if (!source || !fragment || !live || !("EventSource" in window)) return;
+  if (!source || !fragment || !("EventSource" in window)) return;
   const indicator = document.getElementById("live-state");
   const show = (text) => {
     if (!indicator) return;
@@ -31,11 +30,21 @@
         credentials: "same-origin",
       });
       if (response.ok) {
-        const open = new Set(Array.from(live.querySelectorAll("details[open][id]"), (element) => element.id));
-        live.innerHTML = await response.text();
+        const open = new Set(
+          Array.from(
+            document.querySelectorAll("[data-live-part] details[open][id]"),
+            (element) => element.id,
+          ),
+        );
+        const template = document.createElement("template");
+        template.innerHTML = await response.text();
+        for (const part of template.content.querySelectorAll("[data-live-part]")) {
+          const name = part.getAttribute("data-live-part");
+          document.querySelector(`[data-live-part="${CSS.escape(name)}"]`)?.replaceWith(part);
+        }
         for (const id of open) document.getElementById(id)?.setAttribute("open", "");
         refreshes += 1;
-        live.dataset.refreshes = String(refreshes);
+        body.dataset.refreshes = String(refreshes);
       }
     } catch {
       // The next event tries again.
