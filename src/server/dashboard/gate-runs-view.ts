@@ -20,7 +20,8 @@ export function gateRunsView(state: LoopState, place: GateRunPlace, iteration?: 
   const running = iteration
     ? iteration.gatesRunning
     : state.baselineRunning.map((gateId) => ({ gateId, phase: "baseline" }));
-  if (results.length === 0 && running.length === 0) return html`<p class="muted">No gate has run.</p>`;
+  if (results.length === 0 && running.length === 0)
+    return html`<p class="muted">${iteration && !iteration.ended ? "Not yet." : "No gate ran."}</p>`;
   const gateIds = [
     ...new Set([...results.map((result) => result.id), ...running.map((entry) => entry.gateId)]),
   ];

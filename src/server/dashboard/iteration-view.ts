@@ -81,7 +81,7 @@ ${blocking > 0 ? html`<li>${badge("fail", `${blocking} tamper flag${blocking ===
 
 function commitView(loopId: string, iteration: IterationState): Markup {
   const commit = iteration.commit;
-  if (!commit) return html`<p class="muted">No commit yet.</p>`;
+  if (!commit) return html`<p class="muted">${iteration.ended ? "No commit." : "Not yet."}</p>`;
   const screen = iteration.screen;
   const violations = screen?.scopeViolations ?? [];
   return html`<p><code>${shortSha(commit.sha)}</code> ${commit.committed ? "" : html`<span class="muted">(no new commit: the maker changed nothing)</span>`}

@@ -9,6 +9,8 @@ export const links = {
   loop: (loopId: string) => `/loops/${segment(loopId)}`,
   loopFragment: (loopId: string) => `/loops/${segment(loopId)}/fragments/live`,
   iteration: (loopId: string, iteration: number) => `/loops/${segment(loopId)}#iteration-${iteration}`,
+  /** One iteration alone, in full (older iterations are one line on the loop's page). */
+  iterationPage: (loopId: string, iteration: number) => `/loops/${segment(loopId)}/iterations/${iteration}`,
   /** `iteration` 0 is the base commit's run (the baseline). `from` is the first line shown. */
   gateLog: (loopId: string, iteration: number, gateId: string, phase: string, from?: number) =>
     `/loops/${segment(loopId)}/iterations/${iteration}/gates/${segment(gateId)}/${segment(phase)}/log${

@@ -17,6 +17,7 @@ import { diffPage } from "./diff-page.ts";
 import { filePage, loopCommits, readFileAtCommit, safeRepositoryPath } from "./file-page.ts";
 import { findGateRun, gateLogPage } from "./gate-log-page.ts";
 import { createHtmlRedactor } from "./html-redaction.ts";
+import { iterationPage } from "./iteration-page.ts";
 import { livePart, loopFragment, loopPage } from "./loop-page.ts";
 import { type LoopView, readLoopView } from "./loop-view.ts";
 import { loopsFragment, type ScheduleRow } from "./loops-page.ts";
@@ -119,6 +120,14 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
     return context.html(loopFragment(view, deps.secret));
   });
 
+  app.get("/loops/:id/iterations/:iteration", async (context) => {
+    const view = await findView(deps.store, context.req.param("id"));
+    const iteration = view?.state?.iterations.find(
+      (item) => item.number === Number(context.req.param("iteration")),
+    );
+    if (!view?.state || !iteration) return notFound(context);
+    return context.html(iterationPage(view, view.state, iteration));
+  });
   app.get("/loops/:id/iterations/:iteration/brief", async (context) => {
     const view = await findView(deps.store, context.req.param("id"));
     const iteration = view?.state?.iterations.find(

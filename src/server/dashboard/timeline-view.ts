@@ -5,10 +5,11 @@
  */
 import { html } from "hono/html";
 import type { SteeringChange, SteerRequest } from "../../loop/events.ts";
-import type { LoopState } from "../../loop/state.ts";
+import type { IterationState, LoopState } from "../../loop/state.ts";
 import { clock, duration } from "./format.ts";
 import { gateRunsView } from "./gate-runs-view.ts";
 import { iterationView } from "./iteration-view.ts";
+import { links } from "./links.ts";
 import type { LoopView } from "./loop-view.ts";
 import { badge, type Markup } from "./page-layout.ts";
 
@@ -18,13 +19,22 @@ export interface Actor {
   name: string;
 }
 
+/** Iterations shown in full on the loop's page; older ones are one line each, linking to their own page. */
+export const fullIterations = 10;
+
 export function timelineView(view: LoopView, state: LoopState): Markup {
   const entries: Markup[] = [];
+  const firstFull = (state.iterations.at(-1)?.number ?? 0) - fullIterations + 1;
   let baselineShown = false;
   for (const event of view.events) {
     if (event.type === "iteration_started") {
       const iteration = state.iterations.find((candidate) => candidate.number === event.data.iteration);
-      if (iteration) entries.push(iterationView(view, state, iteration));
+      if (iteration)
+        entries.push(
+          iteration.number >= firstFull
+            ? iterationView(view, state, iteration)
+            : compactIteration(view.loop.id, iteration),
+        );
       continue;
     }
     if (!baselineShown && event.type === "gate_started" && event.data.phase === "baseline") {
@@ -40,6 +50,13 @@ ${gateRunsView(state, { loopId: view.loop.id, iteration: 0, sha: state.baseSha }
       );
   }
   return html`<div class="timeline">${entries}</div>`;
+}
+
+/** An older iteration in one line: outcome, summary, and a link to its own page. */
+function compactIteration(loopId: string, iteration: IterationState): Markup {
+  const outcome = iteration.ended?.outcome ?? "running";
+  return html`<section class="iteration compact outcome-${outcome}" id="iteration-${iteration.number}" data-iteration="${iteration.number}">
+<h3><a href="${links.iterationPage(loopId, iteration.number)}">Iteration ${iteration.number}</a> ${badge(outcome)} <span class="summary">${iteration.ended?.summary ?? ""}</span></h3></section>`;
 }
 
 type Note = { owner: boolean; text: Markup } | undefined;

@@ -14,7 +14,8 @@ import { badge, type Markup } from "./page-layout.ts";
 export function verdictView(loopId: string, iteration: IterationState, facts: IterationFacts): Markup {
   const verifier = iteration.verifier;
   if (iteration.verifierRunning) return html`<p>${badge("running")} the verifier is ruling…</p>`;
-  if (!verifier) return html`<p class="muted">The verifier did not run on this iteration.</p>`;
+  if (!verifier)
+    return html`<p class="muted">${iteration.ended ? "The verifier did not run on this iteration." : "Not yet."}</p>`;
   const sha = iteration.commit?.sha;
   const verdict = verifier.verdict;
   return html`<p>${badge(verdict ? verdict.overall : verifier.status, verdict ? `overall: ${verdict.overall}` : verifier.status)}

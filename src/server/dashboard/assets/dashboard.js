@@ -67,7 +67,17 @@
     // Whatever happened while disconnected is fetched at once.
     schedule();
   };
-  events.onerror = () => show("○ reconnecting…");
+  let polling = false;
+  events.onerror = () => {
+    if (events.readyState !== EventSource.CLOSED) {
+      show("○ reconnecting…");
+      return;
+    }
+    // The stream is refused for good (no event stream here): look again every few seconds instead.
+    show("○ polling");
+    if (!polling) setInterval(refresh, 5000);
+    polling = true;
+  };
   events.onmessage = schedule;
   // Events may be named by their type; every timeline event refreshes, heartbeats do not.
   const types = [
