@@ -87,10 +87,10 @@ repo: ./repo
 maker:
   engine: scripted
   turns:
-    - { sleep: 3s, write: { count.txt: "1\\n" }, say: "count is now 1" }
-    - { sleep: 1s, write: { count.txt: "2\\n" }, say: "count is now 2" }
-    - { sleep: 1s, write: { count.txt: "3\\n" }, say: "count is now 3" }
-verifier: { engine: scripted, turns: [{ verdict: auto }] }
+    - { sleep: 3s, write: { count.txt: "1\\n" }, say: "Set the count to 3; the tests pass.", costUsd: 0.42 }
+    - { sleep: 1s, write: { count.txt: "2\\n" }, say: "Fixed the off-by-one: count is 3 now.", costUsd: 0.35 }
+    - { sleep: 1s, write: { count.txt: "3\\n" }, say: "count.txt holds 3.", costUsd: 0.21 }
+verifier: { engine: scripted, turns: [{ verdict: auto, costUsd: 0.05 }] }
 gates:
   - { id: count, kind: tests-pass, run: "echo counting; grep -qx 3 count.txt || { echo 'not ok 1 - count is 3'; exit 1; }" }
 budget: { maxIterations: 2 }
@@ -139,6 +139,10 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
   await page.click("#brief-2 summary");
   assert.match((await page.textContent("#brief-2 pre")) ?? "", /budget\.maxIterations: was 2, now 3/);
   await page.screenshot({ path: join(artifacts, "dashboard-loop-verified.png"), fullPage: true });
+  // The README's picture: the top of the glass box, then iteration 1's claimed-vs-verified panel.
+  await page.goto(loopUrl);
+  await page.evaluate("window.scrollTo(0, 0)");
+  await page.screenshot({ path: join(artifacts, "dashboard-readme.png"), clip: { x: 0, y: 0, width: 1280, height: 1400 }, fullPage: true });
 
   // A gate log with its line anchors, reached from iteration 1's gates.
   await page.click("#iteration-1 table.gates a:text('full log')");
@@ -158,7 +162,6 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
   await page.goto(server.url);
   assert.match((await page.textContent(`tr[data-loop] .strip`)) ?? "", /123/);
   await page.screenshot({ path: join(artifacts, "dashboard-loops.png"), fullPage: true });
-  void loopUrl;
   await page.close();
 });
 

@@ -84,7 +84,7 @@ test("the loops page lists the loop with its status, iterations against the cap,
   const page = await get("/");
   assert.equal(page.status, 200);
   assert.match(page.text, /<a href="\/loops\/pages-[0-9a-f]+">pages<\/a>/);
-  assert.match(page.text, /status-stopped">stopped<\/span> <span class="phase">verified/);
+  assert.match(page.text, /status-verified">stopped<\/span> <span class="phase">verified/);
   assert.match(page.text, /2 \/ 3/);
   assert.match(page.text, /of \$25\.00\/day/);
   assert.match(page.text, /class="cell outcome-failed"[^>]*title="iteration 1: failed"/);

@@ -32,13 +32,14 @@ export function controlForms(
   status: DisplayStatus,
   secret: string,
   message?: FormMessage,
+  verified = false,
 ): Markup {
   const button = (action: "pause" | "resume" | "cancel", label: string, enabled: boolean) =>
     html`<form method="post" action="${links.action(loopId, action)}" class="inline">${secretInput(secret)}<button type="submit" name="action" value="${action}" ${enabled ? "" : html`disabled`}>${label}</button></form>`;
   const stopped = status === "stopped";
   return html`<div class="controls" id="controls">
 ${button("pause", "Pause", !stopped && status !== "paused")}
-${button("resume", "Resume", status !== "running" && status !== "queued")}
+${button("resume", "Resume", status !== "running" && status !== "queued" && !verified)}
 ${button("cancel", "Cancel", !stopped)}
 ${messageView(message, "control")}</div>`;
 }

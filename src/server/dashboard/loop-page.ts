@@ -5,7 +5,13 @@
  */
 import { html } from "hono/html";
 import { countedIterations, type LoopState } from "../../loop/state.ts";
-import { controlForms, type FormMessage, type SteerFormValues, steerForm } from "./action-forms.ts";
+import {
+  controlForms,
+  type FormMessage,
+  messageView,
+  type SteerFormValues,
+  steerForm,
+} from "./action-forms.ts";
 import { chartsView } from "./charts.ts";
 import { capText, clock, dollars, duration, shortSha, tokens } from "./format.ts";
 import { links } from "./links.ts";
@@ -24,8 +30,12 @@ export function loopPage(view: LoopView, options: LoopPageOptions): Markup {
   const state = view.state;
   const body = state
     ? html`${livePart("head", loopHead(view, options.secret, options.message))}
-<details class="steer-panel" id="steer-panel" ${options.message?.form === "steer" ? html`open` : ""}><summary>Steer this loop: goal, gates, budget</summary>
-${steerForm(view.loop.id, state, options.secret, options.message, options.steerValues)}</details>
+${
+  state.stopReason === "verified"
+    ? html`${messageView(options.message, "steer")}<p class="muted">Verified and finished: steering would never apply; start a new loop for a new goal.</p>`
+    : html`<details class="steer-panel" id="steer-panel" ${options.message?.form === "steer" ? html`open` : ""}><summary>Steer this loop: goal, gates, budget</summary>
+${steerForm(view.loop.id, state, options.secret, options.message, options.steerValues)}</details>`
+}
 ${livePart("body", loopBody(view))}`
     : html`<h1>${view.loop.name}</h1><p class="warning">This loop cannot be read: ${view.problem ?? "damaged"}</p>`;
   return page(
@@ -55,7 +65,7 @@ export function loopFragment(view: LoopView, secret: string): Markup {
 function loopHead(view: LoopView, secret: string, message?: FormMessage): Markup {
   const state = view.state;
   if (!state) return html`<p class="warning">This loop cannot be read: ${view.problem ?? "damaged"}</p>`;
-  return html`${header(view, state)}${controlForms(view.loop.id, view.status, secret, message)}`;
+  return html`${header(view, state)}${controlForms(view.loop.id, view.status, secret, message, state.stopReason === "verified")}`;
 }
 
 /** The charts and the timeline. */

@@ -72,7 +72,8 @@ export function statusCell(view: LoopView): Markup {
         return "";
     }
   })();
-  return html`${badge(view.status)} <span class="phase">${detail}</span>`;
+  const tone = view.status === "stopped" && state?.stopReason === "verified" ? "verified" : view.status;
+  return html`${badge(tone, view.status)} <span class="phase">${detail}</span>`;
 }
 
 /** One square per iteration, coloured by outcome, each linking to its iteration on the loop's page. */
