@@ -330,3 +330,33 @@ test("assets are served with their types; unknown pages are 404", async () => {
   assert.equal((await app.request("http://127.0.0.1:4477/assets/../package.json")).status, 404);
   assert.equal((await get("/loops/nope")).status, 404);
 });
+
+test("a long loop: the last 10 iterations in full, older ones one line each with their own page", async () => {
+  const spec = await sandbox.spec(
+    `name: long
+goal: never quite
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { "attempt.txt": "attempt {{iteration}}\\n" } }] }
+gates: [{ id: never, kind: tests-pass, run: "exit 1" }]
+budget: { maxIterations: 12 }
+`,
+    join(sandbox.root, "long.yaml"),
+  );
+  const run = await sandbox.cli(["run", spec]);
+  assert.equal(run.code, 3, run.stdout + run.stderr);
+  const long = (await store.findLoop("long"))?.id ?? "";
+  const page = await get(`/loops/${long}`);
+  assert.match(page.text, /<section class="iteration compact outcome-failed" id="iteration-2"/);
+  assert.doesNotMatch(page.text, /id="brief-2"/, "iteration 2 is not shown in full");
+  assert.match(page.text, /id="brief-3"/, "iteration 3 (the 10th from the end) is shown in full");
+  assert.match(page.text, /href="\/loops\/long-[0-9a-f]+\/iterations\/1">Iteration 1<\/a>/);
+  const first = await get(`/loops/${long}/iterations/1`);
+  assert.equal(first.status, 200);
+  assert.match(first.text, /id="brief-1"/);
+  assert.match(first.text, /href="\/loops\/long-[0-9a-f]+\/iterations\/2">iteration 2<\/a>/);
+  // The live fragment answers the same parts the page holds.
+  const fragment = await get(`/loops/${long}/fragments/live`);
+  assert.match(fragment.text, /^<div data-live-part="head">/);
+  assert.match(fragment.text, /<div data-live-part="body">/);
+  assert.match(page.text, /<div data-live-part="head">/);
+});
