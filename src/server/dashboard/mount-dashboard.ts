@@ -67,7 +67,7 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
     const fragment = loopsFragment(await readAll(deps.store), await listSchedules());
     return context.html(
       page(
-        { title: "Loops", liveEvents: "/api/events", liveFragment: "/fragments/loops" },
+        { title: "Loops", liveEvents: "/api/events", liveFragment: "/fragments/loops", liveGap: 1000 },
         livePart("loops", fragment),
       ),
     );

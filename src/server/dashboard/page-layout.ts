@@ -10,6 +10,8 @@ export interface PageOptions {
   liveEvents?: string;
   /** The fragment the live script fetches and swaps into `#live` when an event arrives. */
   liveFragment?: string;
+  /** The least time between two refetches, in ms (default 500). */
+  liveGap?: number;
 }
 
 /** A whole HTML page around `body`. The live script is optional: every page reads fine without it. */
@@ -23,7 +25,7 @@ export function page(options: PageOptions, body: Markup): Markup {
 <link rel="stylesheet" href="/assets/dashboard.css">
 <script src="/assets/dashboard.js" defer></script>
 </head>
-<body${options.liveEvents ? html` data-live-events="${options.liveEvents}" data-live-fragment="${options.liveFragment}"` : ""}>
+<body${options.liveEvents ? html` data-live-events="${options.liveEvents}" data-live-fragment="${options.liveFragment}" data-live-gap="${options.liveGap ?? 500}"` : ""}>
 <header class="top"><a class="brand" href="/">loopwright</a>
 <nav><a href="/">Loops</a> <a href="/loops/new">New loop</a> <span id="live-state" class="live-state" hidden></span></nav>
 </header>

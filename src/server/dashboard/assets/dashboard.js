@@ -56,9 +56,19 @@
       }
     }
   };
+  // At most one refetch per `gap` ms, however many events arrive (fifty busy loops send many).
+  const gap = Number(body.dataset.liveGap || 500);
+  let last = 0;
   const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(refresh, 150);
+    if (timer !== undefined) return;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        last = Date.now();
+        refresh();
+      },
+      Math.max(100, last + gap - Date.now()),
+    );
   };
 
   const events = new EventSource(source);
