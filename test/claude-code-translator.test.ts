@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { priceTable } from "../src/core/pricing.ts";
 import type { CliExit } from "../src/engines/agent-cli/cli-translator.ts";
-import { priceTable } from "../src/engines/agent-cli/pricing.ts";
 import { claudeCodeTranslator } from "../src/engines/claude-code/translate-claude-code.ts";
 import { exited, recordedLines, replay as replayLines } from "./support/translator-replay.ts";
 

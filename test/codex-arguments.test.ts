@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { z } from "zod";
+import { gateSchema } from "../src/core/spec.ts";
 import {
   codexArguments,
   modelOfConfig,
@@ -9,7 +10,6 @@ import {
   providerKeyVariable,
 } from "../src/engines/codex/codex-arguments.ts";
 import { strictOutputSchema, withoutNulls } from "../src/engines/codex/strict-output-schema.ts";
-import { gateSchema } from "../src/loop/spec.ts";
 import { checkVerdict, verdictJsonSchema } from "../src/verify/verdict.ts";
 
 describe("codex exec command line per role", () => {

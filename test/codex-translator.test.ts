@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { costOf, priceTable } from "../src/engines/agent-cli/pricing.ts";
+import { costOf, priceTable } from "../src/core/pricing.ts";
+import { gateSchema } from "../src/core/spec.ts";
 import { createCodexTranslator } from "../src/engines/codex/translate-codex.ts";
-import { gateSchema } from "../src/loop/spec.ts";
 import { parseVerdictOutput } from "../src/verify/verdict.ts";
 import { exited, recordedLines, replay as replayLines } from "./support/translator-replay.ts";
 

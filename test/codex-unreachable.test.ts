@@ -9,7 +9,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describe, test } from "node:test";
-import { priceTable } from "../src/engines/agent-cli/pricing.ts";
+import { priceTable } from "../src/core/pricing.ts";
 import { unreachableBound, watchUnreachable } from "../src/engines/agent-cli/unreachable-api.ts";
 import { createCodexEngine } from "../src/engines/codex/codex-engine.ts";
 import { createCodexTranslator } from "../src/engines/codex/translate-codex.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { gateSchema } from "../src/core/spec.ts";
 import { copilotTranslator, readUsageReport } from "../src/engines/copilot/translate-copilot.ts";
-import { gateSchema } from "../src/loop/spec.ts";
 import { parseVerdictOutput } from "../src/verify/verdict.ts";
 import { exited, recordedLines, recording, replay as replayLines } from "./support/translator-replay.ts";
 

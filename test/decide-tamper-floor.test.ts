@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { specSchema } from "../src/core/spec.ts";
 import type { Action } from "../src/loop/decide.ts";
-import { specSchema } from "../src/loop/spec.ts";
 import { FakeLoop, fakeSpec } from "./support/fake-loop.ts";
 
 function ended(action: Action) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatDuration, parseDuration } from "../src/loop/duration.ts";
+import { formatDuration, parseDuration } from "../src/core/duration.ts";
 
 test("durations parse to milliseconds: units, plain seconds, decimals, and 0 for no limit", () => {
   const cases: [string | number, number][] = [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Verdict } from "../src/loop/events.ts";
+import type { Verdict } from "../src/core/events.ts";
 import { type CitedEntry, checkEvidence } from "../src/verify/evidence-check.ts";
 
 const entries: Record<string, CitedEntry> = {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { createRedactor } from "../src/gates/redact.ts";
+import { createRedactor } from "../src/core/redact.ts";
 import { type GateRun, runGates } from "../src/gates/run-gates.ts";
 import { isAlive } from "./support/surviving-processes.ts";
 

@@ -9,7 +9,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { branchNameProblem } from "../src/git/branch-name.ts";
+import { branchNameProblem } from "../src/core/branch-name.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 
 const execFileAsync = promisify(execFile);

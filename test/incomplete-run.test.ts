@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { GateResult } from "../src/core/events.ts";
+import { passesPolicy } from "../src/core/gate-status.ts";
+import { gateSchema } from "../src/core/spec.ts";
 import { incompleteRunReason } from "../src/gates/incomplete-run.ts";
-import type { GateResult } from "../src/loop/events.ts";
-import { passesPolicy } from "../src/loop/gate-status.ts";
-import { gateSchema } from "../src/loop/spec.ts";
 
 const run = (overrides: Partial<Parameters<typeof incompleteRunReason>[0]>) =>
   incompleteRunReason({

@@ -4,6 +4,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { after, describe, test } from "node:test";
+import { type ParsedSpec, parseSpecText } from "../src/core/spec-file.ts";
 import { UsageError } from "../src/errors.ts";
 import { detectProject } from "../src/init/detect-project.ts";
 import type { Detection } from "../src/init/detection.ts";
@@ -11,7 +12,6 @@ import type { ProjectFiles } from "../src/init/project-files.ts";
 import { goalPlaceholder } from "../src/init/render-spec.ts";
 import { runInit } from "../src/init/run-init.ts";
 import { specNameFromFolder } from "../src/init/spec-name.ts";
-import { type ParsedSpec, parseSpecText } from "../src/loop/spec-file.ts";
 
 const fixtures = join(import.meta.dirname, "fixtures", "init");
 const binaries = join(import.meta.dirname, "..", "node_modules", ".bin");

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { costOf, priceOf, priceTable, priceTableDate } from "../src/engines/agent-cli/pricing.ts";
+import { costOf, priceOf, priceTable, priceTableDate } from "../src/core/pricing.ts";
 
 /**
  * Published standard-tier prices, US dollars per million tokens: [input, cache hit, output].

@@ -4,8 +4,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
+import { loadSpecFile, parseSpecText } from "../src/core/spec-file.ts";
 import { SpecError } from "../src/errors.ts";
-import { loadSpecFile, parseSpecText } from "../src/loop/spec-file.ts";
 
 const issueSpec = `name: fix-parser
 goal: |

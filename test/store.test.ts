@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, test } from "node:test";
+import type { LockOwner } from "../src/core/lock-owner.ts";
 import { LoopNotFoundError, UsageError } from "../src/errors.ts";
 import { homeLayout } from "../src/paths.ts";
 import {
@@ -18,7 +19,7 @@ import {
 } from "../src/process/liveness.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { openSqliteStore, schemaVersion } from "../src/store/sqlite-store.ts";
-import type { LockOwner, Store } from "../src/store/store.ts";
+import type { Store } from "../src/store/store.ts";
 
 const sqliteStoreModule = new URL("../src/store/sqlite-store.ts", import.meta.url).href;
 const livenessModule = new URL("../src/process/liveness.ts", import.meta.url).href;

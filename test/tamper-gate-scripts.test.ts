@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { tamperClassOf } from "../src/verify/tamper/tamper-flag.ts";
+import { tamperClassOf } from "../src/core/tamper-flag.ts";
 import { flagsOf, runLoop } from "./support/adversarial-project.ts";
 import { eventsOf } from "./support/loop-events.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { tamperClassOf } from "../src/verify/tamper/tamper-flag.ts";
+import { tamperClassOf } from "../src/core/tamper-flag.ts";
 import {
   calcTest,
   cheatSpec,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { gateSchema } from "../src/loop/spec.ts";
+import { gateSchema } from "../src/core/spec.ts";
 import { deriveOverall } from "../src/verify/derive-overall.ts";
 import { checkVerdict, parseVerdictOutput, type VerdictCheck } from "../src/verify/verdict.ts";
 

@@ -5,8 +5,8 @@
  */
 import { jsonSchema, type ModelMessage, type ToolSet } from "ai";
 import { z } from "zod";
-import { costOf } from "../engines/agent-cli/pricing.ts";
-import type { TokenUsage } from "../engines/engine.ts";
+import type { TokenUsage } from "../core/engine.ts";
+import { costOf } from "../core/pricing.ts";
 import type { AgentConfiguration, AgentResult, EndReason } from "./agent-types.ts";
 import { compactContext } from "./context-compaction.ts";
 import { callModel, type ModelAnswer, type RequestedToolCall } from "./model-call.ts";

@@ -3,7 +3,7 @@
  * how it ends. Every limit is a number where 0 means none.
  */
 import type { ModelMessage } from "ai";
-import type { EngineEvent, TokenUsage } from "../engines/engine.ts";
+import type { EngineEvent, TokenUsage } from "../core/engine.ts";
 import type { AgentModel } from "./providers.ts";
 import type { AgentTool } from "./tools/tool-contract.ts";
 

@@ -4,7 +4,7 @@
  * error, network, missing key, abort) comes back as `failure`.
  */
 import { APICallError, type ModelMessage, streamText, type ToolSet } from "ai";
-import type { TokenUsage } from "../engines/engine.ts";
+import type { TokenUsage } from "../core/engine.ts";
 import type { AgentEvent } from "./agent-types.ts";
 import type { AgentModel } from "./providers.ts";
 import { retryDelayMs } from "./retry-policy.ts";

@@ -2,8 +2,8 @@
  * Live progress of a running loop, one line per step: iteration, phase, elapsed time, gates ✓/✗, cost.
  * `--json` prints each event as one JSON line instead. Both read the same event stream.
  */
-import { formatDuration } from "../loop/duration.ts";
-import type { LoopEvent } from "../loop/events.ts";
+import { formatDuration } from "../core/duration.ts";
+import type { LoopEvent } from "../core/events.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { describeUnappliedSteering } from "../loop/steering.ts";

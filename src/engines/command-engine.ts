@@ -9,10 +9,10 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createRedactor } from "../gates/redact.ts";
+import type { Engine, TurnRequest, TurnResult } from "../core/engine.ts";
+import { createRedactor } from "../core/redact.ts";
 import { runCommand } from "../process/run-command.ts";
 import { turnSandboxPlan } from "../sandbox/turn-sandbox.ts";
-import type { Engine, TurnRequest, TurnResult } from "./engine.ts";
 import { evidenceFiles } from "./evidence-files.ts";
 
 /** How much of a maker's stdout is kept as its account of the attempt. */

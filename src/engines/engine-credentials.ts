@@ -4,7 +4,7 @@
  * cannot authenticate fails every turn: `validate` and `run` refuse it, and `auto` never picks it.
  */
 import { compatibleKeyVariable } from "../agent/providers.ts";
-import type { EngineSpec } from "../loop/spec.ts";
+import type { EngineSpec } from "../core/spec.ts";
 import { agentCliDefinitions } from "./agent-cli/definitions.ts";
 import { builtinSettings } from "./builtin/builtin-settings.ts";
 

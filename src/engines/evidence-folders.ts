@@ -7,7 +7,7 @@
 import { copyFile, mkdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { isInside } from "../agent/tools/workspace-paths.ts";
-import type { TurnRequest } from "./engine.ts";
+import type { TurnRequest } from "../core/engine.ts";
 import { evidenceFiles } from "./evidence-files.ts";
 
 export interface EvidenceFolders {

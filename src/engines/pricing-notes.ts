@@ -5,8 +5,8 @@
  * the timeline records them (`engines_resolved`).
  */
 import { parseModelId } from "../agent/model-id.ts";
-import type { EngineSpec, Spec } from "../loop/spec.ts";
-import { priceOf, priceTable, priceTableDate } from "./agent-cli/pricing.ts";
+import { priceOf, priceTable, priceTableDate } from "../core/pricing.ts";
+import type { EngineSpec, Spec } from "../core/spec.ts";
 import { builtinSettings } from "./builtin/builtin-settings.ts";
 import { codexModel } from "./codex/codex-engine.ts";
 

@@ -3,15 +3,16 @@
  * installed engine whose model comes from another provider than the maker's. Agent-CLI engines register
  * in agent-cli/definitions.ts; `builtin` is loopwright's own agent (builtin/builtin-engine.ts).
  */
+
+import type { Engine } from "../core/engine.ts";
+import type { EngineSpec } from "../core/spec.ts";
 import { UsageError } from "../errors.ts";
-import type { EngineSpec } from "../loop/spec.ts";
 import { findExecutable } from "../process/find-executable.ts";
 import { agentCliDefinitions } from "./agent-cli/definitions.ts";
 import type { AgentCliDefinition, Provider } from "./agent-cli/engine-definition.ts";
 import { createBuiltinEngine } from "./builtin/builtin-engine.ts";
 import { builtinProvider } from "./builtin/builtin-settings.ts";
 import { createCommandEngine } from "./command-engine.ts";
-import type { Engine } from "./engine.ts";
 import { engineCredentials } from "./engine-credentials.ts";
 import { createScriptedEngine } from "./scripted-engine.ts";
 

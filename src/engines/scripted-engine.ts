@@ -7,12 +7,12 @@
 import { appendFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createRedactor } from "../gates/redact.ts";
+import type { Engine, TurnRequest, TurnResult } from "../core/engine.ts";
+import { createRedactor } from "../core/redact.ts";
+import type { ScriptedTurn } from "../core/spec.ts";
 import { git } from "../git/git.ts";
-import type { ScriptedTurn } from "../loop/spec.ts";
 import { runCommand } from "../process/run-command.ts";
 import { isQuotable } from "../verify/evidence-check.ts";
-import type { Engine, TurnRequest, TurnResult } from "./engine.ts";
 import type { TurnContext } from "./turn-context.ts";
 
 export function createScriptedEngine(turns: ScriptedTurn[]): Engine {

@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { Redact } from "../core/redact.ts";
 import { runCommand } from "../process/run-command.ts";
-import type { Redact } from "./redact.ts";
 
 /** One deterministic gate to run: its pinned command and limits. */
 export interface GateRun {

@@ -49,7 +49,7 @@ export async function loadHookSpec(layout: HookLayout): Promise<HookSpec> {
 
 /** Validates spec text with the loop's loader and keeps what hook mode needs; no cache, no write. */
 export async function parseHookSpec(text: string, root: string): Promise<HookSpec> {
-  const { parseSpecTextForAnyMode } = await import("../loop/spec-file.ts");
+  const { parseSpecTextForAnyMode } = await import("../core/spec-file.ts");
   const { spec } = parseSpecTextForAnyMode(text, "loop.yaml", root);
   return {
     gates: spec.gates.map((gate) => ({

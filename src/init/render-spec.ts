@@ -1,5 +1,5 @@
 import YAML from "yaml";
-import { budgetSchema } from "../loop/spec.ts";
+import { budgetSchema } from "../core/spec.ts";
 import type { DetectedGate, Detection } from "./detection.ts";
 
 /**

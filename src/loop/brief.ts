@@ -3,14 +3,16 @@
  * agent with no memory knows the goal, the checks, what was tried and what failed. Pure.
  */
 
+import { cap } from "../core/cap-text.ts";
+import type { GateResult } from "../core/events.ts";
+import { flagStanding } from "../core/flag-standing.ts";
+import { passesPolicy } from "../core/gate-status.ts";
+import { isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
-import type { GateResult } from "./events.ts";
-import { passesPolicy } from "./gate-status.ts";
 import { countFailures } from "./gate-wording.ts";
 import { workingRules } from "./prompts/working-rules.ts";
-import { isDeterministic, verifierGateId } from "./spec.ts";
 import { allGateResults, countedIterations, type IterationState, type LoopState } from "./state.ts";
-import { describeFlag, flagStanding } from "./tamper-floor.ts";
+import { describeFlag } from "./tamper-floor.ts";
 
 /** How much of a gate's output tail one brief quotes, per gate. */
 const tailLimit = 3000;
@@ -232,13 +234,4 @@ function approachesTried(state: LoopState): string | undefined {
 
 function quote(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
-}
-
-/** Caps text to `limit` characters, keeping the end (or the start) and saying how much was cut. */
-export function cap(text: string, limit: number, cut: "start" | "end" = "end"): string {
-  if (text.length <= limit) return text;
-  const omitted = text.length - limit;
-  return cut === "start"
-    ? `[... ${omitted} characters cut ...]\n${text.slice(-limit)}`
-    : `${text.slice(0, limit)}\n[... ${omitted} characters cut ...]`;
 }

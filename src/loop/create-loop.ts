@@ -3,11 +3,11 @@
  * base commit, recorded as the first event of its timeline.
  */
 import { randomBytes } from "node:crypto";
+import { eventSchemaVersion } from "../core/events.ts";
+import type { LoadedSpec } from "../core/spec-file.ts";
 import { LoopBusyError, UsageError } from "../errors.ts";
 import { branchExists } from "../git/repository.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
-import { eventSchemaVersion } from "./events.ts";
-import type { LoadedSpec } from "./spec-file.ts";
 import { crashPoint } from "./timeline.ts";
 
 export async function createLoop(

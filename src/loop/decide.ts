@@ -5,10 +5,11 @@
  * budget_exhausted.
  */
 import { createHash } from "node:crypto";
+import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from "../core/events.ts";
+import { type GateAssessment, isAcceptable, passesPolicy } from "../core/gate-status.ts";
+import { type GateSpec, isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
-import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from "./events.ts";
-import { assessGate, type GateAssessment, isAcceptable, passesPolicy } from "./gate-status.ts";
-import { type GateSpec, isDeterministic, verifierGateId } from "./spec.ts";
+import { assessGate } from "./gate-assessment.ts";
 import {
   allGateResults,
   countedIterations,

@@ -3,9 +3,9 @@
  * Pure. A lint gate has findings and a build has errors, not failing tests; a timed-out run has no exit
  * code worth printing, only how long it was allowed.
  */
-import { formatDuration } from "./duration.ts";
-import type { GatePhase, GateResult } from "./events.ts";
-import type { GateKind } from "./spec.ts";
+import { formatDuration } from "../core/duration.ts";
+import type { GatePhase, GateResult } from "../core/events.ts";
+import type { GateKind } from "../core/spec.ts";
 
 const nouns: Record<GateKind, string> = {
   "tests-pass": "failing test",

@@ -2,13 +2,14 @@
  * A per-iteration summary of a loop, the shape `show`, `report` and `--json` print: commit, gates,
  * verdict, fingerprint, brief size, cost, duration. Pure over the replayed state and its events.
  */
-import type { TamperClass } from "../verify/tamper/tamper-flag.ts";
-import type { GateResult, LoopEvent, RecordedTamperFlag, TamperRuling } from "./events.ts";
-import { assessGate } from "./gate-status.ts";
+
+import type { GateResult, LoopEvent, RecordedTamperFlag, TamperRuling } from "../core/events.ts";
+import type { FlagStanding } from "../core/flag-standing.ts";
+import { isDeterministic, verifierGateId } from "../core/spec.ts";
+import type { TamperClass } from "../core/tamper-flag.ts";
+import { assessGate } from "./gate-assessment.ts";
 import { describeRed } from "./gate-wording.ts";
-import { isDeterministic, verifierGateId } from "./spec.ts";
 import { allGateResults, type LoopState } from "./state.ts";
-import type { FlagStanding } from "./tamper-floor.ts";
 import { describeVerified, legitimateFlagCount, tamperStandings } from "./tamper-standing.ts";
 
 /** One run of one gate: `phase` is baseline, grade, recheck, confirm, confirm-2, ... */

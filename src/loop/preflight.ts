@@ -6,6 +6,8 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import type { Spec } from "../core/spec.ts";
+import type { LoadedSpec } from "../core/spec-file.ts";
 import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
@@ -16,8 +18,6 @@ import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
 import { commandWords } from "./command-words.ts";
 import { placeholderGoal } from "./goal-placeholder.ts";
-import type { Spec } from "./spec.ts";
-import type { LoadedSpec } from "./spec-file.ts";
 
 export interface Preflight {
   problems: string[];

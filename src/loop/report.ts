@@ -2,14 +2,14 @@
  * The final report in Markdown: goal, stop reason, each gate's last result, the verifier's rulings and
  * evidence, the iterations, and the cost. Pure.
  */
-import { formatDuration } from "./duration.ts";
-import type { Evidence, GateResult, LoopEvent } from "./events.ts";
-import { assessGate } from "./gate-status.ts";
+import { formatDuration } from "../core/duration.ts";
+import type { Evidence, GateResult, LoopEvent } from "../core/events.ts";
+import { flagStanding } from "../core/flag-standing.ts";
+import { type GateSpec, isDeterministic } from "../core/spec.ts";
+import { assessGate } from "./gate-assessment.ts";
 import { countItems, describeRed } from "./gate-wording.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
-import { type GateSpec, isDeterministic } from "./spec.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
-import { flagStanding } from "./tamper-floor.ts";
 import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {

@@ -2,10 +2,11 @@
  * What every step of a running loop shares: the store, the loop, its folders, this controller's run id,
  * the live state, and `append`, the only way a step records what it did.
  */
-import type { Redact } from "../gates/redact.ts";
+
+import type { EventPayloads, EventType } from "../core/events.ts";
+import type { Redact } from "../core/redact.ts";
 import type { homeLayout } from "../paths.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
-import type { EventPayloads, EventType } from "./events.ts";
 import type { LoopState } from "./state.ts";
 
 export interface RunContext {

@@ -4,14 +4,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import type { LoopEvent } from "../core/events.ts";
+import { createRedactor } from "../core/redact.ts";
 import { LoopBusyError } from "../errors.ts";
-import { createRedactor } from "../gates/redact.ts";
 import { homeLayout } from "../paths.ts";
 import { currentLockOwner } from "../process/liveness.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
 import { type Action, decide } from "./decide.ts";
-import type { LoopEvent } from "./events.ts";
 import type { RunContext } from "./run-context.ts";
 import { currentIteration, type LoopState } from "./state.ts";
 import { clearStaleIndexLocks } from "./steps/clear-stale-locks.ts";

@@ -15,8 +15,8 @@ import type {
   StopReason,
   Verdict,
   VerifierStatus,
-} from "./events.ts";
-import type { Spec } from "./spec.ts";
+} from "../core/events.ts";
+import type { Spec } from "../core/spec.ts";
 
 export interface MakerRecord {
   status: MakerStatus;

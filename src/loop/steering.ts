@@ -3,9 +3,10 @@
  * applied at the next iteration boundary, so an iteration is always graded on the spec it started with.
  * Pure: validates requests and computes the new spec with a record of old and new values.
  */
+
+import type { SteeringChange, SteerRequest } from "../core/events.ts";
+import { type Budget, budgetSchema, gateSchema, type Spec, verifierGateId } from "../core/spec.ts";
 import { UsageError } from "../errors.ts";
-import type { SteeringChange, SteerRequest } from "./events.ts";
-import { type Budget, budgetSchema, gateSchema, type Spec, verifierGateId } from "./spec.ts";
 import type { LoopState } from "./state.ts";
 
 const budgetKeys = Object.keys(budgetSchema.shape) as (keyof Budget)[];

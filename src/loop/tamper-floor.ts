@@ -5,22 +5,13 @@
  * accepted or advisory flag goes to the verifier. Pure.
  */
 
+import type { RecordedTamperFlag } from "../core/events.ts";
+import { flagStanding } from "../core/flag-standing.ts";
+import { passesPolicy } from "../core/gate-status.ts";
+import type { Spec } from "../core/spec.ts";
 import { tamperMatcher } from "../verify/tamper/classify-files.ts";
-import { tamperClassOf } from "../verify/tamper/tamper-flag.ts";
 import { compareTestCounts } from "../verify/tamper/test-counts.ts";
-import type { RecordedTamperFlag } from "./events.ts";
-import { passesPolicy } from "./gate-status.ts";
-import type { Spec } from "./spec.ts";
 import { type IterationState, type LoopState, phaseResults } from "./state.ts";
-import { acceptedKinds } from "./tamper-acceptance.ts";
-
-/** `blocking`: fails the iteration; `accepted`: blocking, but `tamper.accept` hands it to the verifier; `advisory`: the verifier rules. */
-export type FlagStanding = "blocking" | "accepted" | "advisory";
-
-export function flagStanding(spec: Spec, flag: RecordedTamperFlag): FlagStanding {
-  if (tamperClassOf(flag.kind) === "advisory") return "advisory";
-  return acceptedKinds(spec.tamper.accept).has(flag.kind) ? "accepted" : "blocking";
-}
 
 /** The iteration's flags that fail it whatever the verifier rules. */
 export function blockingFlags(spec: Spec, iteration: IterationState): RecordedTamperFlag[] {

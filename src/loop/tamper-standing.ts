@@ -3,11 +3,12 @@
  * advisory: ruled by the verifier) and the verifier's ruling, and the words that go next to "verified"
  * wherever it is said (`verified, 2 tamper flags ruled legitimate`). Pure.
  */
-import { type TamperClass, tamperClassOf } from "../verify/tamper/tamper-flag.ts";
-import type { RecordedTamperFlag, TamperRuling } from "./events.ts";
-import type { Spec } from "./spec.ts";
+
+import type { RecordedTamperFlag, TamperRuling } from "../core/events.ts";
+import { type FlagStanding, flagStanding } from "../core/flag-standing.ts";
+import type { Spec } from "../core/spec.ts";
+import { type TamperClass, tamperClassOf } from "../core/tamper-flag.ts";
 import type { IterationState, LoopState } from "./state.ts";
-import { type FlagStanding, flagStanding } from "./tamper-floor.ts";
 
 export interface TamperStanding {
   flag: RecordedTamperFlag;

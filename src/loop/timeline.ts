@@ -3,10 +3,11 @@
  * appended since (by this process or another: `steer`, `pause`, `cancel`), and `append`, which makes
  * an event durable before the next step starts.
  */
+
+import { type EventPayloads, type EventType, eventSchemaVersion, type LoopEvent } from "../core/events.ts";
+import { isKnownEventType } from "../core/known-events.ts";
+import type { Spec } from "../core/spec.ts";
 import type { LoopRecord, Store, StoredEvent } from "../store/store.ts";
-import { type EventPayloads, type EventType, eventSchemaVersion, type LoopEvent } from "./events.ts";
-import { isKnownEventType } from "./known-events.ts";
-import type { Spec } from "./spec.ts";
 import { apply, initialState, type LoopState } from "./state.ts";
 
 export interface Timeline {

@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { LockOwner } from "../store/store.ts";
+import type { LockOwner } from "../core/lock-owner.ts";
 
 /**
  * The start time of process `pid` as the OS reports it, as an opaque string that stays the same for

@@ -1,9 +1,10 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
+import type { LockOwner } from "../core/lock-owner.ts";
 import { LoopNotFoundError, StoreError, UsageError } from "../errors.ts";
 import { isLockOwnerAlive } from "../process/liveness.ts";
-import type { LockOwner, LockResult, LoopRecord, Store, StoredEvent } from "./store.ts";
+import type { LockResult, LoopRecord, Store, StoredEvent } from "./store.ts";
 
 /**
  * The embedded store: one SQLite file shared by every loopwright process on the machine.

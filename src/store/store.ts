@@ -3,6 +3,8 @@
  * store answers at once, a Postgres store (scale-out) implements the same interface over the network.
  */
 
+import type { LockOwner } from "../core/lock-owner.ts";
+
 /** One loop as registered: its identity, where it lives, and the spec snapshot it was started with. */
 export interface LoopRecord {
   id: string;
@@ -26,15 +28,6 @@ export interface StoredEvent {
   data: Record<string, unknown>;
   /** Set when the stored row could not be read (e.g. `bad JSON`); `data` is then empty. */
   damage?: string;
-}
-
-/** Who holds a loop's run lock: a controller process, identified well enough to tell it is dead. */
-export interface LockOwner {
-  runId: string;
-  pid: number;
-  host: string;
-  /** The process start time as the OS reports it (guards against a reused pid). */
-  processStart: string;
 }
 
 export type LockResult = { acquired: true } | { acquired: false; holder: LockOwner };

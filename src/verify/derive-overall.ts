@@ -3,8 +3,8 @@
  * required gate ruling and every tamper ruling allows it. A verifier's `overall` that disagrees with
  * its own rulings is not an invalid verdict: the rulings decide, and the disagreement is named. Pure.
  */
-import type { Verdict } from "../loop/events.ts";
-import type { GateSpec } from "../loop/spec.ts";
+import type { Verdict } from "../core/events.ts";
+import type { GateSpec } from "../core/spec.ts";
 
 export interface DerivedOverall {
   overall: "pass" | "fail";

@@ -7,7 +7,7 @@
  */
 import { posix } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import type { Verdict } from "../loop/events.ts";
+import type { Verdict } from "../core/events.ts";
 
 /** What a repository path is at the graded commit, symbolic links inside the repository followed. */
 export type CitedEntry =

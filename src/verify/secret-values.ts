@@ -2,7 +2,7 @@
  * Where known secret values appear in a text, and the text with them replaced: the pure half of
  * keeping secrets out of a change (see `scrubSecretsFromChange`) and out of a push.
  */
-import type { KnownSecret } from "../gates/redact.ts";
+import type { KnownSecret } from "../core/redact.ts";
 
 /** One place a secret value appears: 1-based line, and the name of the variable it came from. */
 export interface SecretPlace {

@@ -7,8 +7,8 @@
  * derives the outcome from the rulings itself (see `deriveOverall`) and records the disagreement.
  */
 import { z } from "zod";
-import type { Verdict } from "../loop/events.ts";
-import type { GateSpec } from "../loop/spec.ts";
+import type { Verdict } from "../core/events.ts";
+import type { GateSpec } from "../core/spec.ts";
 
 const evidenceSchema = z.union([
   z.object({ file: z.string().min(1), line: z.number().int().positive().optional() }).strict(),

@@ -4,11 +4,11 @@
  * flags), and must rule on every gate and every flag in one JSON verdict. It never sees the maker's
  * transcript or the maker's own claims.
  */
-import { cap } from "../loop/brief.ts";
-import type { GateResult, RecordedTamperFlag } from "../loop/events.ts";
-import { passesPolicy } from "../loop/gate-status.ts";
-import { type GateSpec, isDeterministic, type Spec } from "../loop/spec.ts";
-import { flagStanding } from "../loop/tamper-floor.ts";
+import { cap } from "../core/cap-text.ts";
+import type { GateResult, RecordedTamperFlag } from "../core/events.ts";
+import { flagStanding } from "../core/flag-standing.ts";
+import { passesPolicy } from "../core/gate-status.ts";
+import { type GateSpec, isDeterministic, type Spec } from "../core/spec.ts";
 
 export interface VerifierInputs {
   spec: Spec;

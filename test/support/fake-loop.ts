@@ -3,7 +3,7 @@
  * runner would append for one step, and `state()` / `decide()` replay the list exactly as the controller
  * does. No IO: `new FakeLoop().prepared().iteration().makerEnded().committed().screened().gateFailed("lint")`.
  */
-import { type Action, decide } from "../../src/loop/decide.ts";
+
 import type {
   EventPayloads,
   EventType,
@@ -12,8 +12,9 @@ import type {
   LoopEvent,
   MakerStatus,
   StopReason,
-} from "../../src/loop/events.ts";
-import { type Spec, specSchema } from "../../src/loop/spec.ts";
+} from "../../src/core/events.ts";
+import { type Spec, specSchema } from "../../src/core/spec.ts";
+import { type Action, decide } from "../../src/loop/decide.ts";
 import { currentIteration, type IterationState, type LoopState, replay } from "../../src/loop/state.ts";
 import { applySteering, type SteerInput, validateSteerRequest } from "../../src/loop/steering.ts";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { LoopEvent } from "../../src/loop/events.ts";
+import type { LoopEvent } from "../../src/core/events.ts";
 import { type CliResult, createSandbox, type Sandbox } from "./loop-sandbox.ts";
 import { eventsIn, loopSummary } from "./loop-timeline.ts";
 import { survivors } from "./surviving-processes.ts";

@@ -1,7 +1,7 @@
 /**
  * The typed payloads of the events a loop streamed (`run --json`), for tests that assert on them.
  */
-import type { EventPayloads, EventType, LoopEvent } from "../../src/loop/events.ts";
+import type { EventPayloads, EventType, LoopEvent } from "../../src/core/events.ts";
 
 /** The payloads of every event of one type, in order. */
 export function eventsOf<K extends EventType>(run: { events: LoopEvent[] }, type: K): EventPayloads[K][] {

@@ -8,7 +8,7 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TurnRequest } from "../../src/engines/engine.ts";
+import type { TurnRequest } from "../../src/core/engine.ts";
 import { verdictJsonSchema } from "../../src/verify/verdict.ts";
 import { fixedMath } from "./failing-projects.ts";
 

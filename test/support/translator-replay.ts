@@ -3,8 +3,8 @@
  * translator, the way the process half feeds it, for the translator tests.
  */
 import { readFileSync } from "node:fs";
+import type { EngineEvent } from "../../src/core/engine.ts";
 import type { CliExit, CliTranslator, TranslatedResult } from "../../src/engines/agent-cli/cli-translator.ts";
-import type { EngineEvent } from "../../src/engines/engine.ts";
 
 /** A recorded file of `engine`'s CLI, as text. */
 export function recording(engine: string, file: string): string {

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { loadSpecFile } from "../../core/spec-file.ts";
 import {
   type RehearsalEngine,
   rehearsalEngines,
@@ -20,7 +21,6 @@ import { SpecError, UsageError } from "../../errors.ts";
 import { createLoop } from "../../loop/create-loop.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { renderReport } from "../../loop/report.ts";
-import { loadSpecFile } from "../../loop/spec-file.ts";
 import { readState } from "../../loop/timeline.ts";
 import { mockClientEnvironment } from "../../mock-model/client-environment.ts";
 import { type MockModel, startMockModel } from "../../mock-model/server.ts";

@@ -1,7 +1,8 @@
 /** `logs <loop>` prints gate logs; `brief <loop>` prints the exact brief a maker was sent. */
+
+import type { GateResult } from "../../core/events.ts";
 import { UsageError } from "../../errors.ts";
 import { readRegularFile } from "../../files/read-regular-file.ts";
-import type { GateResult } from "../../loop/events.ts";
 import { allGateResults, type IterationState, type LoopState } from "../../loop/state.ts";
 import { readState } from "../../loop/timeline.ts";
 import { findLoopOrThrow, openSession, parseIterationOption } from "../session.ts";

@@ -1,10 +1,11 @@
 /** `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it. */
+
+import { loadSpecFile } from "../../core/spec-file.ts";
 import { SpecError } from "../../errors.ts";
 import { createLoop } from "../../loop/create-loop.ts";
 import { exitCodeOf } from "../../loop/exit-code.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { runLoop } from "../../loop/runner.ts";
-import { loadSpecFile } from "../../loop/spec-file.ts";
 import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeVerified } from "../../loop/tamper-standing.ts";
 import { readState } from "../../loop/timeline.ts";

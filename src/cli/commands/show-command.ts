@@ -3,7 +3,7 @@
  * phase, flakes, tamper flags with their class and ruling, verdict, fingerprint, brief size, cost,
  * duration), and the stop reason.
  */
-import { formatDuration } from "../../loop/duration.ts";
+import { formatDuration } from "../../core/duration.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
 import { describeUnappliedSteering } from "../../loop/steering.ts";

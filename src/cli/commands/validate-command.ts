@@ -3,9 +3,10 @@
  * says which modes the spec serves: a loop (`run`, which needs a maker) and hook mode (`init claude`,
  * which needs only the goal and the gates).
  */
+
+import { loadSpecFileForAnyMode } from "../../core/spec-file.ts";
 import { SpecError } from "../../errors.ts";
 import { describePlan, preflight } from "../../loop/preflight.ts";
-import { loadSpecFileForAnyMode } from "../../loop/spec-file.ts";
 
 export async function validateCommand(specArgument: string): Promise<number> {
   const anyMode = await loadSpecFileForAnyMode(specArgument);

@@ -2,7 +2,7 @@
  * The pure half of an agent-CLI engine: a translator folds the CLI's output lines (JSONL) into engine
  * events and, at the end, a turn result. It does no IO, so it is tested against recorded real output.
  */
-import type { EngineEvent, TokenUsage, TurnStatus } from "../engine.ts";
+import type { EngineEvent, TokenUsage, TurnStatus } from "../../core/engine.ts";
 
 /** How the CLI process ended, as the process half saw it. */
 export interface CliExit {

@@ -2,8 +2,9 @@
  * What an agent-CLI engine tells the registry about itself: how to find and build it, and which model
  * provider it would use (the verifier is picked from another provider than the maker's).
  */
-import type { EngineSpec } from "../../loop/spec.ts";
-import type { Engine } from "../engine.ts";
+
+import type { Engine } from "../../core/engine.ts";
+import type { EngineSpec } from "../../core/spec.ts";
 
 export type Provider = "anthropic" | "openai" | "google" | "github" | "local" | "unknown";
 

@@ -9,10 +9,10 @@
  * outlives the turn.
  */
 import { join } from "node:path";
-import { createRedactor } from "../../gates/redact.ts";
+import type { TurnRequest, TurnResult } from "../../core/engine.ts";
+import { createRedactor } from "../../core/redact.ts";
 import { runCommand } from "../../process/run-command.ts";
 import { turnSandboxPlan } from "../../sandbox/turn-sandbox.ts";
-import type { TurnRequest, TurnResult } from "../engine.ts";
 import type { CliTranslator } from "./cli-translator.ts";
 import { shellQuote } from "./shell-quote.ts";
 import { watchUnreachable } from "./unreachable-api.ts";

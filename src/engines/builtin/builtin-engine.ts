@@ -3,8 +3,9 @@
  * and as verifier or replanner (read-only tools, the answer as one JSON value in `output`). The agent
  * and the AI SDK load only when a turn runs, so commands that merely build engines stay fast.
  */
-import type { EngineSpec } from "../../loop/spec.ts";
-import type { Engine } from "../engine.ts";
+
+import type { Engine } from "../../core/engine.ts";
+import type { EngineSpec } from "../../core/spec.ts";
 import { builtinProvider, builtinSettings } from "./builtin-settings.ts";
 
 /** Builds the engine; a `UsageError` names a malformed model id or an unknown option in `args`. */

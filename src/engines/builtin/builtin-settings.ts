@@ -5,8 +5,8 @@
  * `--api-key-env NAME` (the variable holding the model server's key; see agent/providers.ts).
  */
 import { defaultModelId, type ModelId, parseModelId } from "../../agent/model-id.ts";
+import type { EngineSpec } from "../../core/spec.ts";
 import { UsageError } from "../../errors.ts";
-import type { EngineSpec } from "../../loop/spec.ts";
 import type { Provider } from "../agent-cli/engine-definition.ts";
 
 export interface BuiltinSettings {

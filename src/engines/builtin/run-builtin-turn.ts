@@ -12,10 +12,10 @@ import type { AgentEvent, EndReason } from "../../agent/agent-types.ts";
 import { buildSystemPrompt } from "../../agent/prompts/system-prompt.ts";
 import { createAgentModel } from "../../agent/providers.ts";
 import { fullTools, readOnlyTools } from "../../agent/tools/tool-sets.ts";
+import type { TurnRequest, TurnResult, TurnStatus } from "../../core/engine.ts";
 import { extractJsonAnswer } from "../agent-cli/json-answer.ts";
 import { engineSessionVariable } from "../agent-cli/run-cli-turn.ts";
 import { accountLimit } from "../command-engine.ts";
-import type { TurnRequest, TurnResult, TurnStatus } from "../engine.ts";
 import { evidenceFiles } from "../evidence-files.ts";
 import type { BuiltinSettings } from "./builtin-settings.ts";
 

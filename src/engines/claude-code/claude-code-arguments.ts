@@ -20,8 +20,9 @@
  *   prices); the watchdog stops the turn live as well, whichever comes first.
  * - The spec's `model` and `args` come last, so a user can add any flag.
  */
-import type { EngineSpec } from "../../loop/spec.ts";
-import type { TurnRequest } from "../engine.ts";
+
+import type { TurnRequest } from "../../core/engine.ts";
+import type { EngineSpec } from "../../core/spec.ts";
 
 /** Flag settings that switch off every Claude Code hook for the session. */
 export const hooksOffSettings = JSON.stringify({ disableAllHooks: true });

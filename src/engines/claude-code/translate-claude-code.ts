@@ -8,11 +8,11 @@
  * usage with pricing.ts; once the `result` line arrives its `total_cost_usd` is the turn's cost.
  */
 
+import type { EngineEvent, TokenUsage } from "../../core/engine.ts";
+import { costOf, type ModelPrice } from "../../core/pricing.ts";
 import type { CliExit, CliTranslator, TranslatedResult } from "../agent-cli/cli-translator.ts";
 import { extractJsonAnswer } from "../agent-cli/json-answer.ts";
-import { costOf, type ModelPrice } from "../agent-cli/pricing.ts";
 import { accountLimit } from "../command-engine.ts";
-import type { EngineEvent, TokenUsage } from "../engine.ts";
 
 interface MessageUsage {
   model: string;

@@ -11,7 +11,7 @@
  * - Verifier and replanner: `-s read-only`, always (sandbox flags of the spec's `args` are dropped), and
  *   `--output-schema FILE` when the loop asks for a structured answer.
  */
-import type { Role } from "../engine.ts";
+import type { Role } from "../../core/engine.ts";
 
 export interface CodexArgumentsInput {
   role: Role;

@@ -9,11 +9,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { EngineSpec } from "../../loop/spec.ts";
+import type { Engine, TurnRequest, TurnResult } from "../../core/engine.ts";
+import { type ModelPrice, priceTable } from "../../core/pricing.ts";
+import type { EngineSpec } from "../../core/spec.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
-import { type ModelPrice, priceTable } from "../agent-cli/pricing.ts";
 import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
-import type { Engine, TurnRequest, TurnResult } from "../engine.ts";
 import { evidenceFiles } from "../evidence-files.ts";
 import {
   codexArguments,

@@ -7,10 +7,10 @@
  * turn; dollars come from the price table. It has no turn limit of its own in `exec`.
  */
 
+import type { EngineEvent, TokenUsage } from "../../core/engine.ts";
+import { costOf, type ModelPrice } from "../../core/pricing.ts";
 import type { CliExit, CliTranslator, TranslatedResult } from "../agent-cli/cli-translator.ts";
 import { extractJsonAnswer } from "../agent-cli/json-answer.ts";
-import { costOf, type ModelPrice } from "../agent-cli/pricing.ts";
-import type { EngineEvent, TokenUsage } from "../engine.ts";
 import { withoutNulls } from "./strict-output-schema.ts";
 
 export interface CodexTranslatorOptions {

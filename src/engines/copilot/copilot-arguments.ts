@@ -17,7 +17,7 @@
  *   Claude Code's `.claude/settings.json` hooks of a trusted folder). The flag still wins for the maker.
  * - The spec's `model` and `args` come last, so a user can add any flag.
  */
-import type { EngineSpec } from "../../loop/spec.ts";
+import type { EngineSpec } from "../../core/spec.ts";
 
 /**
  * Shell commands a read-only turn may run: they read and cannot write (redirections are refused). A

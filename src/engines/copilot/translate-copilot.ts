@@ -9,10 +9,11 @@
  * and the cost stays unknown: tokens come from the usage report at the end, and Copilot bills premium
  * requests or AI credits, not tokens at an API price. Copilot has no turn limit of its own.
  */
+
+import type { EngineEvent, TokenUsage } from "../../core/engine.ts";
 import type { CliExit, CliTranslator, TranslatedResult } from "../agent-cli/cli-translator.ts";
 import { extractJsonAnswer } from "../agent-cli/json-answer.ts";
 import { accountLimit } from "../command-engine.ts";
-import type { EngineEvent, TokenUsage } from "../engine.ts";
 
 export interface CopilotState {
   /** The text of the main agent's last assistant message that had any. */

@@ -1,7 +1,7 @@
 /** The JSON context of a turn (see engines/turn-context.ts), from the state of the iteration it belongs to. */
-import type { Role } from "../../engines/engine.ts";
+import type { Role } from "../../core/engine.ts";
 import type { TurnContext } from "../../engines/turn-context.ts";
-import { countsAsPassed } from "../gate-status.ts";
+import { countsAsPassed } from "../gate-assessment.ts";
 import { type LoopState, phaseResults } from "../state.ts";
 
 export function buildTurnContext(

@@ -6,6 +6,8 @@
 import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RecordedTamperFlag } from "../../core/events.ts";
+import { excerpt } from "../../core/tamper-flag.ts";
 import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
 import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
@@ -19,9 +21,7 @@ import {
   type SpecCommandFiles,
   specCommandFiles,
 } from "../../verify/tamper/spec-command-files.ts";
-import { excerpt } from "../../verify/tamper/tamper-flag.ts";
 import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
-import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { loopRepositoryOf, makerIndex } from "./loop-git.ts";

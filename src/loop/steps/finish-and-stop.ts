@@ -6,11 +6,11 @@
 
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { StopReason } from "../../core/events.ts";
 import { git } from "../../git/git.ts";
 import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { pushBranch } from "../../git/push.ts";
 import { defaultRemote } from "../../git/repository.ts";
-import type { StopReason } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { secretsInHistory } from "./scrub-secrets.ts";
 

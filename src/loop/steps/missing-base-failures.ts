@@ -2,13 +2,14 @@
  * The screen's search for tests that failed on the base commit and are gone from the graded commit's
  * code (`baseline-failure-not-executed`, ids `B1`, `B2`, ...): two `git grep` runs, one per commit.
  */
+
+import type { RecordedTamperFlag } from "../../core/events.ts";
 import { gitResult } from "../../git/git.ts";
 import {
   missingBaseFailures,
   parseGrepHits,
   searchTermOf,
 } from "../../verify/tamper/missing-base-failures.ts";
-import type { RecordedTamperFlag } from "../events.ts";
 import type { LoopState } from "../state.ts";
 
 /** Base failures looked for per screen: enough for any real fix, bounded for a suite that is all red. */

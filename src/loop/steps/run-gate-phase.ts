@@ -5,6 +5,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { GatePhase } from "../../core/events.ts";
 import type { RunnerName } from "../../gates/digest/digest-types.ts";
 import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { incompleteRunReason } from "../../gates/incomplete-run.ts";
@@ -12,7 +13,6 @@ import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { changedFiles } from "../../git/diffs.ts";
 import { checkOut, indexTree } from "../../git/loop-repository.ts";
-import type { GatePhase } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { gatesIndex, loopRepositoryOf } from "./loop-git.ts";

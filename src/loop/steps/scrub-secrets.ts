@@ -7,11 +7,11 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RecordedTamperFlag } from "../../core/events.ts";
+import type { KnownSecret } from "../../core/redact.ts";
 import { readRegularFile } from "../../files/read-regular-file.ts";
-import type { KnownSecret } from "../../gates/redact.ts";
 import { git } from "../../git/git.ts";
 import { asLatin1, findSecretValues, replaceSecretValues } from "../../verify/secret-values.ts";
-import type { RecordedTamperFlag } from "../events.ts";
 import type { RunContext } from "../run-context.ts";
 
 /** Files larger than this are not searched (a documented gap: secrets are written into small files). */

@@ -7,16 +7,17 @@
  * over budget.
  */
 import { readFile } from "node:fs/promises";
+import { passesPolicy } from "../../core/gate-status.ts";
+import { isDeterministic } from "../../core/spec.ts";
 import { createEngine, resolveVerifier } from "../../engines/registry.ts";
 import { commitEvidenceSources } from "../../verify/commit-evidence-sources.ts";
 import { deriveOverall } from "../../verify/derive-overall.ts";
 import { checkEvidence } from "../../verify/evidence-check.ts";
 import { parseVerdictOutput, type VerdictCheck, verdictJsonSchema } from "../../verify/verdict.ts";
 import { buildVerifierPrompt } from "../../verify/verifier-prompt.ts";
-import { countsAsPassed, passesPolicy } from "../gate-status.ts";
+import { countsAsPassed } from "../gate-assessment.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import type { RunContext } from "../run-context.ts";
-import { isDeterministic } from "../spec.ts";
 import { allGateResults, currentIteration, type IterationState, phaseResults } from "../state.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
 import { withScratchWorktree } from "./scratch-worktree.ts";

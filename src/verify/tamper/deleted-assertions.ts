@@ -7,10 +7,10 @@
  * Assertions inside a deleted test are left to its `test-deleted` flag. Pure.
  */
 
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import { showsInlineTests } from "./inline-tests.ts";
 import { changeRuns, compact, type ScreenFile, type ScreenLine } from "./lexed-diff.ts";
 import { type SourceLanguage, testLanguages } from "./source-languages.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 /** Assertion patterns, matched against a line's code view (comments and string contents blanked). */
 const assertionPatterns: Partial<Record<SourceLanguage, RegExp>> = {

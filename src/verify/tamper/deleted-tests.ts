@@ -6,8 +6,8 @@
  * same name with the same body (moved to another file). Pure.
  */
 
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import { compact, type ScreenFile, type ScreenLine } from "./lexed-diff.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 import { findTestDefinition } from "./test-definitions.ts";
 
 /** A test definition among one side's changed lines, with the changed lines of its body. */

@@ -10,8 +10,8 @@
  * than the diff's context lines above it is not seen.
  */
 
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import { Multiset, type ScreenFile, type ScreenLine } from "./lexed-diff.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 /** Setting names (normalized: lower case, no `-` or `_`) whose values exclude tests or files. */
 const exclusionSetting =

@@ -4,8 +4,8 @@
  * test block (`if (import.meta.vitest)`). One flag per file, at its first changed line there. Pure.
  */
 
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import type { ScreenFile, ScreenHunk } from "./lexed-diff.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 const rustTestCode = /#\[\s*cfg\s*\(\s*test\s*\)\s*\]|#\[\s*(?:\w+::)*test\b|^\s*mod\s+tests?\b/;
 const rustTestSection = /\bmod\s+tests?\b|#\[\s*cfg\s*\(\s*test\s*\)\s*\]/;

@@ -8,10 +8,10 @@
  * → 2`). A number whose meaning is unknown is never flagged. Pure.
  */
 
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import { hasAssertion } from "./deleted-assertions.ts";
 import { showsInlineTests } from "./inline-tests.ts";
 import { changeRuns, compact, type ScreenFile, type ScreenLine } from "./lexed-diff.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 /** What a number means, and which direction loosens it. */
 interface ThresholdRule {

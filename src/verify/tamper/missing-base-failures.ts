@@ -4,7 +4,7 @@
  * fixed. Names the code never spelled out (generated or escaped ones) are not judged. Pure: the caller
  * searches both commits for `searchTermOf` each name (see `parseGrepHits`).
  */
-import type { TamperFlag } from "./tamper-flag.ts";
+import type { TamperFlag } from "../../core/tamper-flag.ts";
 
 /** Shortest name part searched for: shorter ones match anything. */
 const shortestTerm = 4;

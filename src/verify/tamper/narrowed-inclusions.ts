@@ -6,9 +6,9 @@
  * tsconfig's `include` is not a test collection). Pure.
  */
 
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import { enclosingOpener, opensContainer, settingOn, valuesIn } from "./excluded-tests.ts";
 import { Multiset, type ScreenFile, type ScreenLine } from "./lexed-diff.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 /** Collection settings (normalized: lower case, no `-` or `_`). */
 const inclusionSetting =

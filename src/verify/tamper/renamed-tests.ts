@@ -6,8 +6,8 @@
  */
 
 import picomatch from "picomatch";
+import type { TamperFlag } from "../../core/tamper-flag.ts";
 import type { ScreenFile } from "./lexed-diff.ts";
-import type { TamperFlag } from "./tamper-flag.ts";
 
 const javascript = "{js,cjs,mjs,jsx,ts,cts,mts,tsx}";
 

@@ -4,6 +4,7 @@
  * text of `git diff base..sha`.
  */
 
+import { type TamperFlag, tamperFlagKinds } from "../../core/tamper-flag.ts";
 import { type CommandNamedPath, tamperMatcher } from "./classify-files.ts";
 import { screenDeletedAssertions } from "./deleted-assertions.ts";
 import { screenDeletedTests } from "./deleted-tests.ts";
@@ -14,7 +15,6 @@ import { screenLoosenedThresholds } from "./loosened-thresholds.ts";
 import { screenNarrowedInclusions } from "./narrowed-inclusions.ts";
 import { screenRenamedTests } from "./renamed-tests.ts";
 import { screenSkipMarkers } from "./skip-markers.ts";
-import { type TamperFlag, tamperFlagKinds } from "./tamper-flag.ts";
 import { parseUnifiedDiff } from "./unified-diff.ts";
 
 /** Options of `screenDiff`. */

@@ -4,9 +4,9 @@
  * string literals); a marker line that was only moved or re-indented within its file is not flagged. Pure.
  */
 
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import { compact, Multiset, type ScreenFile } from "./lexed-diff.ts";
 import type { SourceLanguage } from "./source-languages.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 /** Marker patterns per language, matched against a line's code view. */
 const markers: Partial<Record<SourceLanguage, RegExp[]>> = {

@@ -9,10 +9,10 @@
  */
 
 import { posix } from "node:path";
+import { excerpt, type TamperFlag } from "../../core/tamper-flag.ts";
 import type { CommandNamedPath } from "./classify-files.ts";
 import { type NamedPath, type PackageScripts, pathsNamedBy } from "./command-paths.ts";
 import { type MakeRecipe, makeRecipe } from "./make-recipes.ts";
-import { excerpt, type TamperFlag } from "./tamper-flag.ts";
 
 /** A command of the spec: a gate's `run` (with its id) or a `setup` command (no gate). */
 export interface SpecCommand {

@@ -2,7 +2,7 @@
  * `fewer-tests-executed`: the gates ran fewer tests than the baseline did on the base commit. Pure.
  */
 
-import type { TamperFlag } from "./tamper-flag.ts";
+import type { TamperFlag } from "../../core/tamper-flag.ts";
 
 /**
  * A flag when `current` (tests executed at the graded commit) is below `baseline` (tests executed at the

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { branchNameProblem } from "../git/branch-name.ts";
+import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
 

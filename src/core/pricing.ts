@@ -7,8 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { UsageError } from "../../errors.ts";
-import type { TokenUsage } from "../engine.ts";
+import { UsageError } from "../errors.ts";
+import type { TokenUsage } from "./engine.ts";
 import shipped from "./prices.json" with { type: "json" };
 
 const priceSchema = z.object({

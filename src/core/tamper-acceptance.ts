@@ -4,7 +4,7 @@
  * accepted silently. Names are flag kinds (`skip-marker-added`) or the short class names a person writes
  * (`skip-marker`). Pure.
  */
-import { type TamperFlagKind, tamperClassOf, tamperFlagKinds } from "../verify/tamper/tamper-flag.ts";
+import { type TamperFlagKind, tamperClassOf, tamperFlagKinds } from "./tamper-flag.ts";
 
 /** Short class names, as the issue and the docs write them, for the blocking kinds they stand for. */
 const classNames: Readonly<Record<string, TamperFlagKind>> = {

@@ -8,9 +8,8 @@
  * - A green gate is re-run `rerun` times before `verified` (`confirm`, `confirm-2`, ...): a flip is flaky.
  * - A flaky gate blocks `verified` unless it says `flaky: report`.
  */
-import { confirmPhase, type GatePhase, type GateResult } from "./events.ts";
+import type { GatePhase, GateResult } from "./events.ts";
 import type { GateSpec } from "./spec.ts";
-import { type IterationState, phaseResults } from "./state.ts";
 
 export type GateStatus = "pass" | "fail" | "flaky" | "pending";
 
@@ -46,55 +45,7 @@ function ranFewer(result: GateResult, baseline: GateResult): boolean {
   );
 }
 
-/**
- * Assesses a gate through the grade phase only (`confirm: false`), or through its confirmation re-runs too.
- */
-export function assessGate(
-  gate: GateSpec,
-  iteration: IterationState,
-  baseline: GateResult | undefined,
-  options: { confirm: boolean },
-): GateAssessment {
-  const graded = phaseResults(iteration, "grade")[gate.id];
-  if (!graded) return { status: "pending", due: "grade", newFailures: [], preexistingFailures: [] };
-  const before = new Set(baseline?.failures ?? []);
-  const failing = graded.passed ? [] : (graded.failures ?? []);
-  const split = {
-    newFailures: failing.filter((name) => !before.has(name)),
-    preexistingFailures: failing.filter((name) => before.has(name)),
-  };
-  if (!passesPolicy(gate, graded, baseline)) {
-    const recheck = phaseResults(iteration, "recheck")[gate.id];
-    if (!recheck) return { status: "pending", due: "recheck", ...split };
-    return { status: passesPolicy(gate, recheck, baseline) ? "flaky" : "fail", ...split };
-  }
-  if (!options.confirm) return { status: "pass", ...split };
-  for (let round = 1; round <= gate.rerun; round += 1) {
-    const phase = confirmPhase(round);
-    const confirmed = phaseResults(iteration, phase)[gate.id];
-    if (!confirmed) return { status: "pending", due: phase, ...split };
-    if (!passesPolicy(gate, confirmed, baseline)) return { status: "flaky", ...split };
-  }
-  return { status: "pass", ...split };
-}
-
 /** Whether an assessment lets the loop go on toward `verified` (a flaky gate only when it says `flaky: report`). */
 export function isAcceptable(gate: GateSpec, assessment: GateAssessment): boolean {
   return assessment.status === "pass" || (assessment.status === "flaky" && gate.flaky === "report");
-}
-
-/**
- * Whether a gate's graded run counts as passed, which is what a verifier may approve: exit 0, failures
- * its baseline policy accepts, or a failure that did not reproduce on the recheck of a gate that says
- * `flaky: report`. False when the gate has no graded run.
- */
-export function countsAsPassed(
-  gate: GateSpec,
-  iteration: IterationState,
-  baseline: GateResult | undefined,
-): boolean {
-  const graded = phaseResults(iteration, "grade")[gate.id];
-  if (!graded) return false;
-  if (passesPolicy(gate, graded, baseline)) return true;
-  return isAcceptable(gate, assessGate(gate, iteration, baseline, { confirm: false }));
 }
