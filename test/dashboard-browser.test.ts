@@ -142,7 +142,11 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
   // The README's picture: the top of the glass box, then iteration 1's claimed-vs-verified panel.
   await page.goto(loopUrl);
   await page.evaluate("window.scrollTo(0, 0)");
-  await page.screenshot({ path: join(artifacts, "dashboard-readme.png"), clip: { x: 0, y: 0, width: 1280, height: 1400 }, fullPage: true });
+  await page.screenshot({
+    path: join(artifacts, "dashboard-readme.png"),
+    clip: { x: 0, y: 0, width: 1280, height: 1400 },
+    fullPage: true,
+  });
 
   // A gate log with its line anchors, reached from iteration 1's gates.
   await page.click("#iteration-1 table.gates a:text('full log')");

@@ -5,7 +5,7 @@
  */
 import { html } from "hono/html";
 import YAML from "yaml";
-import { budgetSchema, type GateSpec, verifierGateId } from "../../loop/spec.ts";
+import { budgetSchema, type GateSpec, verifierGateId } from "../../core/spec.ts";
 import type { LoopState } from "../../loop/state.ts";
 import { links } from "./links.ts";
 import type { DisplayStatus } from "./loop-view.ts";

@@ -4,8 +4,8 @@
  */
 import { basename } from "node:path";
 import { html } from "hono/html";
+import type { GateResult } from "../../core/events.ts";
 import { readRegularFile } from "../../files/read-regular-file.ts";
-import type { GateResult } from "../../loop/events.ts";
 import { links } from "./links.ts";
 import type { Markup } from "./page-layout.ts";
 

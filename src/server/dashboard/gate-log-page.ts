@@ -4,7 +4,7 @@
  * the request.
  */
 import { html } from "hono/html";
-import type { GateResult } from "../../loop/events.ts";
+import type { GateResult } from "../../core/events.ts";
 import { allGateResults, type LoopState } from "../../loop/state.ts";
 import { duration, shortSha } from "./format.ts";
 import { links, logPageLines } from "./links.ts";

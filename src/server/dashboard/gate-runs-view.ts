@@ -4,10 +4,10 @@
  * flaky, pending) with its flake note, a link to the full log and the digest.
  */
 import { html } from "hono/html";
-import type { GateResult } from "../../loop/events.ts";
-import { assessGate } from "../../loop/gate-status.ts";
+import type { GateResult } from "../../core/events.ts";
+import { type GateSpec, isDeterministic } from "../../core/spec.ts";
+import { assessGate } from "../../loop/gate-assessment.ts";
 import { describeRed } from "../../loop/gate-wording.ts";
-import { type GateSpec, isDeterministic } from "../../loop/spec.ts";
 import { allGateResults, type IterationState, type LoopState } from "../../loop/state.ts";
 import { digestView, type GateRunPlace } from "./digest-view.ts";
 import { duration } from "./format.ts";

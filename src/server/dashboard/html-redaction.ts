@@ -4,7 +4,7 @@
  * HTML-escaped (`a&b` is sent as `a&amp;b`). The loop redacts what it records; this catches the rest
  * (a file read at a commit, a log written before a variable was set).
  */
-import { createRedactor } from "../../gates/redact.ts";
+import { createRedactor } from "../../core/redact.ts";
 
 /** Returns a function that replaces every secret value of `env` (and its escaped form) by `[redacted:NAME]`. */
 export function createHtmlRedactor(env: NodeJS.ProcessEnv = process.env): (text: string) => string {

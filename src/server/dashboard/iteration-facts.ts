@@ -3,7 +3,7 @@
  * verifier's turn records (the maker's final message, durations, cost, tokens), rejected verdicts,
  * replanning turns, and the wall time of each phase. Pure over the loop's events.
  */
-import type { EventPayloads, LoopEvent, TurnUsage } from "../../loop/events.ts";
+import type { EventPayloads, LoopEvent, TurnUsage } from "../../core/events.ts";
 
 export interface PhaseTimes {
   makerMs: number;

@@ -4,8 +4,8 @@
  * verifier's reasoning, and the replanning that followed it.
  */
 import { html } from "hono/html";
-import { assessGate } from "../../loop/gate-status.ts";
-import { isDeterministic } from "../../loop/spec.ts";
+import { isDeterministic } from "../../core/spec.ts";
+import { assessGate } from "../../loop/gate-assessment.ts";
 import type { IterationState, LoopState } from "../../loop/state.ts";
 import { clock, dollars, duration, shortSha, tokens } from "./format.ts";
 import { gateRunsView } from "./gate-runs-view.ts";

@@ -3,7 +3,7 @@
  * of the shared vocabulary (`queued | running | interrupted | paused | parked | stopped | created |
  * damaged`). One read per request; the store is the only source of truth.
  */
-import type { LoopEvent } from "../../loop/events.ts";
+import type { LoopEvent } from "../../core/events.ts";
 import { currentIteration, type LoopState } from "../../loop/state.ts";
 import { type DamagedEvent, readState } from "../../loop/timeline.ts";
 import type { LoopRecord, Store } from "../../store/store.ts";

@@ -4,10 +4,10 @@
  * `SpecError` (every problem) or `UsageError` (a name or branch already taken).
  */
 import { isAbsolute, join } from "node:path";
+import { maximumSpecBytes, parseSpecText } from "../../core/spec-file.ts";
 import { SpecError } from "../../errors.ts";
 import { createLoop } from "../../loop/create-loop.ts";
 import { preflight } from "../../loop/preflight.ts";
-import { maximumSpecBytes, parseSpecText } from "../../loop/spec-file.ts";
 import type { LoopRecord, Store } from "../../store/store.ts";
 
 export interface SpecSubmission {

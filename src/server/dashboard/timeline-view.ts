@@ -4,7 +4,7 @@
  * turns (runs, baseline, steering applied, parking, stop).
  */
 import { html } from "hono/html";
-import type { SteeringChange, SteerRequest } from "../../loop/events.ts";
+import type { SteeringChange, SteerRequest } from "../../core/events.ts";
 import type { IterationState, LoopState } from "../../loop/state.ts";
 import { clock, duration } from "./format.ts";
 import { gateRunsView } from "./gate-runs-view.ts";

@@ -4,7 +4,7 @@
  * flags with its ruling on each, and any verdict loopwright rejected.
  */
 import { html } from "hono/html";
-import type { Evidence, GateRuling } from "../../loop/events.ts";
+import type { Evidence, GateRuling } from "../../core/events.ts";
 import type { IterationState, LoopState } from "../../loop/state.ts";
 import { describeRuling, tamperStandings } from "../../loop/tamper-standing.ts";
 import type { IterationFacts } from "./iteration-facts.ts";
