@@ -247,7 +247,7 @@ budget: { maxIterations: 1 }
     [{ remove_gate: "nope" }, /no gate &#39;nope&#39; in loop steerable/],
     [{ budget_maxIterations: "-1" }, /--budget: maxIterations: /],
     [{ budget_wallClockPerIteration: "soon" }, /--budget: wallClockPerIteration: not a duration/],
-    [{}, /steer: nothing to change/],
+    [{}, /nothing to change/],
   ];
   for (const [fields, message] of cases) {
     const response = await post(`/loops/${steerable}/steer`, { loopwright_secret: secret, ...fields });
@@ -359,4 +359,26 @@ budget: { maxIterations: 12 }
   assert.match(fragment.text, /^<div data-live-part="head">/);
   assert.match(fragment.text, /<div data-live-part="body">/);
   assert.match(page.text, /<div data-live-part="head">/);
+});
+
+test("resume from the page queues the loop for the service, shown with its place; a refused action says why next to the buttons", async () => {
+  const steerable = (await store.findLoop("steerable"))?.id ?? "";
+  const resumed = await post(`/loops/${steerable}/resume`, { loopwright_secret: secret });
+  assert.equal(resumed.status, 303);
+  assert.match(decodeURIComponent(resumed.headers.get("location") ?? ""), /queued to resume \(position 1\)/);
+  const queued = (await store.readEvents(steerable)).filter((event) => event.type === "loop_queued");
+  assert.deepEqual(queued.at(-1)?.data, { by: { via: "web", name: "loopback" }, command: "resume" });
+  const page = await get(`/loops/${steerable}`);
+  assert.match(page.text, /status-queued">queued<\/span> <span class="phase">#1 in the queue/);
+  assert.match(page.text, /queued to resume by <span class="actor">web: loopback<\/span>/);
+  const list = await get("/");
+  assert.match(list.text, /data-status="queued"/);
+  assert.match(list.text, /#1 in the queue/);
+  // Resuming again is refused with the app's message, shown next to the buttons.
+  const again = await post(`/loops/${steerable}/resume`, { loopwright_secret: secret });
+  assert.equal(again.status, 400);
+  assert.match(await again.text(), /class="form-error" role="alert">loop steerable is already queued/);
+  const paused = await post(`/loops/${loopId}/pause`, { loopwright_secret: secret });
+  assert.equal(paused.status, 400, "a stopped loop cannot be paused");
+  assert.match(await paused.text(), /loop pages is stopped \(verified\)/);
 });

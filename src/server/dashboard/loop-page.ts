@@ -15,9 +15,8 @@ import {
 import { chartsView } from "./charts.ts";
 import { capText, clock, dollars, duration, shortSha, tokens } from "./format.ts";
 import { links } from "./links.ts";
-import { costToday, type LoopView } from "./loop-view.ts";
-import { statusCell } from "./loops-page.ts";
-import { type Markup, page } from "./page-layout.ts";
+import { costToday, type LoopView, phaseInWords, statusTone } from "./loop-view.ts";
+import { badge, type Markup, page } from "./page-layout.ts";
 import { timelineView } from "./timeline-view.ts";
 
 export interface LoopPageOptions {
@@ -82,7 +81,7 @@ function header(view: LoopView, state: LoopState): Markup {
   const budget = state.spec.budget;
   return html`<section class="loop-header" data-status="${view.status}">
 <h1>${view.loop.name} <small class="muted">${view.loop.id}</small></h1>
-<p class="status-line">${statusCell(view)}</p>
+<p class="status-line">${statusLine(view, state)}</p>
 ${state.stopMessage ? html`<p class="stop-message">${state.stopMessage}</p>` : ""}
 <blockquote class="goal">${state.spec.goal}</blockquote>
 <dl class="facts-grid">
@@ -97,4 +96,25 @@ ${state.stopMessage ? html`<p class="stop-message">${state.stopMessage}</p>` : "
 <dt>Created</dt><dd>${clock(view.loop.createdAt)}</dd>
 <dt>Gates</dt><dd>${state.spec.gates.map((gate, index) => html`${index > 0 ? ", " : ""}<code>${gate.id}</code>`)}</dd>
 </dl></section>`;
+}
+
+/** The status badge with what goes with it: queue position, current phase, park time, stop reason. */
+function statusLine(view: LoopView, state: LoopState): Markup {
+  const detail = (() => {
+    switch (view.status) {
+      case "queued":
+        return view.queuePosition ? `#${view.queuePosition} in the queue` : "waiting for the service";
+      case "running":
+        return phaseInWords(state) ?? "";
+      case "parked":
+        return `daily cost cap spent; until ${clock(state.parkedUntil)}`;
+      case "stopped":
+        return state.stopReason ?? "";
+      case "interrupted":
+        return "its controller is gone; resume continues it";
+      default:
+        return "";
+    }
+  })();
+  return html`${badge(statusTone(view.status, state.stopReason), view.status)} <span class="phase">${detail}</span>`;
 }

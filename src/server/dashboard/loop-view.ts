@@ -1,22 +1,17 @@
 /**
- * What the dashboard reads about a loop: its record, replayed state and events, and the display status
- * of the shared vocabulary (`queued | running | interrupted | paused | parked | stopped | created |
- * damaged`). One read per request; the store is the only source of truth.
+ * What the dashboard reads about one loop: its record, replayed state and events (through the app
+ * layer, and its replay cache in a long-lived server), its display status in the shared vocabulary, and
+ * its place in the queue when queued. A loop that cannot be replayed is `damaged`, never thrown.
  */
+import { type AppContext, replay } from "../../app/app-context.ts";
+import { type DisplayStatus, displayStatus } from "../../app/display-status.ts";
+import { listLoops } from "../../app/list-loops.ts";
 import type { LoopEvent } from "../../core/events.ts";
 import { currentIteration, type LoopState } from "../../loop/state.ts";
-import { type DamagedEvent, readState } from "../../loop/timeline.ts";
-import type { LoopRecord, Store } from "../../store/store.ts";
+import type { DamagedEvent } from "../../loop/timeline.ts";
+import type { LoopRecord } from "../../store/store.ts";
 
-export type DisplayStatus =
-  | "queued"
-  | "running"
-  | "interrupted"
-  | "paused"
-  | "parked"
-  | "stopped"
-  | "created"
-  | "damaged";
+export type { DisplayStatus } from "../../app/display-status.ts";
 
 export interface LoopView {
   loop: LoopRecord;
@@ -30,29 +25,28 @@ export interface LoopView {
   problem?: string;
 }
 
-/** Reads one loop; a loop that cannot be replayed is returned as `damaged`, never thrown. */
-export async function readLoopView(store: Store, loop: LoopRecord): Promise<LoopView> {
-  let read: Awaited<ReturnType<typeof readState>>;
+export async function readLoopView(context: AppContext, loop: LoopRecord): Promise<LoopView> {
+  let read: Awaited<ReturnType<typeof replay>>;
   try {
-    read = await readState(store, loop);
+    read = await replay(context, loop);
   } catch (error) {
     return { loop, status: "damaged", events: [], damaged: [], problem: (error as Error).message };
   }
-  const holder = await store.lockHolder(loop.id);
-  return { loop, status: displayStatus(read.state, holder !== undefined), ...read };
-}
-
-/** The status a person sees: a loop marked running whose controller is gone was interrupted. */
-export function displayStatus(state: LoopState, live: boolean): DisplayStatus {
-  if (live) return state.status === "created" ? "running" : state.status;
-  return state.status === "running" ? "interrupted" : state.status;
+  const running = (await context.store.lockHolder(loop.id)) !== undefined;
+  const status = displayStatus(read.state, running);
+  // Only a queued loop needs the others: its position counts the queued loops of every repository.
+  const queuePosition =
+    status === "queued"
+      ? ((await listLoops(context)).loops.find((row) => row.id === loop.id)?.queuePosition ?? undefined)
+      : undefined;
+  return { loop, status, state: read.state, events: read.events, damaged: read.damaged, queuePosition };
 }
 
 /**
- * What a running loop is doing right now, in words (`maker, iteration 2`, `gates tests, lint`,
- * `verifier`, `baseline gates`, `replanning`); undefined when nothing runs.
+ * What a running loop is doing right now, in words (`maker, iteration 2`, `gates tests, lint (grade),
+ * iteration 2`, `verifier, iteration 2`, `baseline gates`, `replanning`); undefined when nothing runs.
  */
-export function currentPhase(state: LoopState): string | undefined {
+export function phaseInWords(state: LoopState): string | undefined {
   if (state.baselineRunning.length > 0) return `baseline gates ${state.baselineRunning.join(", ")}`;
   if (state.replanRunning) return "replanning";
   const iteration = currentIteration(state);
@@ -74,4 +68,9 @@ export function currentPhase(state: LoopState): string | undefined {
 /** Dollars the loop spent on the current UTC day. */
 export function costToday(state: LoopState, now: Date = new Date()): number {
   return state.costByDay[now.toISOString().slice(0, 10)] ?? 0;
+}
+
+/** The badge tone of a status: a loop stopped `verified` is green, other stops red. */
+export function statusTone(status: DisplayStatus, stopReason: string | null | undefined): string {
+  return status === "stopped" && stopReason === "verified" ? "verified" : status;
 }

@@ -1,15 +1,16 @@
 /**
- * The loops page: every loop with its status (queued with its position, running with its current
- * phase, stopped with its reason), iteration n/max, cost today and in total against its caps, and a
- * strip of its iterations' outcomes; then the scheduled loops.
+ * The loops page: every loop (the app's loops list) with its status (queued with its position, running
+ * with its current phase, stopped with its reason), iterations against the cap, cost today and in total
+ * against the daily cap, and a strip of its iterations' outcomes; then the scheduled loops.
  */
 import { html } from "hono/html";
-import { countedIterations } from "../../loop/state.ts";
+import type { LoopListing } from "../../app/schemas/loop-schemas.ts";
 import { capText, clock, dollars } from "./format.ts";
-import { costToday, currentPhase, type LoopView } from "./loop-view.ts";
+import { links } from "./links.ts";
+import { statusTone } from "./loop-view.ts";
 import { badge, type Markup } from "./page-layout.ts";
 
-/** A schedule as the loops page lists it (the schedules helper's `listSchedules` rows fit). */
+/** A schedule as the loops page lists it. */
 export interface ScheduleRow {
   name: string;
   /** `cron 0 3 * * 1-5 (Europe/Paris)` or `every 30m`. */
@@ -19,70 +20,61 @@ export interface ScheduleRow {
 }
 
 /** The live part of the loops page, swapped in place when an event arrives. */
-export function loopsFragment(views: LoopView[], schedules: ScheduleRow[]): Markup {
+export function loopsFragment(
+  rows: LoopListing[],
+  schedules: ScheduleRow[],
+  warnings: string[] = [],
+): Markup {
   return html`<section><h1>Loops</h1>
-${views.length === 0 ? html`<p class="empty">No loops yet. <a href="/loops/new">Start one</a>.</p>` : loopsTable(views)}
+${warnings.map((warning) => html`<p class="warning">${warning}</p>`)}
+${rows.length === 0 ? html`<p class="empty">No loops yet. <a href="${links.newLoop()}">Start one</a>.</p>` : loopsTable(rows)}
 </section>
 <section><h2>Scheduled</h2>
 ${schedules.length === 0 ? html`<p class="empty">No schedules.</p>` : schedulesTable(schedules)}
 </section>`;
 }
 
-function loopsTable(views: LoopView[]): Markup {
+function loopsTable(rows: LoopListing[]): Markup {
   return html`<table class="loops"><thead><tr>
 <th>Loop</th><th>Status</th><th>Iteration</th><th>Cost today</th><th>Cost total</th><th>Outcomes</th><th>Created</th>
-</tr></thead><tbody>${views.map(loopRow)}</tbody></table>`;
+</tr></thead><tbody>${rows.map(loopRow)}</tbody></table>`;
 }
 
-function loopRow(view: LoopView): Markup {
-  const { loop, state } = view;
-  if (!state) {
-    return html`<tr data-loop="${loop.id}"><td><a href="/loops/${loop.id}">${loop.name}</a></td>
-<td>${badge("damaged")} ${view.problem ?? ""}</td><td></td><td></td><td></td><td></td><td>${clock(loop.createdAt)}</td></tr>`;
-  }
-  const budget = state.spec.budget;
-  return html`<tr data-loop="${loop.id}" data-status="${view.status}">
-<td><a href="/loops/${loop.id}">${loop.name}</a><div class="muted">${loop.repoRoot}</div></td>
-<td>${statusCell(view)}</td>
-<td class="number">${countedIterations(state)} / ${capText(budget.maxIterations)}</td>
-<td class="number">${dollars(costToday(state))} <span class="muted">of ${capText(budget.maxCostUsdPerDay, dollars)}/day</span></td>
-<td class="number">${dollars(state.costUsd)}${state.uncostedTurns > 0 ? html` <span class="muted" title="turns whose engine reports no cost">+${state.uncostedTurns} uncosted</span>` : ""}</td>
-<td>${outcomeStrip(view)}</td>
-<td>${clock(loop.createdAt)}</td>
+function loopRow(row: LoopListing): Markup {
+  return html`<tr data-loop="${row.id}" data-status="${row.status}">
+<td><a href="${links.loop(row.id)}">${row.name}</a><div class="muted">${row.repoRoot}</div></td>
+<td>${badge(statusTone(row.status, row.stopReason), row.status)} <span class="phase">${statusDetail(row)}</span></td>
+<td class="number">${row.iterations} / ${capText(row.maxIterations)}</td>
+<td class="number">${dollars(row.costTodayUsd)} <span class="muted">of ${capText(row.maxCostUsdPerDay, dollars)}/day</span></td>
+<td class="number">${dollars(row.costUsd)}</td>
+<td>${outcomeStrip(row.id, row.outcomes)}</td>
+<td>${clock(row.createdAt)}</td>
 </tr>`;
 }
 
-/** The status badge with what goes with it: queue position, current phase, park time, stop reason. */
-export function statusCell(view: LoopView): Markup {
-  const state = view.state;
-  const detail = (() => {
-    if (!state) return view.problem ?? "";
-    switch (view.status) {
-      case "queued":
-        return view.queuePosition ? `#${view.queuePosition} in the queue` : "waiting for the service";
-      case "running":
-        return currentPhase(state) ?? "";
-      case "parked":
-        return `daily cost cap spent; until ${clock(state.parkedUntil)}`;
-      case "stopped":
-        return state.stopReason ?? "";
-      case "interrupted":
-        return "its controller is gone; resume continues it";
-      default:
-        return "";
-    }
-  })();
-  const tone = view.status === "stopped" && state?.stopReason === "verified" ? "verified" : view.status;
-  return html`${badge(tone, view.status)} <span class="phase">${detail}</span>`;
+function statusDetail(row: LoopListing): string {
+  switch (row.status) {
+    case "queued":
+      return row.queuePosition ? `#${row.queuePosition} in the queue` : "waiting for the service";
+    case "running":
+      return row.phase ?? "";
+    case "parked":
+      return "daily cost cap spent; goes on at UTC midnight";
+    case "stopped":
+      return row.stopDescription ?? "";
+    case "interrupted":
+      return "its controller is gone; resume continues it";
+    default:
+      return "";
+  }
 }
 
 /** One square per iteration, coloured by outcome, each linking to its iteration on the loop's page. */
-export function outcomeStrip(view: LoopView): Markup {
-  const iterations = view.state?.iterations ?? [];
-  return html`<span class="strip">${iterations.map((iteration) => {
-    const outcome = iteration.ended?.outcome ?? "running";
-    return html`<a class="cell outcome-${outcome}" href="/loops/${view.loop.id}#iteration-${iteration.number}" title="iteration ${iteration.number}: ${outcome}">${iteration.number}</a>`;
-  })}</span>`;
+export function outcomeStrip(loopId: string, outcomes: string[]): Markup {
+  return html`<span class="strip">${outcomes.map(
+    (outcome, index) =>
+      html`<a class="cell outcome-${outcome}" href="${links.iteration(loopId, index + 1)}" title="iteration ${index + 1}: ${outcome}">${index + 1}</a>`,
+  )}</span>`;
 }
 
 function schedulesTable(schedules: ScheduleRow[]): Markup {

@@ -1,11 +1,19 @@
 /**
  * `mountDashboard(app, deps)`: adds the dashboard's pages to the server's hono app. Pages are rendered
- * on the server and read fine without JavaScript; a small script (served from /assets) makes them live
- * through the API's Server-Sent Events. Every owner action checks the page's secret, Origin and Host;
- * every rendered answer passes through the HTML redactor.
+ * on the server from the application layer (src/app/) and read fine without JavaScript; a small script
+ * (served from /assets) makes them live through the API's Server-Sent Events. Every owner action checks
+ * the page's secret, Origin and Host; every rendered answer passes through the HTML redactor.
  */
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
+import type { AppContext } from "../../app/app-context.ts";
+import { cancelLoop } from "../../app/cancel-loop.ts";
+import { listLoops } from "../../app/list-loops.ts";
+import { createLoopCache } from "../../app/loop-cache.ts";
+import { pauseLoop } from "../../app/pause-loop.ts";
+import { resumeLoop } from "../../app/resume-loop.ts";
+import { steerLoop } from "../../app/steer-loop.ts";
+import type { Actor } from "../../core/events.ts";
 import { LoopBusyError, LoopNotFoundError, SpecError, UsageError } from "../../errors.ts";
 import { runLoop } from "../../loop/runner.ts";
 import type { LoopRecord, Store } from "../../store/store.ts";
@@ -22,21 +30,22 @@ import { livePart, loopFragment, loopPage } from "./loop-page.ts";
 import { type LoopView, readLoopView } from "./loop-view.ts";
 import { loopsFragment, type ScheduleRow } from "./loops-page.ts";
 import { newLoopPage } from "./new-loop-page.ts";
-import { cancelLoop, pauseLoop, resumeLoop, steerInputFromForm, steerLoop } from "./owner-actions.ts";
 import { page } from "./page-layout.ts";
+import { steerBodyFromForm } from "./steer-form-body.ts";
 import { createLoopFromText } from "./submit-spec.ts";
-import type { Actor } from "./timeline-view.ts";
 
 export interface DashboardDependencies {
   store: Store;
   home: string;
   /** The per-service secret every form embeds and every action checks. */
   secret: string;
+  /** The application layer's context; default: the store and home with a replay cache. */
+  context?: AppContext;
   /** Host names besides loopback this server answers to (its `--host`). */
   hosts?: string[];
   /** Who acts through a request; default `{via: "web", name: "loopback"}`. */
   actorOf?: (context: Context) => Actor;
-  /** Runs a loop in the background; default: in this process, without waiting. */
+  /** Runs a new loop in the background; default: in this process, without waiting. */
   startInBackground?: (loop: LoopRecord, command: "run" | "resume") => void;
   /** The scheduled loops, for the loops page. */
   listSchedules?: () => Promise<ScheduleRow[]>;
@@ -46,42 +55,54 @@ export interface DashboardDependencies {
   env?: NodeJS.ProcessEnv;
 }
 
+type OwnerAction = "steer" | "pause" | "resume" | "cancel";
+
 export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
+  const context: AppContext = deps.context ?? {
+    store: deps.store,
+    home: deps.home,
+    cache: createLoopCache(),
+  };
   const redact = createHtmlRedactor(deps.env);
   const actorOf = deps.actorOf ?? (() => ({ via: "web", name: "loopback" }));
   const startInBackground = deps.startInBackground ?? inProcessRunner(deps);
   const listSchedules = deps.listSchedules ?? (async () => []);
+  const findView = async (reference: string): Promise<LoopView | undefined> => {
+    const loop = await deps.store.findLoop(reference);
+    return loop ? readLoopView(context, loop) : undefined;
+  };
+  const loopsPart = async () => {
+    const list = await listLoops(context);
+    return livePart("loops", loopsFragment(list.loops, await listSchedules(), list.warnings));
+  };
 
   // Every HTML answer is redacted on its way out.
-  const redactPages = async (context: Context, next: () => Promise<void>) => {
+  const redactPages = async (request: Context, next: () => Promise<void>) => {
     await next();
-    if (!context.res.headers.get("content-type")?.startsWith("text/html")) return;
-    const text = redact(await context.res.text());
-    context.res = new Response(text, { status: context.res.status, headers: context.res.headers });
+    if (!request.res.headers.get("content-type")?.startsWith("text/html")) return;
+    const text = redact(await request.res.text());
+    request.res = new Response(text, { status: request.res.status, headers: request.res.headers });
   };
   for (const path of ["/", "/fragments/*", "/loops", "/loops/*"]) app.use(path, redactPages);
 
-  app.get("/assets/:name", (context) => serveAsset(context, context.req.param("name")));
+  app.get("/assets/:name", (request) => serveAsset(request, request.req.param("name")));
 
-  app.get("/", async (context) => {
-    const fragment = loopsFragment(await readAll(deps.store), await listSchedules());
-    return context.html(
+  app.get("/", async (request) =>
+    request.html(
       page(
         { title: "Loops", liveEvents: "/api/events", liveFragment: "/fragments/loops", liveGap: 1000 },
-        livePart("loops", fragment),
+        await loopsPart(),
       ),
-    );
-  });
-  app.get("/fragments/loops", async (context) =>
-    context.html(livePart("loops", loopsFragment(await readAll(deps.store), await listSchedules()))),
+    ),
   );
+  app.get("/fragments/loops", async (request) => request.html(await loopsPart()));
 
-  app.get("/loops/new", (context) =>
-    context.html(newLoopPage(deps.secret, { folder: deps.specFolder ?? "" })),
+  app.get("/loops/new", (request) =>
+    request.html(newLoopPage(deps.secret, { folder: deps.specFolder ?? "" })),
   );
-  app.post("/loops", async (context) => {
-    const form = await context.req.parseBody({ all: true });
-    const refused = guard(context, deps, form);
+  app.post("/loops", async (request) => {
+    const form = await request.req.parseBody({ all: true });
+    const refused = guard(request, deps, form);
     if (refused) return refused;
     const upload = form.spec_file;
     const file = upload instanceof File && upload.size > 0 ? upload : undefined;
@@ -97,112 +118,110 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
         folder: values.folder,
       });
       startInBackground(loop, "run");
-      return context.redirect(`/loops/${encodeURIComponent(loop.id)}`, 303);
+      return request.redirect(`/loops/${encodeURIComponent(loop.id)}`, 303);
     } catch (error) {
       if (error instanceof SpecError)
-        return context.html(newLoopPage(deps.secret, values, error.problems), 400);
+        return request.html(newLoopPage(deps.secret, values, error.problems), 400);
       if (error instanceof UsageError)
-        return context.html(newLoopPage(deps.secret, values, [error.message]), 400);
+        return request.html(newLoopPage(deps.secret, values, [error.message]), 400);
       throw error;
     }
   });
 
-  app.get("/loops/:id", async (context) => {
-    const view = await findView(deps.store, context.req.param("id"));
-    if (!view) return notFound(context);
-    return context.html(
-      loopPage(view, { secret: deps.secret, message: noticeOf(context.req.query("notice")) }),
+  app.get("/loops/:id", async (request) => {
+    const view = await findView(request.req.param("id"));
+    if (!view) return notFound(request);
+    return request.html(
+      loopPage(view, { secret: deps.secret, message: noticeOf(request.req.query("notice")) }),
     );
   });
-  app.get("/loops/:id/fragments/live", async (context) => {
-    const view = await findView(deps.store, context.req.param("id"));
-    if (!view) return notFound(context);
-    return context.html(loopFragment(view, deps.secret));
+  app.get("/loops/:id/fragments/live", async (request) => {
+    const view = await findView(request.req.param("id"));
+    if (!view) return notFound(request);
+    return request.html(loopFragment(view, deps.secret));
   });
-
-  app.get("/loops/:id/iterations/:iteration", async (context) => {
-    const view = await findView(deps.store, context.req.param("id"));
+  app.get("/loops/:id/iterations/:iteration", async (request) => {
+    const view = await findView(request.req.param("id"));
     const iteration = view?.state?.iterations.find(
-      (item) => item.number === Number(context.req.param("iteration")),
+      (item) => item.number === Number(request.req.param("iteration")),
     );
-    if (!view?.state || !iteration) return notFound(context);
-    return context.html(iterationPage(view, view.state, iteration));
+    if (!view?.state || !iteration) return notFound(request);
+    return request.html(iterationPage(view, view.state, iteration));
   });
-  app.get("/loops/:id/iterations/:iteration/brief", async (context) => {
-    const view = await findView(deps.store, context.req.param("id"));
+  app.get("/loops/:id/iterations/:iteration/brief", async (request) => {
+    const view = await findView(request.req.param("id"));
     const iteration = view?.state?.iterations.find(
-      (item) => item.number === Number(context.req.param("iteration")),
+      (item) => item.number === Number(request.req.param("iteration")),
     );
-    if (!view || !iteration) return notFound(context);
-    return context.html(briefPage(view, iteration));
+    if (!view || !iteration) return notFound(request);
+    return request.html(briefPage(view, iteration));
   });
-  app.get("/loops/:id/iterations/:iteration/diff", async (context) => {
-    const view = await findView(deps.store, context.req.param("id"));
+  app.get("/loops/:id/iterations/:iteration/diff", async (request) => {
+    const view = await findView(request.req.param("id"));
     const iteration = view?.state?.iterations.find(
-      (item) => item.number === Number(context.req.param("iteration")),
+      (item) => item.number === Number(request.req.param("iteration")),
     );
-    if (!view || !iteration) return notFound(context);
-    return context.html(await diffPage(view, iteration));
+    if (!view || !iteration) return notFound(request);
+    return request.html(await diffPage(view, iteration));
   });
-  app.get("/loops/:id/iterations/:iteration/gates/:gate/:phase/log", async (context) => {
-    const view = await findView(deps.store, context.req.param("id"));
-    const number = Number(context.req.param("iteration"));
+  app.get("/loops/:id/iterations/:iteration/gates/:gate/:phase/log", async (request) => {
+    const view = await findView(request.req.param("id"));
+    const number = Number(request.req.param("iteration"));
     const result =
       view?.state && Number.isInteger(number)
-        ? findGateRun(view.state, number, context.req.param("gate"), context.req.param("phase"))
+        ? findGateRun(view.state, number, request.req.param("gate"), request.req.param("phase"))
         : undefined;
-    if (!view || !result) return notFound(context);
-    const from = Math.max(1, Math.floor(Number(context.req.query("from") ?? 1)) || 1);
-    return context.html(await gateLogPage(view, number, result, from));
+    if (!view || !result) return notFound(request);
+    const from = Math.max(1, Math.floor(Number(request.req.query("from") ?? 1)) || 1);
+    return request.html(await gateLogPage(view, number, result, from));
   });
-  app.get("/loops/:id/files/:sha", async (context) => {
-    const view = await findView(deps.store, context.req.param("id"));
-    const sha = context.req.param("sha");
-    const path = safeRepositoryPath(context.req.query("path"));
-    if (!view?.state || !path || !loopCommits(view.state).has(sha)) return notFound(context);
+  app.get("/loops/:id/files/:sha", async (request) => {
+    const view = await findView(request.req.param("id"));
+    const sha = request.req.param("sha");
+    const path = safeRepositoryPath(request.req.query("path"));
+    if (!view?.state || !path || !loopCommits(view.state).has(sha)) return notFound(request);
     const read = await readFileAtCommit(view.loop.repoRoot, sha, path);
-    if (!read.ok) return context.html(problemPage("Not shown", read.problem), read.status);
-    return context.html(filePage(view, sha, path, read.text));
+    if (!read.ok) return request.html(problemPage("Not shown", read.problem), read.status);
+    return request.html(filePage(view, sha, path, read.text));
   });
 
+  const act = (action: OwnerAction, loopId: string, values: SteerFormValues, by: Actor) => {
+    switch (action) {
+      case "steer":
+        return steerLoop(context, loopId, steerBodyFromForm(values), by);
+      case "pause":
+        return pauseLoop(context, loopId, by);
+      case "resume":
+        return resumeLoop(context, loopId, by);
+      case "cancel":
+        return cancelLoop(context, loopId, by);
+    }
+  };
   for (const action of ["steer", "pause", "resume", "cancel"] as const) {
-    app.post(`/loops/:id/${action}`, async (context) => {
-      const form = await context.req.parseBody({ all: true });
-      const refused = guard(context, deps, form);
+    app.post(`/loops/:id/${action}`, async (request) => {
+      const form = await request.req.parseBody({ all: true });
+      const refused = guard(request, deps, form);
       if (refused) return refused;
-      const view = await findView(deps.store, context.req.param("id"));
-      if (!view?.state) return notFound(context);
-      const actionContext = {
-        store: deps.store,
-        home: deps.home,
-        loop: view.loop,
-        actor: actorOf(context),
-        startInBackground,
-      };
+      const view = await findView(request.req.param("id"));
+      if (!view?.state) return notFound(request);
       const values = formValues(form);
       try {
-        const said =
-          action === "steer"
-            ? await steerLoop(actionContext, steerInputFromForm(values))
-            : action === "pause"
-              ? await pauseLoop(actionContext)
-              : action === "resume"
-                ? await resumeLoop(actionContext)
-                : await cancelLoop(actionContext);
-        return context.redirect(
-          `/loops/${encodeURIComponent(view.loop.id)}?notice=${encodeURIComponent(said)}#${action === "steer" ? "steer" : "controls"}`,
+        const result = await act(action, view.loop.id, values, actorOf(request));
+        const anchor = action === "steer" ? "steer-panel" : "controls";
+        return request.redirect(
+          `/loops/${encodeURIComponent(view.loop.id)}?notice=${encodeURIComponent(result.message)}#${anchor}`,
           303,
         );
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         const status = error instanceof LoopNotFoundError ? 404 : error instanceof LoopBusyError ? 409 : 400;
-        const fresh = (await findView(deps.store, view.loop.id)) ?? view;
+        const fresh = (await findView(view.loop.id)) ?? view;
         const message: FormMessage = {
           kind: "error",
           text: error.message,
           form: action === "steer" ? "steer" : "control",
         };
-        return context.html(loopPage(fresh, { secret: deps.secret, message, steerValues: values }), status);
+        return request.html(loopPage(fresh, { secret: deps.secret, message, steerValues: values }), status);
       }
     });
   }
@@ -219,19 +238,19 @@ function noticeOf(notice: string | undefined): FormMessage | undefined {
 }
 
 function guard(
-  context: Context,
+  request: Context,
   deps: DashboardDependencies,
   form: Record<string, unknown>,
 ): Response | Promise<Response> | undefined {
   const refusal = refuseAction(
     {
-      host: context.req.header("host"),
-      origin: context.req.header("origin"),
+      host: request.req.header("host"),
+      origin: request.req.header("origin"),
       secret: text(form[secretField]) || undefined,
     },
     { secret: deps.secret, hosts: deps.hosts },
   );
-  return refusal ? context.html(problemPage("Refused", refusal), 403) : undefined;
+  return refusal ? request.html(problemPage("Refused", refusal), 403) : undefined;
 }
 
 /** A page that says what went wrong, in one line. */
@@ -239,17 +258,8 @@ function problemPage(title: string, problem: string) {
   return page({ title }, html`<h1>${title}</h1><p class="warning">${problem}</p>`);
 }
 
-async function readAll(store: Store): Promise<LoopView[]> {
-  return Promise.all((await store.listLoops()).map((loop) => readLoopView(store, loop)));
-}
-
-async function findView(store: Store, reference: string): Promise<LoopView | undefined> {
-  const loop = await store.findLoop(reference);
-  return loop ? readLoopView(store, loop) : undefined;
-}
-
-function notFound(context: Context) {
-  return context.html(problemPage("Not found", "No such loop, iteration, gate run or file."), 404);
+function notFound(request: Context) {
+  return request.html(problemPage("Not found", "No such loop, iteration, gate run or file."), 404);
 }
 
 function text(value: unknown): string {
