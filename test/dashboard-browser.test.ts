@@ -156,7 +156,7 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
   await page.goBack();
 
   // The diff of iteration 3, per file.
-  await page.click("#iteration-3 a:text('diff per file')");
+  await page.click("#iteration-3 a:text('change per file')");
   await page.waitForSelector(".file-diff");
   assert.match((await page.textContent(".file-diff")) ?? "", /count\.txt/);
   assert.match((await page.textContent("table.diff tr.added")) ?? "", /\+3/);

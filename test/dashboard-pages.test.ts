@@ -152,7 +152,7 @@ test("the diff page shows the iteration's change per file; the file page reads a
   assert.match(diff.text, /<code>answer.txt<\/code><\/a> modified/);
   assert.match(
     diff.text,
-    /<tr class="removed"><td class="number">1<\/td><td class="number"><\/td><td><code>-41<\/code>/,
+    /<tr class="removed"><td class="number">1<\/td><td class="number"><\/td><td><code>-0<\/code>/,
   );
   assert.match(
     diff.text,

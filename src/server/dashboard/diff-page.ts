@@ -1,64 +1,72 @@
 /**
- * An iteration's change, file by file: the diff from the iteration's start commit to its commit, read
- * through git, with the scope screen's findings and the tamper flags next to each file.
+ * An iteration's change, file by file, as the app layer reads it: the diff the scope screen judged
+ * (the loop's change from its base commit up to this iteration's commit, redacted when recorded), each
+ * file with the screen's findings (out of scope, protected) and the tamper flags raised on it.
  */
 import { html } from "hono/html";
-import { diffText } from "../../git/diffs.ts";
+import type { AppContext } from "../../app/app-context.ts";
+import { getIterationDiff } from "../../app/iteration-diff.ts";
+import type { IterationDiff } from "../../app/schemas/file-schemas.ts";
 import type { IterationState } from "../../loop/state.ts";
-import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
+import { parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
 import { shortSha } from "./format.ts";
 import { links } from "./links.ts";
 import type { LoopView } from "./loop-view.ts";
 import { badge, type Markup, page } from "./page-layout.ts";
 
-/** Hunk lines shown per file before the rest is left to git. */
+type DiffFile = IterationDiff["files"][number];
+
+/** Hunk lines shown per file; the rest is counted. */
 const linesPerFile = 5000;
 
-export async function diffPage(view: LoopView, iteration: IterationState): Promise<Markup> {
+export async function diffPage(
+  context: AppContext,
+  view: LoopView,
+  iteration: IterationState,
+): Promise<Markup> {
   const loopId = view.loop.id;
-  const commit = iteration.commit;
+  const title = `${view.loop.name}: change at iteration ${iteration.number}`;
   const back = html`<p><a href="${links.iteration(loopId, iteration.number)}">← ${view.loop.name}, iteration ${iteration.number}</a></p>`;
-  if (!commit || commit.sha === iteration.startSha) {
+  if (!iteration.screen) {
     return page(
-      { title: `${view.loop.name}: diff ${iteration.number}` },
-      html`${back}<h1>Diff of iteration ${iteration.number}</h1><p class="muted">No change.</p>`,
+      { title },
+      html`${back}<h1>Change at iteration ${iteration.number}</h1><p class="muted">Not screened yet.</p>`,
     );
   }
-  const files = parseUnifiedDiff(await diffText(view.loop.repoRoot, iteration.startSha, commit.sha));
+  const diff = await getIterationDiff(context, loopId, { iteration: iteration.number });
+  const sha = diff.commit ?? undefined;
   return page(
-    { title: `${view.loop.name}: diff ${iteration.number}` },
-    html`${back}<h1>Diff of iteration ${iteration.number}</h1>
-<p><code>${shortSha(iteration.startSha)}</code> → <code>${shortSha(commit.sha)}</code>, ${files.length} file${files.length === 1 ? "" : "s"}</p>
-<ol class="file-index">${files.map((file, index) => html`<li><a href="#file-${index + 1}"><code>${file.path}</code></a> ${file.status}${findings(iteration, file)}</li>`)}</ol>
-${files.map((file, index) => fileDiff(loopId, commit.sha, iteration, file, index + 1))}`,
+    { title },
+    html`${back}<h1>Change at iteration ${iteration.number}</h1>
+<p>The loop's change from its base commit to <code>${shortSha(sha)}</code>, as the scope screen judged it:
+${diff.files.length} file${diff.files.length === 1 ? "" : "s"}.</p>
+<ol class="file-index">${diff.files.map((file, index) => html`<li><a href="#file-${index + 1}"><code>${file.path}</code></a> ${file.status} <span class="muted">+${file.additions} −${file.deletions}</span>${findings(iteration, file)}</li>`)}</ol>
+${diff.files.map((file, index) => fileDiff(loopId, sha, iteration, file, index + 1))}`,
   );
 }
 
 /** The screen's findings about one file: out of scope, protected, tamper flags. */
 function findings(iteration: IterationState, file: DiffFile): Markup {
-  const screen = iteration.screen;
-  const paths = new Set([file.path, file.oldPath]);
-  const violations = (screen?.scopeViolations ?? []).filter((violation) => paths.has(violation.file));
-  const protectedFile = (screen?.protectedFiles ?? []).some((path) => paths.has(path));
-  const flags = iteration.tamperFlags.filter((flag) => flag.file && paths.has(flag.file));
-  return html`${violations.map((violation) => html` ${badge("fail", `out of scope (${violation.rule})`)}`)}${protectedFile ? html` ${badge("pending", "protected")}` : ""}${flags.map((flag) => html` ${badge("fail", `${flag.id} ${flag.kind}`)}`)}`;
+  const flags = iteration.tamperFlags.filter((flag) => flag.file === file.path || flag.file === file.oldPath);
+  return html`${file.scopeViolation ? html` ${badge("fail", `out of scope (${file.scopeViolation})`)}` : ""}${file.protected ? html` ${badge("pending", "protected")}` : ""}${flags.map((flag) => html` ${badge("fail", `${flag.id} ${flag.kind}`)}`)}`;
 }
 
 function fileDiff(
   loopId: string,
-  sha: string,
+  sha: string | undefined,
   iteration: IterationState,
   file: DiffFile,
   number: number,
 ): Markup {
-  let shown = 0;
   const flags = iteration.tamperFlags.filter((flag) => flag.file === file.path || flag.file === file.oldPath);
+  const hunks = parseUnifiedDiff(file.patch)[0]?.hunks ?? [];
+  let shown = 0;
   return html`<section class="file-diff" id="file-${number}">
 <h2><code>${file.oldPath !== file.path ? `${file.oldPath} → ` : ""}${file.path}</code> <small>${file.status}</small>${findings(iteration, file)}
-${file.status !== "deleted" ? html` <a class="small" href="${links.fileAt(loopId, sha, file.path)}">file at ${shortSha(sha)}</a>` : ""}</h2>
+${file.status !== "deleted" && sha ? html` <a class="small" href="${links.fileAt(loopId, sha, file.path)}">file at ${shortSha(sha)}</a>` : ""}</h2>
 ${flags.map((flag) => html`<p class="warning">${flag.id} ${flag.kind}${flag.line ? ` at line ${flag.line}` : ""}: ${flag.detail}</p>`)}
 ${file.binary ? html`<p class="muted">Binary file.</p>` : ""}
-<table class="diff"><tbody>${file.hunks.map(
+<table class="diff"><tbody>${hunks.map(
     (
       hunk,
     ) => html`<tr class="hunk"><td colspan="3">@@ -${hunk.oldStart} +${hunk.newStart} @@ ${hunk.section}</td></tr>

@@ -85,7 +85,7 @@ function commitView(loopId: string, iteration: IterationState): Markup {
   const screen = iteration.screen;
   const violations = screen?.scopeViolations ?? [];
   return html`<p><code>${shortSha(commit.sha)}</code> ${commit.committed ? "" : html`<span class="muted">(no new commit: the maker changed nothing)</span>`}
-${commit.files.length > 0 ? html`· ${commit.files.length} file${commit.files.length === 1 ? "" : "s"} · <a href="${links.diff(loopId, iteration.number)}">diff per file</a>` : ""}</p>
+${commit.files.length > 0 ? html`· ${commit.files.length} file${commit.files.length === 1 ? "" : "s"} · <a href="${links.diff(loopId, iteration.number)}">change per file</a>` : ""}</p>
 ${commit.files.length > 0 ? html`<ul class="files">${commit.files.map((file) => html`<li><code>${file}</code>${violations.some((violation) => violation.file === file) ? html` ${badge("fail", "out of scope")}` : ""}${screen?.protectedFiles.includes(file) ? html` ${badge("pending", "protected")}` : ""}</li>`)}</ul>` : ""}
 ${violations.length > 0 ? html`<p class="warning">Scope: ${violations.map((violation) => html`<code>${violation.file}</code> (${violation.rule}) `)}</p>` : ""}`;
 }

@@ -162,7 +162,7 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
       (item) => item.number === Number(request.req.param("iteration")),
     );
     if (!view || !iteration) return notFound(request);
-    return request.html(await diffPage(view, iteration));
+    return request.html(await diffPage(context, view, iteration));
   });
   app.get("/loops/:id/iterations/:iteration/gates/:gate/:phase/log", async (request) => {
     const view = await findView(request.req.param("id"));
