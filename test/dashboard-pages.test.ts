@@ -382,3 +382,47 @@ test("resume from the page queues the loop for the service, shown with its place
   assert.equal(paused.status, 400, "a stopped loop cannot be paused");
   assert.match(await paused.text(), /loop pages is stopped \(verified\)/);
 });
+
+test("the change per file carries the scope screen's findings and the tamper flags, blocking apart from advisory", async () => {
+  await sandbox.commit(
+    { "test/answer.test.js": "test('answer', () => { expect(1).toBe(1); });\n" },
+    "a test",
+  );
+  const spec = await sandbox.spec(
+    `name: screened
+goal: answer.txt says 42
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { answer.txt: "42\\n", "vendor/lib.js": "x\\n", "test/answer.test.js": "test.skip('answer', () => { expect(1).toBe(1); });\\n" }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+gates: [{ id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }]
+scope: { deny: ["vendor/**"] }
+budget: { maxIterations: 1 }
+`,
+    join(sandbox.root, "screened.yaml"),
+  );
+  const run = await sandbox.cli(["run", spec]);
+  assert.notEqual(run.code, 0, run.stdout + run.stderr);
+  const screened = (await store.findLoop("screened"))?.id ?? "";
+  const diff = await get(`/loops/${screened}/iterations/1/diff`);
+  assert.equal(diff.status, 200);
+  assert.match(
+    diff.text,
+    /<code>vendor\/lib\.js<\/code><\/a> added <span class="muted">\+1 −0<\/span> <span class="badge status-fail">out of scope \(denied by vendor\/\*\*\)/,
+  );
+  // The advisory flag (the verifier rules on it) apart from the blocking ones (loopwright decides them).
+  assert.match(
+    diff.text,
+    /<code>test\/answer\.test\.js<\/code><\/a> modified <span class="muted">\+1 −1<\/span> <span class="badge status-pending">T1 tamper-file<\/span> <span class="badge status-fail">T2 skip-marker-added<\/span>/,
+  );
+  assert.match(diff.text, /T2 skip-marker-added at line 1: new `test\.skip` marker/);
+  const page = await get(`/loops/${screened}`);
+  assert.match(
+    page.text,
+    /<code>vendor\/lib\.js<\/code> <span class="badge status-fail">out of scope<\/span>/,
+  );
+  assert.match(page.text, /<th scope="row">T2<\/th><td><span class="badge status-fail">blocking<\/span>/);
+  assert.match(page.text, /<th scope="row">T1<\/th><td><span class="badge status-pending">advisory<\/span>/);
+});
