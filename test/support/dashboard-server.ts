@@ -1,12 +1,15 @@
 /**
  * A real listening server for the dashboard's browser tests: the dashboard mounted on a hono app over a
- * real store, served by @hono/node-server on 127.0.0.1 at a free port.
+ * real store, served by @hono/node-server on 127.0.0.1 at a free port, with the service's supervisor
+ * running the loops submitted through it in the background (a submission wakes it at once).
  */
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { mountDashboard } from "../../src/server/dashboard/mount-dashboard.ts";
+import { createSupervisor } from "../../src/service/supervisor.ts";
+import { wakingStore } from "../../src/service/waking-store.ts";
 import type { Store } from "../../src/store/store.ts";
 
 export interface DashboardServer {
@@ -20,6 +23,13 @@ export async function startDashboardServer(options: {
   secret: string;
   specFolder: string;
 }): Promise<DashboardServer> {
+  const supervisor = createSupervisor({
+    store: options.store,
+    home: options.home,
+    caps: { maxActive: 4, maxPerProvider: {} },
+  });
+  supervisor.start();
+  const store = wakingStore(options.store, supervisor.wake);
   const app = new Hono();
   const closing = new AbortController();
   // Until the API's event streams land: each loop's events, polled from the store.
@@ -62,6 +72,7 @@ export async function startDashboardServer(options: {
     url: `http://127.0.0.1:${port}`,
     close: async () => {
       closing.abort();
+      await supervisor.shutdown(10_000);
       (server as Server).closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
     },

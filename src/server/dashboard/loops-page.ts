@@ -5,24 +5,16 @@
  */
 import { html } from "hono/html";
 import type { LoopListing } from "../../app/schemas/loop-schemas.ts";
+import type { ScheduleView } from "../../service/schedules/list-schedules.ts";
 import { capText, clock, dollars } from "./format.ts";
 import { links } from "./links.ts";
 import { statusTone } from "./loop-view.ts";
 import { badge, type Markup } from "./page-layout.ts";
 
-/** A schedule as the loops page lists it. */
-export interface ScheduleRow {
-  name: string;
-  /** `cron 0 3 * * 1-5 (Europe/Paris)` or `every 30m`. */
-  rule: string;
-  nextFiring?: string;
-  lastFiring?: string;
-}
-
 /** The live part of the loops page, swapped in place when an event arrives. */
 export function loopsFragment(
   rows: LoopListing[],
-  schedules: ScheduleRow[],
+  schedules: ScheduleView[],
   warnings: string[] = [],
 ): Markup {
   return html`<section><h1>Loops</h1>
@@ -77,10 +69,25 @@ export function outcomeStrip(loopId: string, outcomes: string[]): Markup {
   )}</span>`;
 }
 
-function schedulesTable(schedules: ScheduleRow[]): Markup {
-  return html`<table class="schedules"><thead><tr><th>Schedule</th><th>Rule</th><th>Next firing</th><th>Last firing</th></tr></thead>
+/** Each schedule: its rule, its next firing (in its zone and in UTC), whether it is overdue, its latest firings. */
+function schedulesTable(schedules: ScheduleView[]): Markup {
+  return html`<table class="schedules"><thead><tr><th>Schedule</th><th>Rule</th><th>Next firing</th><th>Recent firings</th></tr></thead>
 <tbody>${schedules.map(
-    (schedule) =>
-      html`<tr><td>${schedule.name}</td><td><code>${schedule.rule}</code></td><td>${clock(schedule.nextFiring)}</td><td>${clock(schedule.lastFiring)}</td></tr>`,
+    (
+      schedule,
+    ) => html`<tr data-schedule="${schedule.id}"><td>${schedule.name}<div class="muted">${schedule.repoRoot}</div></td>
+<td><code>${schedule.description}</code>${schedule.problem ? html`<div class="warning">${schedule.problem}</div>` : ""}</td>
+<td>${schedule.nextFiring ? html`${schedule.nextFiring.local} <span class="muted">${schedule.nextFiring.timezone}</span><div class="muted">${schedule.nextFiring.utc} UTC</div>` : "never"}
+${schedule.overdueSince ? html`<div class="warning">overdue since ${schedule.overdueSince.utc} UTC: is <code>loopwright serve</code> running?</div>` : ""}</td>
+<td><ul class="firings">${schedule.recentFirings.map(
+      (firing) =>
+        html`<li>${firing.time.utc} UTC ${badge(firingTone(firing.outcome), firing.outcome)}${firing.loopId ? html` <a href="${links.loop(firing.loopId)}">${firing.loopId}</a>` : ""}${firing.reason ? html` <span class="muted">${firing.reason}</span>` : ""}</li>`,
+    )}</ul></td></tr>`,
   )}</tbody></table>`;
+}
+
+function firingTone(outcome: string): string {
+  if (outcome === "started" || outcome === "queued") return "pass";
+  if (outcome === "failed") return "fail";
+  return "pending";
 }

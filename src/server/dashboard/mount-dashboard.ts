@@ -4,6 +4,7 @@
  * (served from /assets) makes them live through the API's Server-Sent Events. Every owner action checks
  * the page's secret, Origin and Host; every rendered answer passes through the HTML redactor.
  */
+import { isAbsolute } from "node:path";
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { AppContext } from "../../app/app-context.ts";
@@ -12,11 +13,13 @@ import { listLoops } from "../../app/list-loops.ts";
 import { createLoopCache } from "../../app/loop-cache.ts";
 import { pauseLoop } from "../../app/pause-loop.ts";
 import { resumeLoop } from "../../app/resume-loop.ts";
+import { listScheduleViews } from "../../app/schedules.ts";
 import { steerLoop } from "../../app/steer-loop.ts";
+import { submitLoop } from "../../app/submit-loop.ts";
 import type { Actor } from "../../core/events.ts";
+import { maximumSpecBytes } from "../../core/spec-file.ts";
 import { LoopBusyError, LoopNotFoundError, SpecError, UsageError } from "../../errors.ts";
-import { runLoop } from "../../loop/runner.ts";
-import type { LoopRecord, Store } from "../../store/store.ts";
+import type { Store } from "../../store/store.ts";
 import { type FormMessage, type SteerFormValues, secretField } from "./action-forms.ts";
 import { refuseAction } from "./action-guard.ts";
 import { serveAsset } from "./assets.ts";
@@ -28,11 +31,10 @@ import { createHtmlRedactor } from "./html-redaction.ts";
 import { iterationPage } from "./iteration-page.ts";
 import { livePart, loopFragment, loopPage } from "./loop-page.ts";
 import { type LoopView, readLoopView } from "./loop-view.ts";
-import { loopsFragment, type ScheduleRow } from "./loops-page.ts";
+import { loopsFragment } from "./loops-page.ts";
 import { newLoopPage } from "./new-loop-page.ts";
 import { page } from "./page-layout.ts";
 import { steerBodyFromForm } from "./steer-form-body.ts";
-import { createLoopFromText } from "./submit-spec.ts";
 
 export interface DashboardDependencies {
   store: Store;
@@ -45,10 +47,6 @@ export interface DashboardDependencies {
   hosts?: string[];
   /** Who acts through a request; default `{via: "web", name: "loopback"}`. */
   actorOf?: (context: Context) => Actor;
-  /** Runs a new loop in the background; default: in this process, without waiting. */
-  startInBackground?: (loop: LoopRecord, command: "run" | "resume") => void;
-  /** The scheduled loops, for the loops page. */
-  listSchedules?: () => Promise<ScheduleRow[]>;
   /** The folder a pasted spec's relative paths are read from, by default. */
   specFolder?: string;
   /** Where secret values come from (default process.env): none of them is ever rendered. */
@@ -65,15 +63,14 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   };
   const redact = createHtmlRedactor(deps.env);
   const actorOf = deps.actorOf ?? (() => ({ via: "web", name: "loopback" }));
-  const startInBackground = deps.startInBackground ?? inProcessRunner(deps);
-  const listSchedules = deps.listSchedules ?? (async () => []);
   const findView = async (reference: string): Promise<LoopView | undefined> => {
     const loop = await deps.store.findLoop(reference);
     return loop ? readLoopView(context, loop) : undefined;
   };
   const loopsPart = async () => {
     const list = await listLoops(context);
-    return livePart("loops", loopsFragment(list.loops, await listSchedules(), list.warnings));
+    const schedules = await listScheduleViews(context, { all: true, firings: 3 });
+    return livePart("loops", loopsFragment(list.loops, schedules, list.warnings));
   };
 
   // Every HTML answer is redacted on its way out.
@@ -112,12 +109,15 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
       label: file ? file.name : text(form.label).trim() || "spec.yaml",
     };
     try {
-      const loop = await createLoopFromText(deps.store, {
-        text: values.spec,
-        label: values.label,
-        folder: values.folder,
+      if (!isAbsolute(values.folder))
+        throw new SpecError([`${values.label}: folder: give an absolute path (got '${values.folder}')`]);
+      if (!values.spec.trim())
+        throw new SpecError([`${values.label}: the spec is empty; paste or upload one`]);
+      const { loop } = await submitLoop({
+        context,
+        source: { text: values.spec, label: values.label, directory: values.folder },
+        by: actorOf(request),
       });
-      startInBackground(loop, "run");
       return request.redirect(`/loops/${encodeURIComponent(loop.id)}`, 303);
     } catch (error) {
       if (error instanceof SpecError)
@@ -276,13 +276,4 @@ function formValues(form: Record<string, unknown>): SteerFormValues {
     else if (typeof value === "string") values[name] = value;
   }
   return values;
-}
-
-/** Until the service runs loops: run them in this process, never waiting; a failure is logged, not thrown. */
-function inProcessRunner(deps: DashboardDependencies) {
-  return (loop: LoopRecord, command: "run" | "resume") => {
-    runLoop({ store: deps.store, loop, home: deps.home, command }).catch((error: unknown) => {
-      process.stderr.write(`loopwright: loop ${loop.name} (${loop.id}): ${(error as Error).message}\n`);
-    });
-  };
 }
