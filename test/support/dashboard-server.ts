@@ -60,7 +60,7 @@ export async function startDashboardServer(options: {
     }),
   );
   mountDashboard(app, {
-    store: options.store,
+    store,
     home: options.home,
     secret: options.secret,
     specFolder: options.specFolder,

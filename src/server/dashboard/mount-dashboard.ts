@@ -113,6 +113,8 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
         throw new SpecError([`${values.label}: folder: give an absolute path (got '${values.folder}')`]);
       if (!values.spec.trim())
         throw new SpecError([`${values.label}: the spec is empty; paste or upload one`]);
+      if (Buffer.byteLength(values.spec) > maximumSpecBytes)
+        throw new SpecError([`${values.label}: too large (a spec is at most 1 MiB)`]);
       const { loop } = await submitLoop({
         context,
         source: { text: values.spec, label: values.label, directory: values.folder },
