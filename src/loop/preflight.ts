@@ -6,7 +6,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import type { Spec } from "../core/spec.ts";
+import { type EngineSpec, reviewerEngine, type Spec } from "../core/spec.ts";
 import type { LoadedSpec } from "../core/spec-file.ts";
 import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
@@ -45,10 +45,12 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
     if (!(error instanceof UsageError)) throw error;
     problems.push(`${label}: ${error.message}`);
   }
-  for (const [field, engineSpec] of [
+  const engines: [string, EngineSpec][] = [
     ["maker", spec.maker],
     ["verifier", spec.verifier],
-  ] as const) {
+    ...(spec.review ? [["review", reviewerEngine(spec.review)] as [string, EngineSpec]] : []),
+  ];
+  for (const [field, engineSpec] of engines) {
     try {
       const resolved = field === "verifier" ? resolveVerifier(spec.maker, engineSpec) : engineSpec;
       createEngine(resolved, field);

@@ -6,6 +6,7 @@
 import { formatDuration } from "../../core/duration.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
+import { describeReviewRound } from "../../loop/review-wording.ts";
 import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { describeDamage, readState } from "../../loop/timeline.ts";
@@ -52,8 +53,14 @@ export async function showCommand(reference: string, options: { json?: boolean }
       for (const flag of iteration.tamperFlags) {
         out.push(`  ⚑ ${describeClassedFlag(state.spec, flag)} — ${describeRuling(flag.ruling)}`);
       }
+      for (const review of iteration.reviews) out.push(...describeReviewRound(review));
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);
+    }
+    if (summary.lessons.length > 0) {
+      out.push("\nlessons learned (adopt them into LESSONS.md yourself):");
+      for (const lesson of summary.lessons)
+        out.push(`  - ${lesson.text} (${lesson.source}, iteration ${lesson.iteration})`);
     }
     const unknown = summary.uncostedTurns > 0 ? ` + ${summary.uncostedTurns} turn(s) of unknown cost` : "";
     out.push(`\ntotal cost $${summary.costUsd.toFixed(2)}${unknown}`);
