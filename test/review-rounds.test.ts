@@ -240,7 +240,7 @@ fi
     const [finding] = ended.data.findings as { message: string }[];
     assert.equal(
       finding.message,
-      "folder: patch.diff ",
+      "folder: patch.diff",
       "the reviewer's folder holds the patch and nothing else",
     );
     assert.equal(ofType(events, "loop_stopped").at(-1)?.data.reason, "verified");
