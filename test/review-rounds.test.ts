@@ -65,6 +65,7 @@ describe("review rounds with scripted engines", () => {
       spec("ok-at-once", `  engine: scripted\n  checklist: "no stray files"\n  turns: [${ok}]`),
     );
     assert.equal(result.code, 0, output);
+    assert.equal(ofType(events, "engines_resolved")[0].data.reviewer, "scripted", "the reviewer is named");
     const [started] = ofType(events, "review_started");
     assert.deepEqual(started.data.files, ["answer.txt", "notes.txt"]);
     assert.match(String(started.data.patch), /\+debug: remove me/, "the patch itself is on the timeline");

@@ -41,7 +41,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `setup \`${event.data.command}\` ${event.data.exitCode === 0 ? "✓" : `✗ exit ${event.data.exitCode}`} (${formatDuration(event.data.durationMs)})`;
     case "engines_resolved":
       return [
-        `maker ${event.data.maker}; verifier ${event.data.verifier}`,
+        `maker ${event.data.maker}; verifier ${event.data.verifier}${event.data.reviewer ? `; reviewer ${event.data.reviewer}` : ""}`,
         ...event.data.warnings.map((warning) => `warning: ${warning}`),
       ].join("\n           ");
     case "loop_prepared":

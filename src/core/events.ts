@@ -164,7 +164,7 @@ export interface EventPayloads {
   run_started: { runId: string; pid: number; host: string; command: string };
   run_ended: { runId: string; exit: string };
   processes_swept: { pids: number[]; runIds: string[] };
-  engines_resolved: { maker: string; verifier: string; warnings: string[] };
+  engines_resolved: { maker: string; verifier: string; reviewer?: string; warnings: string[] };
   loop_prepared: { makerWorktree: string; gateWorktree: string; baseSha: string };
   setup_ran: {
     worktree: string;
