@@ -55,14 +55,15 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `  maker working${event.data.attempt > 1 ? ` (attempt ${event.data.attempt}, after an interruption)` : ""}…`;
     }
     case "review_started":
-      return `  review round ${event.data.round}: ${event.data.files.length} file(s) of ${event.data.sha.slice(0, 10)}…`;
+      return `  reviewer reading the patch of ${event.data.sha.slice(0, 10)} (${event.data.files.length} file(s)), round ${event.data.round}…`;
     case "review_rejected":
       return `  review round ${event.data.round}: malformed answer, one corrective retry (${event.data.problems[0] ?? ""})`;
     case "review_ended": {
       const round = state.iterations
         .find((iteration) => iteration.number === event.data.iteration)
         ?.reviews.find((review) => review.round === event.data.round);
-      return round ? describeReviewRound(round).join("\n           ").trimStart() : undefined;
+      // Continuation lines line up under the `[mm:ss] ` prefix of the first.
+      return round ? describeReviewRound(round).join(`\n${" ".repeat(8)}`) : undefined;
     }
     case "maker_ended": {
       const account = event.data.account.trim().split("\n").at(-1)?.slice(0, 100);

@@ -107,7 +107,8 @@ function baselineSection(state: LoopState): string | undefined {
   return `## Before the loop (the base commit)\nThese failures predate the loop:\n${lines.join("\n")}`;
 }
 
-function definitionOfDone(state: LoopState): string {
+/** The gates as the maker must satisfy them, one line each, and the verifier's approval. */
+export function definitionOfDone(state: LoopState): string {
   const lines = state.spec.gates.map((gate) => {
     const optional = gate.required ? "" : " (informative, not required)";
     if (!isDeterministic(gate)) return `- ${gate.id} (${gate.kind})${optional}: ${gate.assert}`;

@@ -102,7 +102,7 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
   const lines = [
     `loop ${spec.name} in ${repoRoot}`,
     `  branch ${spec.branch} from ${spec.base} (${baseSha.slice(0, 12)})`,
-    `  maker: ${engines.maker}; verifier: ${engines.verifier}`,
+    `  maker: ${engines.maker}; verifier: ${engines.verifier}${engines.reviewer ? `; reviewer: ${engines.reviewer} (${spec.review?.rounds} rounds at most)` : ""}`,
     ...spec.setup.map((command) => `  setup: ${command}`),
     ...spec.gates.map(
       (gate) =>

@@ -10,7 +10,7 @@ import { assessGate } from "./gate-assessment.ts";
 import { countItems, describeRed } from "./gate-wording.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
 import { lessonsReport } from "./lessons.ts";
-import { describeReviewRound } from "./review-wording.ts";
+import { describeFinding, describeReviewRound } from "./review-wording.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
 import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
@@ -144,12 +144,11 @@ function reviewReport(state: LoopState): string[] {
     "",
   ];
   for (const { iteration, review } of rounds) {
-    lines.push(
-      `- Iteration ${iteration}, ${describeReviewRound(review, "")
-        .join("\n  ")
-        .replace(/^review /, "")}`,
-    );
-    lines.push(`  - patch: \`${review.patchPath}\``);
+    const [heading] = describeReviewRound(review, "");
+    lines.push(`- Iteration ${iteration}, ${heading.replace(/^review /, "")}; patch \`${review.patchPath}\``);
+    for (const finding of review.findings) lines.push(`  - ${describeFinding(finding)}`);
+    for (const finding of review.dropped)
+      lines.push(`  - dropped: ${describeFinding(finding)} (${finding.reason})`);
   }
   return lines;
 }

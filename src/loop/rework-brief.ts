@@ -5,6 +5,7 @@
  */
 import { cap } from "../core/cap-text.ts";
 import type { ReviewFinding } from "../core/events.ts";
+import { definitionOfDone } from "./brief.ts";
 import { lessonsSection } from "./lessons.ts";
 import { workingRules } from "./prompts/working-rules.ts";
 import type { LoopState } from "./state.ts";
@@ -21,6 +22,7 @@ export function buildReworkBrief(state: LoopState, iterationNumber: number, revi
     `# Loop ${spec.name}: iteration ${iterationNumber}, answering review round ${reviewRound} of at most ${rounds}`,
     `## Goal\n${spec.goal.trimEnd()}`,
     `## A reviewer asked for changes\nAn independent reviewer (${spec.review?.engine ?? "another engine"}) read the patch of your last turn (commit ${round?.sha.slice(0, 12) ?? "?"}) and asked for changes. Your last turn's work is committed and is in your checkout: continue from it. Address every finding in the code; where you disagree with one, say why in your final message. The gates run once the review rounds are over.\n\n${cap(describeFindings(round?.findings ?? []), findingsLimit)}`,
+    `## Definition of done (checked after the review rounds)\n${definitionOfDone(state)}`,
     ["## Working rules", workingRules].join("\n"),
   ];
   const lessons = lessonsSection(state);
