@@ -264,4 +264,16 @@ fi
     );
     assert.equal(ofType(events, "gate_started").filter((event) => event.data.phase !== "baseline").length, 0);
   });
+  test("the review round spends from the iteration's cost cap: with nothing left it does not start", async () => {
+    const text = spec("no-money", `  engine: scripted\n  turns: [${ok}]`)
+      .replace('- { say: "wrote the answer", write:', '- { costUsd: 1, say: "wrote the answer", write:')
+      .replace("budget: { maxIterations: 3 }", "budget: { maxIterations: 3, maxCostUsdPerIteration: 1 }");
+    const { result, events, output } = await run("no-money", text);
+    assert.notEqual(result.code, 0, output);
+    const [ended] = ofType(events, "review_ended");
+    assert.equal(ended.data.status, "over_budget");
+    assert.match(String(ended.data.error), /cost cap was spent \(\$1\.00\) before the reviewer could start/);
+    assert.equal(ofType(events, "iteration_ended")[0].data.outcome, "over_budget");
+    assert.equal(ofType(events, "loop_stopped").at(-1)?.data.reason, "budget_exhausted");
+  });
 });
