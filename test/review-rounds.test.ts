@@ -276,4 +276,18 @@ fi
     assert.equal(ofType(events, "iteration_ended")[0].data.outcome, "over_budget");
     assert.equal(ofType(events, "loop_stopped").at(-1)?.data.reason, "budget_exhausted");
   });
+  test("findings left open at the cap reach the next iteration's brief when the gates fail", async () => {
+    const text = spec("open-findings", `  engine: scripted\n  rounds: 1\n  turns: [${removeNotes}]`)
+      .replace('answer.txt: "42\\n", notes.txt', 'answer.txt: "41\\n", notes.txt')
+      .replace("budget: { maxIterations: 3 }", "budget: { maxIterations: 2 }");
+    const { result, events, output } = await run("open-findings", text);
+    assert.notEqual(result.code, 0, output);
+    assert.equal(ofType(events, "iteration_ended")[0].data.outcome, "failed");
+    const brief = await sandbox.cli(["brief", "open-findings", "--iteration", "2"]);
+    assert.match(brief.stdout, /### Review rounds: 1 \(changes_requested\)/);
+    assert.match(
+      brief.stdout,
+      /not answered before the gates ran:\n- \[major\] notes\.txt:1: remove the debugging note/,
+    );
+  });
 });
