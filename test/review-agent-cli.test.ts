@@ -1,5 +1,5 @@
 /**
- * Review rounds with a real agent CLI as the reviewer, driven by the mock-model server (the only fake):
+ * Review rounds with a real agent CLI as the reviewer (codex, and claude-code), driven by the mock-model server (the only fake):
  * the real `codex` reads the patch in its read-only sandbox and answers through its structured output
  * (OpenAI's strict schema, where an optional `line` comes back as null); one `changes_requested`, the
  * scripted maker answers it in a new turn, then `ok`, then the gates and the verifier.
@@ -34,6 +34,23 @@ const script: ScriptInput = {
       when: { contains: "review round 2 of at most 3" },
       turns: [{ json: { verdict: "ok", findings: [] }, usage: { input: 900, output: 20 } }],
     },
+    {
+      name: "claude-round-1",
+      when: { contains: "review round 1 of at most 2" },
+      turns: [
+        {
+          json: {
+            verdict: "changes_requested",
+            findings: [{ severity: "blocker", file: "notes.txt", line: 1, message: "Delete this file." }],
+          },
+        },
+      ],
+    },
+    {
+      name: "claude-round-2",
+      when: { contains: "review round 2 of at most 2" },
+      turns: [{ json: { verdict: "ok", findings: [] } }],
+    },
   ],
 };
 
@@ -62,7 +79,7 @@ gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
 `;
 
-describe("codex as the reviewer", () => {
+describe("a real agent CLI as the reviewer", () => {
   test("one changes_requested, the maker answers it, then ok: verified, every round on the timeline", async () => {
     const { run, events, summary, output } = await loops.run(sandbox, "codex-reviews", spec, {
       json: true,
@@ -96,5 +113,28 @@ describe("codex as the reviewer", () => {
     assert.match(String(rework.data.brief), /\[major\] notes\.txt:1: Remove the debugging note\./);
     assert.equal(await sandbox.git("ls-tree", "--name-only", "loop/codex-reviews"), "answer.txt");
     assert.equal(await sandbox.git("rev-list", "--count", "main..loop/codex-reviews"), "2");
+  });
+
+  test("claude-code reviews the same way, answering through its structured output tool", async () => {
+    const claudeSpec = spec
+      .replace("name: codex-reviews", "name: claude-reviews")
+      .replace(
+        "review: { engine: codex, model: gpt-5.5, rounds: 3,",
+        "review: { engine: claude-code, rounds: 2,",
+      );
+    const { run, events, summary, output } = await loops.run(sandbox, "claude-reviews", claudeSpec, {
+      json: true,
+      timeoutMs: 120_000,
+    });
+    assert.equal(run.code, 0, output);
+    assert.equal(summary.stopReason, "verified");
+    assert.deepEqual(
+      events
+        .filter((event) => event.type === "review_ended")
+        .map((event) => `${event.data.round}:${event.data.verdict}`),
+      ["1:changes_requested", "2:ok"],
+    );
+    assert.ok(loops.requestsOf("claude-round-1").every((request) => request.protocol === "anthropic"));
+    assert.equal(await sandbox.git("ls-tree", "--name-only", "loop/claude-reviews"), "answer.txt");
   });
 });
