@@ -56,7 +56,8 @@ test("kill -9 after each event of a loop with two review rounds, then resume: th
   };
   await Promise.all([worker(), worker()]);
   process.stdout.write(`# ${points.length} crash points, each crashed and resumed\n`);
-  assert.ok(points.length > 30, "every step of both rounds is a crash point");
+  // The two rounds and the answering turn between them add 7 events to the same loop without review.
+  assert.ok(points.length >= 26, `every step of both rounds is a crash point (${points.length})`);
   assert.deepEqual(failures, []);
 });
 
