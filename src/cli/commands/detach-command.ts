@@ -2,17 +2,20 @@
  * `run --detach [spec]`: validates and creates the loop as `run` does, then queues it for the service; a
  * spec with `schedule:` registers (or replaces) its schedule instead, which the service fires.
  */
+import { loadSpecSource } from "../../app/submit-loop.ts";
 import { submitSpec } from "../../app/submit-spec.ts";
 import { cliActor } from "../cli-actor.ts";
 import { openSession } from "../session.ts";
 import { describeRegistration } from "./schedule-registration.ts";
 
 export async function detachLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
+  // Read before the home is opened: a bad spec leaves nothing behind.
+  const source = await loadSpecSource({ path: specArgument });
   const session = await openSession();
   try {
     const submitted = await submitSpec({
       context: session,
-      source: { path: specArgument },
+      source,
       by: cliActor(),
     });
     if (submitted.kind === "schedule") {

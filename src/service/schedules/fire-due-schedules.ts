@@ -136,9 +136,3 @@ function report(
     ...(settled.reason ? { reason: settled.reason } : {}),
   };
 }
-
-/** One line for the service's log: `schedule nightly (/repo): 2026-12-01T02:00:00.000Z started nightly-…`. */
-export function describeFiring(firing: FiredFiring): string {
-  const detail = [firing.loopId, firing.reason?.split("\n")[0]].filter(Boolean).join(": ");
-  return `schedule ${firing.scheduleName} (${firing.repoRoot}): ${firing.scheduledFor} ${firing.outcome}${detail ? ` ${detail}` : ""}`;
-}
