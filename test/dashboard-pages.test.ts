@@ -7,8 +7,9 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import { loadSpecFile } from "../src/core/spec-file.ts";
+import { createServer, type LoopwrightServer } from "../src/server/create-server.ts";
 import { mountDashboard } from "../src/server/dashboard/mount-dashboard.ts";
 import { registerSchedule } from "../src/service/schedules/register-schedule.ts";
 import { openStore } from "../src/store/open-store.ts";
@@ -21,6 +22,7 @@ const origin = "http://127.0.0.1:4477";
 let sandbox: Sandbox;
 let store: Store;
 let app: Hono;
+let server: LoopwrightServer;
 let loopId: string;
 
 before(async () => {
@@ -47,17 +49,18 @@ budget: { maxIterations: 3 }
   assert.equal(run.code, 0, run.stdout + run.stderr);
   store = await openStore(sandbox.home);
   loopId = (await store.findLoop("pages"))?.id ?? "";
-  app = new Hono();
-  mountDashboard(app, {
+  server = createServer({
     store,
     home: sandbox.home,
     secret,
-    specFolder: sandbox.root,
     env: { DASHBOARD_TEST_TOKEN: secretValue },
+    mount: (app, dependencies) => mountDashboard(app, { ...dependencies, specFolder: sandbox.root }),
   });
+  app = server.app;
 });
 
 after(async () => {
+  server?.close();
   await store?.close();
   await sandbox?.cleanup();
 });
@@ -71,11 +74,12 @@ async function post(
   path: string,
   fields: Record<string, string | string[]>,
   headers: Record<string, string> = { origin },
+  base = "http://127.0.0.1:4477",
 ): Promise<Response> {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields))
     for (const entry of Array.isArray(value) ? value : [value]) body.append(name, entry);
-  return app.request(`http://127.0.0.1:4477${path}`, {
+  return app.request(`${base}${path}`, {
     method: "POST",
     body,
     headers: { "content-type": "application/x-www-form-urlencoded", host: "127.0.0.1:4477", ...headers },
@@ -205,12 +209,15 @@ test("actions need the page's secret, this server's Host and no foreign Origin",
     ["a foreign origin", await post(`/loops/${loopId}/steer`, fields, { origin: "http://evil.example" })],
     [
       "a rebinding host",
-      await post(`/loops/${loopId}/steer`, fields, {
-        origin: "http://evil.example:4477",
-        host: "evil.example:4477",
-      }),
+      await post(
+        `/loops/${loopId}/steer`,
+        fields,
+        { origin: "http://evil.example:4477", host: "evil.example:4477" },
+        "http://evil.example:4477",
+      ),
     ],
     ["an opaque origin", await post(`/loops/${loopId}/steer`, fields, { origin: "null" })],
+    ["a cross-site form", await post(`/loops/${loopId}/steer`, fields, { "sec-fetch-site": "cross-site" })],
   ] as const) {
     assert.equal(response.status, 403, label);
   }
