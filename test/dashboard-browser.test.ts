@@ -128,7 +128,11 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
   await page.waitForSelector('.loop-header[data-status="stopped"]', { timeout: 60_000 });
   assert.equal(await page.evaluate("window.loadedOnce === true"), true, "the page was not reloaded");
   assert.ok(Number(await page.getAttribute("body", "data-refreshes")) > 0);
-  assert.equal(await page.textContent("#live-state"), "● live", "refreshed by the event stream, not by polling");
+  assert.equal(
+    await page.textContent("#live-state"),
+    "● live",
+    "refreshed by the event stream, not by polling",
+  );
   assert.match((await page.textContent(".status-line")) ?? "", /stopped\s+verified/);
   assert.match(
     (await page.textContent(".timeline")) ?? "",
