@@ -186,7 +186,17 @@ gates: [{ id: t, kind: tests-pass, run: "true" }]
   );
   await page.waitForSelector("#iteration-1");
   await page.waitForFunction('document.querySelector(".status-line")?.textContent?.includes("maker")');
+  // The loops page, open in another tab, follows the loop live too.
+  const list = await browser.newPage();
+  await list.goto(server.url);
+  const row = 'tr[data-loop^="endless-"]';
+  await list.waitForSelector(`${row}[data-status="running"]`);
+  await list.evaluate("window.loadedOnce = true");
   await Promise.all([page.waitForURL(/notice=/), page.click("form[action$='/cancel'] button")]);
+  await list.waitForSelector(`${row}[data-status="stopped"]`, { timeout: 30_000 });
+  assert.match((await list.textContent(row)) ?? "", /user_cancelled/);
+  assert.equal(await list.evaluate("window.loadedOnce === true"), true, "the loops page was not reloaded");
+  await list.close();
   await page.waitForSelector('.loop-header[data-status="stopped"]', { timeout: 30_000 });
   assert.match((await page.textContent(".status-line")) ?? "", /user_cancelled/);
   assert.match((await page.textContent(".timeline")) ?? "", /cancel requested/);
