@@ -67,3 +67,36 @@ test("subscribers joining while another writer appends get every event after the
     await rm(folder, { recursive: true, force: true });
   }
 });
+
+test("a store that fails for a while (busy) delays delivery but loses nothing", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "loopwright-feed-"));
+  const store = openSqliteStore(join(folder, "store.db"));
+  let failures = 6;
+  const flaky = new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if ((property === "readEventsAfter" || property === "lastEventId") && failures-- > 0)
+          return Promise.reject(new Error("database is locked"));
+        return value.apply(target, args);
+      };
+    },
+  });
+  const feed = createEventFeed(flaky, { pollMs: 5, batch: 3 });
+  try {
+    await store.createLoop({ id: "a", name: "a", repoRoot: "/r", specPath: "/r/l.yaml", spec: {} });
+    for (let index = 0; index < 5; index++) await store.appendEvent("a", "note_added", { index });
+    const received: number[] = [];
+    const unsubscribe = feed.subscribe(2, (event) => void received.push(event.id));
+    for (let index = 5; index < 12; index++) await store.appendEvent("a", "note_added", { index });
+    await waitFor(() => received.length === 10, "events 3 to 12", 10_000);
+    await delay(30);
+    assert.deepEqual(received, [3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    unsubscribe();
+  } finally {
+    feed.close();
+    await store.close();
+    await rm(folder, { recursive: true, force: true });
+  }
+});

@@ -3,6 +3,7 @@
  * polls the store's global event id, so events appended by any process (a foreground `run`, another
  * service) arrive, and `nudge()` makes an in-process append arrive at once instead of at the next poll.
  */
+import { setTimeout as delay } from "node:timers/promises";
 import type { Store, StoredEvent } from "../store/store.ts";
 
 export interface EventFeedOptions {
@@ -62,7 +63,15 @@ export function createEventFeed(store: Store, options: EventFeedOptions = {}): E
 
   /** Reads what was appended since `head` and hands it to every subscriber not catching up. */
   const poll = async () => {
-    if (head === undefined) head = await store.lastEventId();
+    // Starting (or restarting after idle): from the store's last id, or from the oldest live
+    // subscriber's cursor, so that none misses what came after it (a repeat is dropped by `hand`).
+    if (head === undefined) {
+      const live = [...subscribers].filter((subscriber) => !subscriber.catchingUp);
+      head =
+        live.length > 0
+          ? Math.min(...live.map((subscriber) => subscriber.cursor))
+          : await store.lastEventId();
+    }
     for (;;) {
       const events = await store.readEventsAfter(head, batch);
       for (const event of events) {
@@ -96,28 +105,32 @@ export function createEventFeed(store: Store, options: EventFeedOptions = {}): E
     timer.unref();
   };
 
-  /** Reads the backlog from the store up to the feed's head, then lets live events through. */
+  /**
+   * Reads the backlog from the store up to the feed's head, then lets live events through. A failing
+   * store is retried at the poll period; the switch to live happens only when nothing lies between the
+   * subscriber's cursor and the head (checked synchronously, so the poller cannot slip an event past).
+   */
   const catchUp = async (subscriber: Subscriber) => {
-    try {
-      await run();
-      for (;;) {
+    while (subscribers.has(subscriber) && !closed) {
+      try {
+        await run();
         const target = head ?? 0;
-        if (subscriber.cursor >= target) break;
-        const events = await store.readEventsAfter(subscriber.cursor, batch, subscriber.loopId);
-        const below = events.filter((event) => event.id <= target);
-        for (const event of below) hand(subscriber, event);
-        if (below.length < events.length || events.length < batch) {
-          subscriber.cursor = Math.max(subscriber.cursor, target);
-          break;
+        while (subscriber.cursor < target) {
+          const events = await store.readEventsAfter(subscriber.cursor, batch, subscriber.loopId);
+          const below = events.filter((event) => event.id <= target);
+          for (const event of below) hand(subscriber, event);
+          // This loop's events up to the target are all handed: skip the other loops' ids.
+          if (below.length < events.length || events.length < batch)
+            subscriber.cursor = Math.max(subscriber.cursor, target);
         }
+      } catch {
+        await delay(pollMs);
+        continue;
       }
-    } finally {
-      subscriber.catchingUp = false;
-    }
-    // Events the poller read while this subscriber caught up are above `target`: read them again.
-    if ((head ?? 0) > subscriber.cursor) {
-      subscriber.catchingUp = true;
-      await catchUp(subscriber);
+      if ((head ?? 0) <= subscriber.cursor) {
+        subscriber.catchingUp = false;
+        return;
+      }
     }
   };
 

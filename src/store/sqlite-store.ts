@@ -106,6 +106,11 @@ const migrations: string[] = [
   DROP TABLE events;
   ALTER TABLE events_with_id RENAME TO events;
   `,
+  // 4: one loop's events by global id (a timeline page, a loop's live stream catching up) read from an
+  // index instead of sorting the loop's whole timeline per page.
+  `
+  CREATE INDEX events_by_loop_and_id ON events (loop_id, id);
+  `,
 ];
 
 /** How long a busy database is retried before `StoreError`, in ms; `LOOPWRIGHT_STORE_BUSY_MS` overrides. */
