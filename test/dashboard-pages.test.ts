@@ -135,6 +135,14 @@ test("a gate log has line anchors; a large log is read a page of lines at a time
   assert.equal(log.status, 200);
   assert.match(log.text, /<span class="line" id="L3"><a class="number" href="#L3">3<\/a>checking answer.txt/);
   assert.match(log.text, /id="L4"><a class="number" href="#L4">4<\/a>not ok 1 - answer is 42/);
+  // The failure digest heads the log; its references to log lines are anchors on the page.
+  assert.match(log.text, /<section id="digest"><h2>Failure digest<\/h2><pre class="digest">/);
+  assert.match(log.text, /1\. answer is 42 \(<a href="#L4">answer\.log:4<\/a>\)/);
+  const loopPage = await get(`/loops/${loopId}`);
+  assert.match(
+    loopPage.text,
+    /href="\/loops\/[^"]+\/iterations\/1\/gates\/answer\/grade\/log#digest">digest<\/a>/,
+  );
   const baseline = await get(`/loops/${loopId}/iterations/0/gates/answer/baseline/log`);
   assert.equal(baseline.status, 200);
   // A big log: only the asked range is rendered.
