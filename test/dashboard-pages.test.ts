@@ -461,3 +461,47 @@ schedule: { cron: "0 3 * * 1-5", timezone: "Europe/Paris" }
   assert.match(page.text, /<code>cron 0 3 \* \* 1-5 \(Europe\/Paris\)<\/code>/);
   assert.match(page.text, /\d{4}-\d\d-\d\d 03:00 <span class="muted">Europe\/Paris<\/span>/);
 });
+
+test("review rounds: each round's verdict and findings linked to the reviewed commit's lines", async () => {
+  const says = (answer: unknown) => `{ print: ${JSON.stringify(JSON.stringify(answer))} }`;
+  const changes = says({
+    verdict: "changes_requested",
+    findings: [{ severity: "major", file: "notes.txt", line: 1, message: "remove the debugging note" }],
+  });
+  const spec = await sandbox.spec(
+    `name: reviewed
+goal: answer.txt says 42, and nothing else is left behind.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - { say: "wrote the answer", write: { answer.txt: "42\\n", notes.txt: "debug: remove me\\n" } }
+    - { say: "removed the note", delete: [notes.txt] }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+review:
+  engine: scripted
+  rounds: 3
+  turns: [${changes}, ${says({ verdict: "ok", findings: [] })}]
+gates: [{ id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }]
+`,
+    join(sandbox.root, "reviewed.yaml"),
+  );
+  const run = await sandbox.cli(["run", spec]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const reviewed = (await store.findLoop("reviewed"))?.id ?? "";
+  const page = await get(`/loops/${reviewed}`);
+  assert.match(page.text, /<h4>Review rounds<\/h4>/);
+  assert.match(
+    page.text,
+    /Round 1: <code>[0-9a-f]{10}<\/code>\.\.<code>[0-9a-f]{10}<\/code>, 2 files <span class="badge status-fail">changes_requested/,
+  );
+  assert.match(page.text, /Round 2: [^\n]*1 file <span class="badge status-pass">ok/);
+  const finding =
+    /<span class="badge status-fail">major<\/span> <a href="([^"]+)"><code>notes\.txt:1<\/code><\/a> remove the debugging note/.exec(
+      page.text,
+    );
+  assert.ok(finding, "the finding links to the file at the reviewed commit");
+  const file = await get(finding[1].replaceAll("&amp;", "&").replace(/#L1$/, ""));
+  assert.equal(file.status, 200);
+  assert.match(file.text, /id="L1"><a class="number" href="#L1">1<\/a>debug: remove me/);
+});
