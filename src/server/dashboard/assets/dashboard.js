@@ -88,7 +88,7 @@
     if (!polling) setInterval(refresh, 5000);
     polling = true;
   };
-  events.onmessage = schedule;
   // The API sends every timeline event as an unnamed message; heartbeats are comments, never messages.
+  events.onmessage = schedule;
   window.addEventListener("pagehide", () => events.close());
 })();
