@@ -56,7 +56,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       port,
       token: options.token,
       log,
-      mount: mountDashboard,
+      // A spec pasted in the dashboard reads its relative paths (repo: ./...) from where serve started.
+      mount: (app, dependencies) => mountDashboard(app, { ...dependencies, specFolder: process.cwd() }),
     });
     listening = await listen(server, { host: options.host, port }).catch((error: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot listen on ${options.host}:${port}: ${error.code ?? error.message}`);
