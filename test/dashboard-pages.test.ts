@@ -338,6 +338,22 @@ test("a new loop from pasted text: problems as file:line: field: message, nothin
   assert.match(page.text, /queued to run by <span class="actor">web: loopback<\/span>/);
 });
 
+test("a pasted spec with a schedule registers the schedule (no loop), listed on the loops page with its next firing", async () => {
+  const before = (await store.listLoops()).length;
+  const scheduled = await post("/loops", {
+    loopwright_secret: secret,
+    label: "nightly.yaml",
+    folder: sandbox.root,
+    spec: 'name: nightly-page\ngoal: done.txt exists\nrepo: ./repo\nschedule: { cron: "0 3 * * 1-5", timezone: Europe/Paris }\nmaker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }\ngates: [{ id: done, kind: tests-pass, run: "test -s done.txt" }]\n',
+  });
+  assert.equal(scheduled.status, 303, await scheduled.clone().text());
+  assert.equal(scheduled.headers.get("location"), "/#schedules");
+  assert.equal((await store.listLoops()).length, before, "a schedule queues no loop by itself");
+  const loops = await get("/");
+  assert.match(loops.text, /id="schedules"/);
+  assert.match(loops.text, /nightly-page/);
+});
+
 test("assets are served with their types; unknown pages are 404", async () => {
   const script = await app.request("http://127.0.0.1:4477/assets/dashboard.js");
   assert.equal(script.status, 200);

@@ -15,7 +15,7 @@ import { pauseLoop } from "../../app/pause-loop.ts";
 import { resumeLoop } from "../../app/resume-loop.ts";
 import { listScheduleViews } from "../../app/schedules.ts";
 import { steerLoop } from "../../app/steer-loop.ts";
-import { submitLoop } from "../../app/submit-loop.ts";
+import { submitSpec } from "../../app/submit-spec.ts";
 import type { Actor } from "../../core/events.ts";
 import { maximumSpecBytes } from "../../core/spec-file.ts";
 import { LoopBusyError, LoopNotFoundError, SpecError, UsageError } from "../../errors.ts";
@@ -88,12 +88,14 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
         throw new SpecError([`${values.label}: the spec is empty; paste or upload one`]);
       if (Buffer.byteLength(values.spec) > maximumSpecBytes)
         throw new SpecError([`${values.label}: too large (a spec is at most 1 MiB)`]);
-      const { loop } = await submitLoop({
+      const submitted = await submitSpec({
         context,
         source: { text: values.spec, label: values.label, directory: values.folder },
         by: actorOf(request),
       });
-      return request.redirect(`/loops/${encodeURIComponent(loop.id)}`, 303);
+      // A spec with `schedule:` registers its schedule, listed on the loops page with its next firing.
+      if (submitted.kind === "schedule") return request.redirect("/#schedules", 303);
+      return request.redirect(`/loops/${encodeURIComponent(submitted.loop.id)}`, 303);
     } catch (error) {
       if (error instanceof SpecError)
         return request.html(newLoopPage(deps.secret, values, error.problems), 400);
