@@ -2,8 +2,9 @@
  * The recheck of a red test gate reruns only its failing tests where the runner can be told which: a
  * flake is then classified quickly, and a real failure confirmed, before an iteration is spent. Works
  * on one plain runner invocation, optionally after `cd <dir> &&`: `node --test` (name patterns), jest
- * and vitest (`-t`), pytest (node ids). Anything else (npm scripts, pipelines, several commands) is
- * rerun whole. Pure.
+ * and vitest (`-t`), pytest (node ids), go test (`-run` on the top-level tests), cargo test (exact
+ * names after `--`), mix test (`--failed`, from mix's own manifest). Anything else (npm scripts,
+ * pipelines, several commands) is rerun whole. A gate's `rerunFailed` overrides this. Pure.
  */
 
 /** Most failing tests a narrowed recheck names; more than this and the whole gate is rerun. */
@@ -24,6 +25,17 @@ export function recheckCommand(command: string, failures: readonly string[]): st
   if (/^(?:npx )?(?:jest|vitest)\b/.test(invocation)) {
     return `${command.trim()} -t ${quote(`(?:${leaves.map(escapeRegex).join("|")})$`)}`;
   }
+  if (/^go test\b/.test(invocation)) {
+    const tests = [...new Set(failures.map((name) => name.split("/")[0]))];
+    if (!tests.every((name) => /^\w+$/.test(name))) return undefined;
+    return `${command.trim()} -run ${quote(`^(${tests.join("|")})$`)}`;
+  }
+  if (/^cargo test\b/.test(invocation)) {
+    if (!failures.every((name) => /^[\w:]+$/.test(name))) return undefined;
+    const separator = /(^|\s)--(\s|$)/.test(invocation) ? "" : " --";
+    return `${command.trim()}${separator} --exact ${failures.join(" ")}`;
+  }
+  if (/^mix test\b/.test(invocation)) return `${command.trim()} --failed`;
   if (/^(?:python3? -m )?pytest\b/.test(invocation)) {
     if (!failures.every((name) => /^[\w./-]+\.py::/.test(name))) return undefined;
     return `${command.trim()} ${failures.map(quote).join(" ")}`;

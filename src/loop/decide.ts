@@ -18,6 +18,7 @@ import {
   type LoopState,
   phaseResults,
 } from "./state.ts";
+import { strategyOf } from "./strategies/strategy.ts";
 import { blockingFlags, describeBlockingFlags, runFlags } from "./tamper-floor.ts";
 
 export type Action =
@@ -103,7 +104,8 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
   }
   if (!iteration.screen) return { kind: "screen", iteration: number };
 
-  const gates = state.spec.gates.filter(isDeterministic);
+  const strategy = strategyOf(state.spec);
+  const gates = state.spec.gates.filter(isDeterministic).map(strategy.gradedGate);
   const ungraded = gates.filter((gate) => !phaseResults(iteration, "grade")[gate.id]).map((gate) => gate.id);
   if (ungraded.length > 0) return { kind: "run_gates", iteration: number, phase: "grade", gateIds: ungraded };
   const newRunFlags = runFlags(state, iteration).filter(
@@ -159,6 +161,9 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
     return endIteration(state, iteration, "failed", why);
   }
 
+  const own = strategy.afterApproval(state, iteration);
+  if (own?.kind === "end") return endIteration(state, iteration, own.outcome, own.summary);
+  if (own) return own;
   const confirmed = required.map((gate) => ({
     gate,
     assessment: assessGate(gate, iteration, state.baseline[gate.id], { confirm: true }),
@@ -232,7 +237,12 @@ function decideBetween(state: LoopState, now: number): Action {
   const spentToday = state.costByDay[new Date(now).toISOString().slice(0, 10)] ?? 0;
   if (dailyCap > 0 && spentToday >= dailyCap)
     return { kind: "park", until: nextUtcMidnight(now), spentTodayUsd: spentToday };
-  return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
+  return (
+    strategyOf(state.spec).beforeIteration(state) ?? {
+      kind: "start_iteration",
+      iteration: (last?.number ?? 0) + 1,
+    }
+  );
 }
 
 /** `; 2 tamper flags ruled legitimate by the verifier: T1, T2` when the verifier waved flags through. */

@@ -34,6 +34,12 @@ export interface VerifierRecord {
   wroteFiles: string[];
 }
 
+/** A gate run that started and has not ended (nor been closed as interrupted). */
+export interface RunningGate {
+  gateId: string;
+  phase: GatePhase;
+}
+
 export interface IterationState {
   number: number;
   startSha: string;
@@ -51,7 +57,7 @@ export interface IterationState {
   };
   /** Finished gate results per phase (grade, recheck, confirm, confirm-2, ...), keyed by gate id. */
   gates: Partial<Record<GatePhase, Record<string, GateResult>>>;
-  gatesRunning: { gateId: string; phase: GatePhase }[];
+  gatesRunning: RunningGate[];
   /** Tamper flags raised on this iteration's change, numbered T1, T2, ... */
   tamperFlags: RecordedTamperFlag[];
   verifierRunning: boolean;
@@ -85,6 +91,11 @@ export interface LoopState {
   /** The gates' results on the base commit, recorded before the first iteration. */
   baseline: Record<string, GateResult>;
   baselineRunning: string[];
+  /**
+   * Every run of the gates on the base commit (iteration 0), by phase: the baseline, and the extra runs
+   * and rechecks a strategy asks for there (a streak runs the suite on the base commit until it fails).
+   */
+  baseRuns: { gates: Partial<Record<GatePhase, Record<string, GateResult>>>; running: RunningGate[] };
   iterations: IterationState[];
   pendingSteers: SteerRequest[];
   /** Steering applied since the last iteration started; the next brief quotes it. */
@@ -120,6 +131,7 @@ export function initialState(spec: Spec): LoopState {
     prepared: false,
     baseline: {},
     baselineRunning: [],
+    baseRuns: { gates: {}, running: [] },
     iterations: [],
     pendingSteers: [],
     unannouncedSteering: [],
@@ -285,17 +297,31 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
       if (event.data.phase === "baseline") {
         return { ...state, baselineRunning: [...state.baselineRunning, event.data.gateId] };
       }
+      if (event.data.iteration === 0) {
+        const running = { gateId: event.data.gateId, phase: event.data.phase };
+        return { ...state, baseRuns: { ...state.baseRuns, running: [...state.baseRuns.running, running] } };
+      }
       return updateIteration(state, event.data.iteration, (iteration) => ({
         ...iteration,
         gatesRunning: [...iteration.gatesRunning, { gateId: event.data.gateId, phase: event.data.phase }],
       }));
     case "gate_ended": {
       const result = event.data.result;
-      if (result.phase === "baseline") {
+      if (event.data.iteration === 0 || result.phase === "baseline") {
+        const base = state.baseRuns;
+        const baseRuns = {
+          gates: {
+            ...base.gates,
+            [result.phase]: { ...(base.gates[result.phase] ?? {}), [result.id]: result },
+          },
+          running: base.running.filter((run) => !(run.gateId === result.id && run.phase === result.phase)),
+        };
+        if (result.phase !== "baseline") return { ...state, baseRuns };
         return {
           ...state,
           baseline: { ...state.baseline, [result.id]: result },
           baselineRunning: state.baselineRunning.filter((id) => id !== result.id),
+          baseRuns,
         };
       }
       return updateIteration(state, event.data.iteration, (iteration) => ({
@@ -312,6 +338,13 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
     case "gate_interrupted":
       if (event.data.phase === "baseline") {
         return { ...state, baselineRunning: state.baselineRunning.filter((id) => id !== event.data.gateId) };
+      }
+      if (event.data.iteration === 0) {
+        const { gateId, phase } = event.data;
+        const running = state.baseRuns.running.filter(
+          (run) => !(run.gateId === gateId && run.phase === phase),
+        );
+        return { ...state, baseRuns: { ...state.baseRuns, running } };
       }
       return updateIteration(state, event.data.iteration, (iteration) => ({
         ...iteration,

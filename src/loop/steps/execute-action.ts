@@ -30,7 +30,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "screen":
       return screenChange(context);
     case "run_gates":
-      return runGatePhase(context, action.phase, action.gateIds);
+      return runGatePhase(context, action.iteration, action.phase, action.gateIds);
     case "record_flags":
       for (const flag of action.flags)
         await context.append("tamper_flagged", { iteration: action.iteration, flag });

@@ -5,7 +5,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { GatePhase } from "../../core/events.ts";
+import type { GatePhase, GateResult } from "../../core/events.ts";
 import type { RunnerName } from "../../gates/digest/digest-types.ts";
 import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { incompleteRunReason } from "../../gates/incomplete-run.ts";
@@ -21,12 +21,18 @@ import { runSetup } from "./prepare.ts";
 const lockfilePattern =
   /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?|Cargo\.lock|go\.sum|poetry\.lock|uv\.lock|Pipfile\.lock|Gemfile\.lock|composer\.lock|mix\.lock)$/;
 
-export async function runGatePhase(context: RunContext, phase: GatePhase, gateIds: string[]): Promise<void> {
+/** Runs `gateIds` of iteration `iterationNumber` (0: the base commit) as `phase`, on that iteration's commit. */
+export async function runGatePhase(
+  context: RunContext,
+  iterationNumber: number,
+  phase: GatePhase,
+  gateIds: string[],
+): Promise<void> {
   const state = context.state();
-  // The baseline grades the base commit before any iteration (iteration 0).
-  const iterationNumber = phase === "baseline" ? 0 : currentIteration(state)?.number;
-  const sha = phase === "baseline" ? state.baseSha : currentIteration(state)?.commit?.sha;
-  if (iterationNumber === undefined || !sha) throw new Error("no committed SHA to grade");
+  const iteration = iterationNumber === 0 ? undefined : currentIteration(state);
+  const sha = iterationNumber === 0 ? state.baseSha : iteration?.commit?.sha;
+  if (!sha || (iterationNumber !== 0 && iteration?.number !== iterationNumber))
+    throw new Error("no committed SHA to grade");
   const repository = await loopRepositoryOf(context);
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
   // only for re-running setup; without setup, spare the git run.
@@ -38,14 +44,17 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
   }
   const gates = state.spec.gates.filter((gate) => gateIds.includes(gate.id));
-  // A recheck reruns only the graded run's failing tests where the runner can be told which.
-  const graded = phase === "recheck" ? (currentIteration(state)?.gates.grade ?? {}) : {};
+  // A recheck reruns only the failing tests of the gate's last red run, with the gate's `rerunFailed`
+  // or where the runner can be told which.
+  const runs = iterationNumber === 0 ? state.baseRuns.gates : (iteration?.gates ?? {});
   const narrowed = new Map(
-    gates.flatMap((gate) => {
-      const failures = graded[gate.id]?.failures ?? [];
-      const command = recheckCommand(gate.run ?? "", failures);
-      return command ? [[gate.id, { command, failures }] as const] : [];
-    }),
+    phase !== "recheck"
+      ? []
+      : gates.flatMap((gate) => {
+          const failures = lastRedRun(runs, gate.id)?.failures ?? [];
+          const command = gate.rerunFailed ?? recheckCommand(gate.run ?? "", failures);
+          return command ? [[gate.id, { command, failures }] as const] : [];
+        }),
   );
   const commandOf = (gateId: string) =>
     narrowed.get(gateId)?.command ?? gates.find((gate) => gate.id === gateId)?.run ?? "";
@@ -127,6 +136,17 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
   );
   await pending;
   if (recordFailure) throw recordFailure.error;
+}
+
+/** The gate's last red run before its recheck (grade, confirm, ... or on the base commit baseline, confirm, ...). */
+function lastRedRun(
+  runs: Partial<Record<GatePhase, Record<string, GateResult>>>,
+  gateId: string,
+): GateResult | undefined {
+  const results = Object.entries(runs)
+    .filter(([phase]) => phase !== "recheck")
+    .flatMap(([, byGate]) => (byGate?.[gateId] ? [byGate[gateId]] : []));
+  return results.filter((result) => !result.passed).at(-1);
 }
 
 /** How many failing test names a gate result keeps (enough to compare with the baseline, bounded). */

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/**
+ * The `strategy:` field of a spec: the shape of the loop. Every strategy is a policy over the same
+ * timeline (see src/loop/strategies/); this file only says what a spec may ask for. Written either as a
+ * bare name (`strategy: streak`, defaults filled in) or as an object with `kind`. Default: `until-verified`.
+ */
+
+export const strategyKinds = ["until-verified", "streak"] as const;
+export type StrategyKind = (typeof strategyKinds)[number];
+
+/** Iterate until the gates and the verifier hold (the default). */
+const untilVerifiedSchema = z.object({ kind: z.literal("until-verified") }).strict();
+
+/**
+ * The flaky-test stabilizer: run the full suite until it passes `passes` times in a row on one commit
+ * (`verified`), at most `maxRuns` full runs in all (`budget_exhausted`).
+ */
+const streakSchema = z
+  .object({
+    kind: z.literal("streak"),
+    passes: z.number().int().min(1).max(100).default(3),
+    maxRuns: z.number().int().min(1).max(10_000).default(20),
+  })
+  .strict()
+  .superRefine((streak, context) => {
+    if (streak.maxRuns < streak.passes)
+      context.addIssue({
+        code: "custom",
+        path: ["maxRuns"],
+        message: `must be at least passes (${streak.passes}): a streak needs that many runs`,
+      });
+  });
+
+const strategyObjectSchema = z.discriminatedUnion("kind", [untilVerifiedSchema, streakSchema]);
+
+export const strategySchema = z.union([
+  z.enum(strategyKinds).transform((kind) => strategyObjectSchema.parse({ kind })),
+  strategyObjectSchema,
+]);
+
+export type StrategySpec = z.output<typeof strategyObjectSchema>;
+export type StreakStrategy = Extract<StrategySpec, { kind: "streak" }>;
+
+export const defaultStrategy: StrategySpec = { kind: "until-verified" };

@@ -1,0 +1,50 @@
+/**
+ * A strategy is the shape of a loop as a pure policy over the one timeline: it never runs anything and
+ * keeps no state of its own. `decide` asks it at three fixed points and does the rest (guardrails,
+ * steering, budgets, cancellation, the maker, the screen, the verifier) the same way for every strategy,
+ * which is why resume after kill -9, steering, the report and the dashboard work for all of them.
+ */
+import type { IterationOutcome } from "../../core/events.ts";
+import type { GateSpec, Spec } from "../../core/spec.ts";
+import type { Action } from "../decide.ts";
+import type { IterationState, LoopState } from "../state.ts";
+import { streakPolicy } from "./streak.ts";
+
+/** Ends the iteration in progress with this outcome (decide computes the failing gates and fingerprint). */
+export interface EndIteration {
+  kind: "end";
+  outcome: IterationOutcome;
+  summary: string;
+}
+
+export interface StrategyPolicy {
+  /** The gate as this strategy grades it inside an iteration (a streak sets the confirmation re-runs). */
+  gradedGate(gate: GateSpec): GateSpec;
+  /**
+   * Inside an iteration the verifier approved, before the confirmation re-runs are scheduled or judged:
+   * a step of the strategy's own, or `undefined` for the default.
+   */
+  afterApproval(state: LoopState, iteration: IterationState): Action | EndIteration | undefined;
+  /**
+   * Between iterations, after steering, the baseline, the guardrails, pause and the daily cap, where the
+   * default would start the next iteration: a step of the strategy's own, a stop, or `undefined`.
+   */
+  beforeIteration(state: LoopState): Action | undefined;
+}
+
+const untilVerified: StrategyPolicy = {
+  gradedGate: (gate) => gate,
+  afterApproval: () => undefined,
+  beforeIteration: () => undefined,
+};
+
+/** The policy of a spec's strategy. */
+export function strategyOf(spec: Spec): StrategyPolicy {
+  const strategy = spec.strategy;
+  switch (strategy.kind) {
+    case "until-verified":
+      return untilVerified;
+    case "streak":
+      return streakPolicy(strategy);
+  }
+}
