@@ -6,6 +6,7 @@
  */
 import type { IterationOutcome } from "../../core/events.ts";
 import type { GateSpec, Spec } from "../../core/spec.ts";
+import type { BriefInputs } from "../brief.ts";
 import type { Action } from "../decide.ts";
 import type { IterationState, LoopState } from "../state.ts";
 import { streakPolicy } from "./streak.ts";
@@ -30,12 +31,18 @@ export interface StrategyPolicy {
    * default would start the next iteration: a step of the strategy's own, a stop, or `undefined`.
    */
   beforeIteration(state: LoopState): Action | undefined;
+  /** The strategy's section of the maker's brief (after the goal and the definition of done), if any. */
+  briefSection(state: LoopState, inputs: BriefInputs): string | undefined;
+  /** The strategy's section of the report (after the outcome), as Markdown lines; empty for none. */
+  reportSection(state: LoopState): string[];
 }
 
 const untilVerified: StrategyPolicy = {
   gradedGate: (gate) => gate,
   afterApproval: () => undefined,
   beforeIteration: () => undefined,
+  briefSection: () => undefined,
+  reportSection: () => [],
 };
 
 /** The policy of a spec's strategy. */

@@ -12,6 +12,8 @@ import type { StreakStrategy } from "../../core/strategy-spec.ts";
 import type { Action } from "../decide.ts";
 import type { IterationState, LoopState } from "../state.ts";
 import type { EndIteration, StrategyPolicy } from "./strategy.ts";
+import { streakBrief } from "./streak-brief.ts";
+import { streakReport } from "./streak-report.ts";
 import { type SuiteRun, suiteRuns } from "./suite-runs.ts";
 
 export function streakPolicy(streak: StreakStrategy): StrategyPolicy {
@@ -19,6 +21,8 @@ export function streakPolicy(streak: StreakStrategy): StrategyPolicy {
     gradedGate: (gate) => (isDeterministic(gate) ? { ...gate, rerun: streak.passes - 1 } : gate),
     afterApproval: (state, iteration) => afterApproval(streak, state, iteration),
     beforeIteration: (state) => beforeIteration(streak, state),
+    briefSection: (state, inputs) => streakBrief(state, streak, inputs.digests),
+    reportSection: (state) => streakReport(state, streak.passes),
   };
 }
 
