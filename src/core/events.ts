@@ -227,6 +227,20 @@ export interface EventPayloads {
     error?: string;
   };
   loop_stopped: { reason: StopReason; message: string };
+  /** strategy tasks: the task list as read from the loop's branch before the first iteration. */
+  tasks_read: { file: string; format: string; sha: string; tasks: TaskEntry[] };
+  /** strategy tasks: loopwright ticked the iteration's verified task in its own commit `sha`. */
+  task_completed: { iteration: number; taskId: string; sha: string };
+  /** strategy tasks with `onStuck: skip`: the task failed `attempts` times and the loop moves on. */
+  task_blocked: { iteration: number; taskId: string; attempts: number; reason: string };
+}
+
+/** One task of a task list: its id (OpenSpec number, story id or position), title and acceptance criteria. */
+export interface TaskEntry {
+  id: string;
+  title: string;
+  criteria: string[];
+  done: boolean;
 }
 
 export type EventType = keyof EventPayloads;

@@ -38,6 +38,9 @@ const known: Record<EventType, true> = {
   replan_ended: true,
   loop_finished: true,
   loop_stopped: true,
+  tasks_read: true,
+  task_completed: true,
+  task_blocked: true,
 };
 
 /** True for an event type this loopwright knows how to fold. */

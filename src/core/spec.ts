@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
-import { defaultStrategy, strategySchema } from "./strategy-spec.ts";
+import { criterionGatePrefix, defaultStrategy, strategySchema } from "./strategy-spec.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
 
 /**
@@ -208,6 +208,16 @@ export const specSchema = z
       });
     }
     if (spec.strategy.kind === "streak") streakProblems(spec.gates, context);
+    if (spec.strategy.kind === "tasks") {
+      spec.gates.forEach((gate, index) => {
+        if (gate.id.startsWith(criterionGatePrefix))
+          context.addIssue({
+            code: "custom",
+            path: ["gates", index, "id"],
+            message: `${criterionGatePrefix}* ids are the current task's acceptance criteria under strategy tasks`,
+          });
+      });
+    }
     if (spec.maker?.engine === "auto") {
       context.addIssue({
         code: "custom",

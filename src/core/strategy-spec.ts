@@ -6,7 +6,7 @@ import { z } from "zod";
  * bare name (`strategy: streak`, defaults filled in) or as an object with `kind`. Default: `until-verified`.
  */
 
-export const strategyKinds = ["until-verified", "streak"] as const;
+export const strategyKinds = ["until-verified", "streak", "tasks"] as const;
 export type StrategyKind = (typeof strategyKinds)[number];
 
 /** Iterate until the gates and the verifier hold (the default). */
@@ -32,7 +32,27 @@ const streakSchema = z
       });
   });
 
-const strategyObjectSchema = z.discriminatedUnion("kind", [untilVerifiedSchema, streakSchema]);
+/**
+ * One requirement per iteration: the first open task of `file` (Markdown checkboxes, an OpenSpec
+ * tasks.md, or a prd.json), ticked by loopwright when verified. A task that fails `maxAttemptsPerTask`
+ * times stops the loop (`onStuck: stop`, no_progress) or is marked blocked (`onStuck: skip`).
+ */
+const tasksSchema = z
+  .object({
+    kind: z.literal("tasks"),
+    file: z
+      .string()
+      .trim()
+      .min(1)
+      .refine((path) => !path.startsWith("/") && !path.split(/[\\/]/).includes(".."), {
+        message: "a path inside the repository (relative, no ..)",
+      }),
+    maxAttemptsPerTask: z.number().int().min(1).max(100).default(3),
+    onStuck: z.enum(["stop", "skip"]).default("stop"),
+  })
+  .strict();
+
+const strategyObjectSchema = z.discriminatedUnion("kind", [untilVerifiedSchema, streakSchema, tasksSchema]);
 
 export const strategySchema = z.union([
   z.enum(strategyKinds).transform((kind) => strategyObjectSchema.parse({ kind })),
@@ -41,5 +61,9 @@ export const strategySchema = z.union([
 
 export type StrategySpec = z.output<typeof strategyObjectSchema>;
 export type StreakStrategy = Extract<StrategySpec, { kind: "streak" }>;
+export type TasksStrategy = Extract<StrategySpec, { kind: "tasks" }>;
+
+/** Gate ids `strategy: tasks` gives the current task's acceptance criteria (`criterion-1`, ...). */
+export const criterionGatePrefix = "criterion-";
 
 export const defaultStrategy: StrategySpec = { kind: "until-verified" };

@@ -41,6 +41,9 @@ export type Action =
       summary: string;
     }
   | { kind: "replan"; afterIteration: number }
+  | { kind: "read_tasks" }
+  | { kind: "complete_task"; iteration: number; taskId: string }
+  | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
   | { kind: "finish" }
   | { kind: "pause" }
   | { kind: "park"; until: string; spentTodayUsd: number }
@@ -188,9 +191,13 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
 function decideBetween(state: LoopState, now: number): Action {
   const last = state.iterations.at(-1);
-  if (last?.ended?.outcome === "verified") {
+  const strategy = strategyOf(state.spec);
+  const afterVerified =
+    last?.ended?.outcome === "verified" ? strategy.afterVerified(state, last) : "continue";
+  if (afterVerified !== "continue") {
+    if (afterVerified) return afterVerified;
     if (!state.finished) return { kind: "finish" };
-    return { kind: "stop", reason: "verified", message: `verified at iteration ${last.number}` };
+    return { kind: "stop", reason: "verified", message: `verified at iteration ${last?.number}` };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };
@@ -238,7 +245,7 @@ function decideBetween(state: LoopState, now: number): Action {
   if (dailyCap > 0 && spentToday >= dailyCap)
     return { kind: "park", until: nextUtcMidnight(now), spentTodayUsd: spentToday };
   return (
-    strategyOf(state.spec).beforeIteration(state) ?? {
+    strategy.beforeIteration(state) ?? {
       kind: "start_iteration",
       iteration: (last?.number ?? 0) + 1,
     }

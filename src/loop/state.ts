@@ -17,6 +17,7 @@ import type {
   VerifierStatus,
 } from "../core/events.ts";
 import type { Spec } from "../core/spec.ts";
+import { applyTaskEvent, type TasksState } from "./strategies/task-state.ts";
 
 export interface MakerRecord {
   status: MakerStatus;
@@ -62,6 +63,8 @@ export interface IterationState {
   tamperFlags: RecordedTamperFlag[];
   verifierRunning: boolean;
   verifier?: VerifierRecord;
+  /** strategy tasks: the id of the task this iteration works on. */
+  task?: string;
   ended?: {
     outcome: IterationOutcome;
     failingGates: string[];
@@ -122,6 +125,8 @@ export interface LoopState {
   runIds: string[];
   /** The last iteration that had ended when the user last resumed the loop (0: never resumed). */
   resumedAfterIteration: number;
+  /** strategy tasks: the task list and where each task stands. */
+  tasks?: TasksState;
 }
 
 export function initialState(spec: Spec): LoopState {
@@ -170,7 +175,7 @@ export function countedIterations(state: LoopState): number {
 
 /** Returns the state after one event. Never mutates its input. */
 export function apply(state: LoopState, event: LoopEvent): LoopState {
-  const counted = applyEvent(state, event);
+  const counted = applyTaskEvent(applyEvent(state, event), event);
   const usage = "usage" in event.data ? event.data.usage : undefined;
   const next = usage
     ? {
@@ -420,6 +425,9 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopReason: event.data.reason,
         stopMessage: event.data.message,
       };
+    case "tasks_read":
+    case "task_completed":
+    case "task_blocked":
     case "verdict_rejected":
     case "engines_resolved":
     case "run_ended":

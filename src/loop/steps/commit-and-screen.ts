@@ -13,6 +13,7 @@ import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
 import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
+import { fileAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
 import { screenDiff } from "../../verify/tamper/screen-diff.ts";
@@ -24,6 +25,7 @@ import {
 import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { taskFileFlags } from "../strategies/task-file-flags.ts";
 import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
 import { scrubSecretsFromChange } from "./scrub-secrets.ts";
@@ -94,7 +96,15 @@ export async function screenChange(context: RunContext): Promise<void> {
   ];
   const named = await commandFilesAt(context.loop.repoRoot, state.baseSha, sha, commands);
   const missing = await missingBaseFailureFlags(state, context.loop.repoRoot, state.baseSha, sha);
-  for (const flag of [...tamperFlagsOf(files, diff, state.spec.scope.protect, named), ...missing]) {
+  const flags = tamperFlagsOf(files, diff, state.spec.scope.protect, named);
+  const taskFile = state.tasks?.file;
+  if (taskFile) {
+    const before = await fileAt(context.loop.repoRoot, iteration.startSha, taskFile);
+    const after = await fileAt(context.loop.repoRoot, sha, taskFile);
+    for (const flag of taskFileFlags(taskFile, before, after))
+      flags.push({ id: `T${flags.length + 1}`, ...flag });
+  }
+  for (const flag of [...flags, ...missing]) {
     await context.append("tamper_flagged", { iteration: iteration.number, flag });
   }
   await context.append("change_screened", {

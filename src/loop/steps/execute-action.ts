@@ -10,6 +10,7 @@ import { prepare } from "./prepare.ts";
 import { runReplanTurn } from "./replan-turn.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
+import { completeTask, readTasks } from "./task-steps.ts";
 import { runVerifierTurn } from "./verifier-turn.ts";
 
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
@@ -43,6 +44,14 @@ export async function executeAction(context: RunContext, action: Action): Promis
     }
     case "replan":
       return runReplanTurn(context, action.afterIteration);
+    case "read_tasks":
+      return readTasks(context);
+    case "complete_task":
+      return completeTask(context, action.iteration, action.taskId);
+    case "block_task": {
+      const { kind: _kind, ...blocked } = action;
+      return context.append("task_blocked", blocked);
+    }
     case "finish":
       return finishLoop(context);
     case "pause":

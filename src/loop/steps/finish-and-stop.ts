@@ -16,7 +16,12 @@ import { secretsInHistory } from "./scrub-secrets.ts";
 
 export async function finishLoop(context: RunContext): Promise<void> {
   const state = context.state();
-  const sha = state.iterations.at(-1)?.commit?.sha ?? state.baseSha ?? "";
+  const last = state.iterations.at(-1);
+  // strategy tasks: loopwright's tick of the last task follows the verified commit.
+  const tick = state.tasks?.tasks.find(
+    (task) => last && task.completed?.iteration === last.number,
+  )?.completed;
+  const sha = tick?.sha ?? last?.commit?.sha ?? state.baseSha ?? "";
   const branch = state.spec.branch;
   const action = state.spec.finish.action;
   // The loop owns its branch: whatever happened to it, it ends on the verified commit.

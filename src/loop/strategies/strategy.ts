@@ -10,6 +10,7 @@ import type { BriefInputs } from "../brief.ts";
 import type { Action } from "../decide.ts";
 import type { IterationState, LoopState } from "../state.ts";
 import { streakPolicy } from "./streak.ts";
+import { tasksPolicy } from "./tasks.ts";
 
 /** Ends the iteration in progress with this outcome (decide computes the failing gates and fingerprint). */
 export interface EndIteration {
@@ -27,6 +28,11 @@ export interface StrategyPolicy {
    */
   afterApproval(state: LoopState, iteration: IterationState): Action | EndIteration | undefined;
   /**
+   * Between iterations, after one that verified: a step of the strategy's own (tasks: tick the task),
+   * `"continue"` to go on to the next iteration through the guardrails, or `undefined` to finish.
+   */
+  afterVerified(state: LoopState, iteration: IterationState): Action | "continue" | undefined;
+  /**
    * Between iterations, after steering, the baseline, the guardrails, pause and the daily cap, where the
    * default would start the next iteration: a step of the strategy's own, a stop, or `undefined`.
    */
@@ -40,6 +46,7 @@ export interface StrategyPolicy {
 const untilVerified: StrategyPolicy = {
   gradedGate: (gate) => gate,
   afterApproval: () => undefined,
+  afterVerified: () => undefined,
   beforeIteration: () => undefined,
   briefSection: () => undefined,
   reportSection: () => [],
@@ -53,5 +60,7 @@ export function strategyOf(spec: Spec): StrategyPolicy {
       return untilVerified;
     case "streak":
       return streakPolicy(strategy);
+    case "tasks":
+      return tasksPolicy(strategy);
   }
 }

@@ -20,6 +20,7 @@ export function streakPolicy(streak: StreakStrategy): StrategyPolicy {
   return {
     gradedGate: (gate) => (isDeterministic(gate) ? { ...gate, rerun: streak.passes - 1 } : gate),
     afterApproval: (state, iteration) => afterApproval(streak, state, iteration),
+    afterVerified: () => undefined,
     beforeIteration: (state) => beforeIteration(streak, state),
     briefSection: (state, inputs) => streakBrief(state, streak, inputs.digests),
     reportSection: (state) => streakReport(state, streak.passes),
