@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { TaskEntry } from "../src/core/events.ts";
-import { taskFileFlags } from "../src/loop/strategies/task-file-flags.ts";
+import { expectedTaskFile, taskFileFlags } from "../src/loop/strategies/task-file-flags.ts";
 import { parseTaskList, tickTask } from "../src/loop/strategies/task-list.ts";
+import type { TasksState } from "../src/loop/strategies/task-state.ts";
 import { FakeLoop, fakeSpec } from "./support/fake-loop.ts";
 
 const markdown = `# Export
@@ -100,18 +101,38 @@ test("loopwright's tick changes only that task's box (or passes), and never tick
   assert.equal(JSON.parse(prd ?? "{}").userStories[0].passes, true);
 });
 
-test("the task file's screen: a box the maker ticked is blocking, another edit advisory, none unchanged", () => {
-  const ticked = markdown.replace("- [ ] Document it", "- [x] Document it");
+test("the task file's screen: a box loopwright did not tick is blocking until undone, another edit advisory, loopwright's own ticks clean", () => {
+  const read = parseTaskList("tasks.md", markdown);
+  assert.ok(read.ok);
+  const state = (completed: string[]): TasksState => ({
+    file: "tasks.md",
+    sha: "b".repeat(40),
+    format: "markdown",
+    tasks: read.tasks.map((task) =>
+      completed.includes(task.id)
+        ? { ...task, done: true, status: "done", completed: { iteration: 1, sha: "t".repeat(40) } }
+        : { ...task, status: task.done ? "done" : "open" },
+    ),
+  });
+  const byMaker = markdown.replace("- [ ] Document it", "- [x] Document it");
+  const flags = taskFileFlags(state([]), expectedTaskFile(state([]), markdown), byMaker);
   assert.deepEqual(
-    taskFileFlags("tasks.md", markdown, ticked).map((flag) => flag.kind),
+    flags.map((flag) => flag.kind),
     ["task-ticked-by-maker"],
   );
-  assert.match(taskFileFlags("tasks.md", markdown, ticked)[0].detail, /marked 3 "Document it" done/);
+  assert.match(flags[0].detail, /3 "Document it" marked done by the maker/);
+  const ticked = state(["2"]);
+  const expected = expectedTaskFile(ticked, markdown);
+  assert.equal(expected, tickTask("tasks.md", markdown, "2"));
+  assert.deepEqual(taskFileFlags(ticked, expected, expected), [], "loopwright's tick is not the maker's");
   assert.deepEqual(
-    taskFileFlags("tasks.md", markdown, `${markdown}- [ ] A new task\n`).map((flag) => flag.kind),
+    taskFileFlags(ticked, expected, `${expected}- [ ] A new task\n`).map((flag) => flag.kind),
     ["tamper-file"],
   );
-  assert.deepEqual(taskFileFlags("tasks.md", markdown, markdown), []);
+  assert.deepEqual(
+    taskFileFlags(ticked, expected, undefined).map((flag) => flag.kind),
+    ["tamper-file"],
+  );
 });
 
 const tasks: TaskEntry[] = [

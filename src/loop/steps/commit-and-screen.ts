@@ -25,7 +25,7 @@ import {
 import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
-import { taskFileFlags } from "../strategies/task-file-flags.ts";
+import { expectedTaskFile, taskFileFlags } from "../strategies/task-file-flags.ts";
 import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
 import { scrubSecretsFromChange } from "./scrub-secrets.ts";
@@ -97,11 +97,13 @@ export async function screenChange(context: RunContext): Promise<void> {
   const named = await commandFilesAt(context.loop.repoRoot, state.baseSha, sha, commands);
   const missing = await missingBaseFailureFlags(state, context.loop.repoRoot, state.baseSha, sha);
   const flags = tamperFlagsOf(files, diff, state.spec.scope.protect, named);
-  const taskFile = state.tasks?.file;
-  if (taskFile) {
-    const before = await fileAt(context.loop.repoRoot, iteration.startSha, taskFile);
-    const after = await fileAt(context.loop.repoRoot, sha, taskFile);
-    for (const flag of taskFileFlags(taskFile, before, after))
+  if (state.tasks) {
+    // Against the list as loopwright left it (its own ticks applied), not the iteration's start: a tick
+    // the maker made in an earlier iteration stays flagged until it is undone.
+    const original = (await fileAt(context.loop.repoRoot, state.tasks.sha, state.tasks.file)) ?? "";
+    const actual = await fileAt(context.loop.repoRoot, sha, state.tasks.file);
+    const expected = expectedTaskFile(state.tasks, original);
+    for (const flag of taskFileFlags(state.tasks, expected, actual))
       flags.push({ id: `T${flags.length + 1}`, ...flag });
   }
   for (const flag of [...flags, ...missing]) {

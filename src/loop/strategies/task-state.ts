@@ -18,6 +18,8 @@ export interface TaskRecord extends TaskEntry {
 
 export interface TasksState {
   file: string;
+  /** The commit the list was read from. */
+  sha: string;
   format: string;
   tasks: TaskRecord[];
 }
@@ -48,6 +50,7 @@ export function applyTaskEvent(state: LoopState, event: LoopEvent): LoopState {
         ...state,
         tasks: {
           file: event.data.file,
+          sha: event.data.sha,
           format: event.data.format,
           tasks: event.data.tasks.map((task) => ({ ...task, status: task.done ? "done" : "open" })),
         },
