@@ -48,3 +48,19 @@ export class StoreError extends UsageError {
 export class LoopNotFoundError extends UsageError {
   override name = "LoopNotFoundError";
 }
+
+/**
+ * A request field that is wrong (exit 2; the API answers 400 naming `field`). `field` is the path in the
+ * request body (`budget.maxIterations`, `addGates.0.run`, `offset`); `problem` says what is wrong without
+ * naming the field; `message` is the one line the CLI prints (its wording may name a command-line option).
+ */
+export class FieldError extends UsageError {
+  override name = "FieldError";
+  readonly field: string;
+  readonly problem: string;
+  constructor(field: string, problem: string, message = `${field}: ${problem}`) {
+    super(message);
+    this.field = field;
+    this.problem = problem;
+  }
+}

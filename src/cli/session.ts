@@ -1,9 +1,10 @@
-/** What most commands open first: the state home, the store, and the loop a reference names. */
-import { LoopNotFoundError, UsageError } from "../errors.ts";
+/** What most commands open first: the state home, the store, and the application layer's context. */
+import type { AppContext } from "../app/app-context.ts";
+import { UsageError } from "../errors.ts";
 import { resolveRepository } from "../git/repository.ts";
 import { loopwrightHome } from "../paths.ts";
 import { openStore } from "../store/open-store.ts";
-import type { LoopRecord, Store } from "../store/store.ts";
+import type { Store } from "../store/store.ts";
 
 export interface Session {
   home: string;
@@ -15,6 +16,11 @@ export async function openSession(): Promise<Session> {
   return { home, store: await openStore(home) };
 }
 
+/** The application layer's context of a command: loop names resolve in the current repository first. */
+export async function appContext(session: Session): Promise<AppContext> {
+  return { store: session.store, home: session.home, repoRoot: await currentRepository() };
+}
+
 /** The repository the current directory belongs to, if any. */
 export async function currentRepository(): Promise<string | undefined> {
   try {
@@ -23,17 +29,6 @@ export async function currentRepository(): Promise<string | undefined> {
     if (error instanceof UsageError) return undefined;
     throw error;
   }
-}
-
-/** Finds a loop by id, or by name in the current repository; a clear error when there is none. */
-export async function findLoopOrThrow(store: Store, reference: string): Promise<LoopRecord> {
-  const repoRoot = await currentRepository();
-  const loop = (await store.findLoop(reference, repoRoot)) ?? (await store.findLoop(reference));
-  if (!loop) {
-    const where = repoRoot ? ` in ${repoRoot}` : "";
-    throw new LoopNotFoundError(`no loop named or with id '${reference}'${where} (see loopwright ls --all)`);
-  }
-  return loop;
 }
 
 /** Parses an iteration number option: 1 or more, or 0 (the gates' run on the base commit) where `lowest` is 0. */

@@ -127,11 +127,22 @@ export interface SteerRequest {
   budget?: Partial<Budget>;
 }
 
+/**
+ * Who filed an owner action, recorded in the event as `by`: the CLI with the OS user, the web with the
+ * token's name ("loopback" without one), the service itself ("serve"), or a schedule by its name.
+ */
+export interface Actor {
+  via: "cli" | "web" | "service" | "schedule";
+  name: string;
+}
+
 /** `over_budget`: a turn crossed `maxCostUsdPerIteration`; the loop stops with budget_exhausted. */
 export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled" | "over_budget";
 
 export interface EventPayloads {
   loop_created: { name: string; repoRoot: string; specPath: string; baseSha: string; branch: string };
+  /** The loop waits for the service to start it (`run`) or go on with it (`resume`), in the order of `at`. */
+  loop_queued: { by: Actor; command: "run" | "resume" };
   run_started: { runId: string; pid: number; host: string; command: string };
   run_ended: { runId: string; exit: string };
   processes_swept: { pids: number[]; runIds: string[] };
@@ -144,10 +155,13 @@ export interface EventPayloads {
     durationMs: number;
     logPath: string;
   };
-  steer_requested: { request: SteerRequest };
+  /** `by` is absent on events recorded before owner actions named their actor. */
+  steer_requested: { request: SteerRequest; by?: Actor };
   steering_applied: { changes: SteeringChange[]; spec: unknown };
-  pause_requested: Record<string, never>;
-  cancel_requested: Record<string, never>;
+  pause_requested: { by?: Actor };
+  cancel_requested: { by?: Actor };
+  /** The owner resumed the loop in the foreground (a resume through a service is a `loop_queued`). */
+  resume_requested: { by: Actor };
   loop_paused: Record<string, never>;
   loop_resumed: Record<string, never>;
   loop_parked: { until: string; spentTodayUsd: number; capUsd: number };

@@ -7,6 +7,7 @@ import type { EventType } from "./events.ts";
 
 const known: Record<EventType, true> = {
   loop_created: true,
+  loop_queued: true,
   run_started: true,
   run_ended: true,
   processes_swept: true,
@@ -17,6 +18,7 @@ const known: Record<EventType, true> = {
   steering_applied: true,
   pause_requested: true,
   cancel_requested: true,
+  resume_requested: true,
   loop_paused: true,
   loop_resumed: true,
   loop_parked: true,

@@ -7,7 +7,10 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { open } from "node:fs/promises";
 
 /** The text of the file, or why it was not read (one phrase, e.g. `not a regular file (a FIFO)`). */
-export type RegularFileText = { ok: true; text: string } | { ok: false; problem: string; code?: string };
+export type RegularFileText = { ok: true; text: string } | RegularFileRefusal;
+
+/** Why a file was not read: one phrase, and the error code (`ENOENT`, `ELOOP`, `ENOTREG`, `EFBIG`, ...). */
+export type RegularFileRefusal = { ok: false; problem: string; code?: string };
 
 export interface ReadRegularFileOptions {
   /** Largest size read, in bytes; a larger file is refused whole. */
@@ -78,6 +81,45 @@ export function readRegularFileSync(path: string, options: ReadRegularFileOption
   }
 }
 
+/** Part of a regular file: `bytes` from `offset`, and the file's size when it was opened. */
+export type RegularFileRange = { ok: true; bytes: Buffer; totalBytes: number } | RegularFileRefusal;
+
+/**
+ * Reads at most `length` bytes from `offset` of a regular file of any size, with the checks of
+ * `readRegularFile` (O_NONBLOCK, type checked on the opened descriptor, O_NOFOLLOW with `noFollow`).
+ * An offset at or past the end gives no bytes; the caller decides whether that is an error. Never throws
+ * for a runtime failure.
+ */
+export async function readRegularFileRange(
+  path: string,
+  options: { offset: number; length: number; noFollow?: boolean },
+): Promise<RegularFileRange> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, openFlags(options));
+  } catch (error) {
+    return failure(error);
+  }
+  try {
+    const stats = await handle.stat();
+    const refused = refusal(stats, Number.POSITIVE_INFINITY);
+    if (refused) return refused;
+    const wanted = Math.max(0, Math.min(options.length, stats.size - options.offset));
+    const buffer = Buffer.alloc(wanted);
+    let length = 0;
+    while (length < wanted) {
+      const { bytesRead } = await handle.read(buffer, length, wanted - length, options.offset + length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return { ok: true, bytes: buffer.subarray(0, length), totalBytes: stats.size };
+  } catch (error) {
+    return failure(error);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
 /** `1 MiB`, `50.0 MiB`, `8 KiB`, `12 B`: whole numbers without decimals. */
 export function formatBytes(bytes: number): string {
   const units: [number, string][] = [
@@ -92,12 +134,12 @@ export function formatBytes(bytes: number): string {
   return `${bytes} B`;
 }
 
-function openFlags(options: ReadRegularFileOptions): number {
+function openFlags(options: { noFollow?: boolean }): number {
   return constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0);
 }
 
 /** Why an opened file is not read: not a regular file, or larger than the cap; undefined to read it. */
-function refusal(stats: Stats, maximumBytes: number): RegularFileText | undefined {
+function refusal(stats: Stats, maximumBytes: number): RegularFileRefusal | undefined {
   if (stats.isDirectory()) return { ok: false, problem: "is a folder, not a file", code: "EISDIR" };
   if (!stats.isFile())
     return { ok: false, problem: `not a regular file (${kindOf(stats)})`, code: "ENOTREG" };
@@ -125,7 +167,7 @@ function kindOf(stats: Stats): string {
   return "not a file";
 }
 
-function failure(error: unknown): RegularFileText {
+function failure(error: unknown): RegularFileRefusal {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return { ok: false, problem: "no such file", code };
   if (code === "EISDIR") return { ok: false, problem: "is a folder, not a file", code };

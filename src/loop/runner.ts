@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { LoopEvent } from "../core/events.ts";
+import type { Actor, LoopEvent } from "../core/events.ts";
 import { createRedactor } from "../core/redact.ts";
 import { LoopBusyError } from "../errors.ts";
 import { homeLayout } from "../paths.ts";
@@ -31,6 +31,8 @@ export interface RunLoopOptions {
   interrupt?: AbortSignal;
   /** Files a cancel request right after recovery: `cancel` of a loop no live controller runs. */
   cancel?: boolean;
+  /** Who drives this run: recorded as `by` on the cancel request that `cancel` or `interrupt` files. */
+  actor?: Actor;
 }
 
 /**
@@ -81,7 +83,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     gateWorktree: layout.gateWorktree(loop.id),
   };
   const onInterrupt = () => {
-    if (!timeline.state().cancelRequested) void timeline.append("cancel_requested", {}).catch(() => {});
+    if (!timeline.state().cancelRequested)
+      void timeline.append("cancel_requested", actorOf(options)).catch(() => {});
     cancel.abort();
   };
   options.interrupt?.addEventListener("abort", onInterrupt, { once: true });
@@ -96,7 +99,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
   try {
     await timeline.sync();
     await recover(context, options.command);
-    if (options.cancel && !timeline.state().cancelRequested) await timeline.append("cancel_requested", {});
+    if (options.cancel && !timeline.state().cancelRequested)
+      await timeline.append("cancel_requested", actorOf(options));
     for (;;) {
       await timeline.sync();
       const action = decide(timeline.state(), clock());
@@ -114,6 +118,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     await timeline.append("run_ended", { runId, exit: state.stopReason ?? state.status }).catch(() => {});
     await store.releaseLock(loop.id, runId);
   }
+}
+
+/** `{by}` when the run knows who drives it, else nothing (older callers). */
+function actorOf(options: RunLoopOptions): { by?: Actor } {
+  return options.actor ? { by: options.actor } : {};
 }
 
 /**

@@ -123,6 +123,8 @@ export interface LoopState {
   /** While parked: when the loop may go on (ISO time, UTC midnight). */
   parkedUntil?: string;
   runIds: string[];
+  /** Set by `loop_queued`, cleared by `run_started`: the loop waits for the service, in the order of `at`. */
+  queued?: { command: "run" | "resume"; at: string };
   /** The last iteration that had ended when the user last resumed the loop (0: never resumed). */
   resumedAfterIteration: number;
   /** strategy tasks: the task list and where each task stands. */
@@ -205,9 +207,12 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
   switch (event.type) {
     case "loop_created":
       return { ...state, baseSha: event.data.baseSha };
+    case "loop_queued":
+      return { ...state, queued: { command: event.data.command, at: event.at } };
     case "run_started":
       return {
         ...state,
+        queued: undefined,
         runIds: [...state.runIds, event.data.runId],
         status: state.status === "created" ? "running" : state.status,
       };
@@ -429,6 +434,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
     case "task_completed":
     case "task_blocked":
     case "verdict_rejected":
+    case "resume_requested":
     case "engines_resolved":
     case "run_ended":
     case "processes_swept":

@@ -3,10 +3,9 @@
  * applied at the next iteration boundary, so an iteration is always graded on the spec it started with.
  * Pure: validates requests and computes the new spec with a record of old and new values.
  */
-
 import type { SteeringChange, SteerRequest } from "../core/events.ts";
 import { type Budget, budgetSchema, gateSchema, type Spec, verifierGateId } from "../core/spec.ts";
-import { UsageError } from "../errors.ts";
+import { FieldError } from "../errors.ts";
 import type { LoopState } from "./state.ts";
 
 const budgetKeys = Object.keys(budgetSchema.shape) as (keyof Budget)[];
@@ -22,46 +21,61 @@ export interface SteerInput {
 /**
  * Checks what the user asked for against the spec it will apply to and parses it, once: the request it
  * returns holds gates with their defaults and durations in milliseconds, ready for `applySteering`.
- * Throws `UsageError` with a one-line message for a request that can never apply (removing the
+ * Throws `FieldError` (naming the request field; a one-line message for the CLI) for a request that can never apply (removing the
  * verifier, an unknown gate or budget key, a bad gate or value).
  */
 export function validateSteerRequest(spec: Spec, input: SteerInput): SteerRequest {
   const removeGates = input.removeGates ?? [];
   for (const id of removeGates) {
     if (id === verifierGateId)
-      throw new UsageError(`${verifierGateId} cannot be removed: the verifier is always on`);
+      throw fieldError("removeGates", `${verifierGateId} cannot be removed: the verifier is always on`);
     if (!spec.gates.some((gate) => gate.id === id))
-      throw new UsageError(`no gate '${id}' in loop ${spec.name}`);
+      throw fieldError("removeGates", `no gate '${id}' in loop ${spec.name}`);
   }
-  const addGates = (input.addGates ?? []).map((raw) => {
+  const addGates = (input.addGates ?? []).map((raw, index) => {
     const parsed = gateSchema.safeParse(raw);
     if (!parsed.success) {
       const problem = parsed.error.issues[0];
-      throw new UsageError(`--add-gate: ${problem.path.join(".") || "gate"}: ${problem.message}`);
+      const path = problem.path.join(".");
+      throw new FieldError(
+        ["addGates", index, ...problem.path].join("."),
+        problem.message,
+        `--add-gate: ${path || "gate"}: ${problem.message}`,
+      );
     }
     const remaining = spec.gates.filter((gate) => !removeGates.includes(gate.id));
     if (remaining.some((gate) => gate.id === parsed.data.id)) {
-      throw new UsageError(`--add-gate: a gate '${parsed.data.id}' already exists`);
+      const problem = `a gate '${parsed.data.id}' already exists`;
+      throw new FieldError(`addGates.${index}.id`, problem, `--add-gate: ${problem}`);
     }
     return parsed.data;
   });
   const budget: Partial<Budget> = {};
   for (const [key, value] of Object.entries(input.budget ?? {})) {
     if (!budgetKeys.includes(key as keyof Budget)) {
-      throw new UsageError(`--budget: unknown key '${key}' (known: ${budgetKeys.join(", ")})`);
+      const problem = `unknown key '${key}' (known: ${budgetKeys.join(", ")})`;
+      throw new FieldError(`budget.${key}`, problem, `--budget: ${problem}`);
     }
     const parsed = budgetSchema.shape[key as keyof Budget].safeParse(value);
-    if (!parsed.success) throw new UsageError(`--budget: ${key}: ${parsed.error.issues[0].message}`);
+    if (!parsed.success) {
+      const problem = parsed.error.issues[0].message;
+      throw new FieldError(`budget.${key}`, problem, `--budget: ${key}: ${problem}`);
+    }
     Object.assign(budget, { [key]: parsed.data });
   }
   if (input.goal !== undefined && !input.goal.trim())
-    throw new UsageError("--goal: the goal cannot be empty");
+    throw new FieldError("goal", "the goal cannot be empty", "--goal: the goal cannot be empty");
   const request: SteerRequest = {};
   if (input.goal !== undefined) request.goal = input.goal;
   if (addGates.length > 0) request.addGates = addGates;
   if (removeGates.length > 0) request.removeGates = removeGates;
   if (Object.keys(budget).length > 0) request.budget = budget;
   return request;
+}
+
+/** A problem the CLI prints as is and the API reports on `field`. */
+function fieldError(field: string, message: string): FieldError {
+  return new FieldError(field, message, message);
 }
 
 /**

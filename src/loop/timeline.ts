@@ -75,21 +75,29 @@ export interface DamagedEvent {
   reason: string;
 }
 
+/** A loop's timeline replayed: the state, the readable events, the damaged rows, the last seq read. */
+export interface ReplayedLoop {
+  state: LoopState;
+  events: LoopEvent[];
+  damaged: DamagedEvent[];
+  lastSeq: number;
+}
+
 /**
  * Reads a loop's events and replays them, for commands that only look (show, report, ls). A damaged
  * row is skipped and listed in `damaged`, so one bad row never hides the rest of the loop, or other loops.
+ * With `since` (an earlier replay of the same loop), only the events after it are read and folded on.
  */
-export async function readState(
-  store: Store,
-  loop: LoopRecord,
-): Promise<{ state: LoopState; events: LoopEvent[]; damaged: DamagedEvent[] }> {
+export async function readState(store: Store, loop: LoopRecord, since?: ReplayedLoop): Promise<ReplayedLoop> {
   if (loop.spec === null || typeof loop.spec !== "object") {
     throw new Error(`loop ${loop.name} (${loop.id}) has no readable spec snapshot`);
   }
-  let state = initialState(loop.spec as Spec);
-  const events: LoopEvent[] = [];
-  const damaged: DamagedEvent[] = [];
-  for (const stored of await store.readEvents(loop.id)) {
+  let state = since?.state ?? initialState(loop.spec as Spec);
+  const events: LoopEvent[] = since ? [...since.events] : [];
+  const damaged: DamagedEvent[] = since ? [...since.damaged] : [];
+  let lastSeq = since?.lastSeq ?? 0;
+  for (const stored of await store.readEvents(loop.id, lastSeq)) {
+    lastSeq = Math.max(lastSeq, stored.seq);
     const folded = foldOne(state, stored);
     if (!folded.ok) {
       damaged.push({ seq: stored.seq, reason: folded.reason });
@@ -98,11 +106,11 @@ export async function readState(
     state = folded.state;
     events.push(folded.event);
   }
-  return { state, events, damaged };
+  return { state, events, damaged, lastSeq };
 }
 
 /** One line naming a loop's damaged rows, for stderr: `loop x (id): 2 damaged event rows skipped (...)`. */
-export function describeDamage(loop: LoopRecord, damaged: DamagedEvent[]): string {
+export function describeDamage(loop: Pick<LoopRecord, "name" | "id">, damaged: DamagedEvent[]): string {
   const rows = damaged.length === 1 ? "1 damaged event row" : `${damaged.length} damaged event rows`;
   const listed = damaged
     .slice(0, 5)

@@ -1,15 +1,17 @@
 /**
- * `steer`, `pause` and `cancel`: requests filed on the loop's timeline, which the running controller
- * reads (it polls several times a second). With no live controller, `cancel` closes the loop itself.
+ * `steer`, `pause` and `cancel`: requests filed on the loop's timeline with the OS user as their actor,
+ * which the running controller reads (it polls several times a second). With no live controller,
+ * `cancel` closes the loop itself.
  */
 import YAML from "yaml";
+import { cancelLoop } from "../../app/cancel-loop.ts";
+import { pauseLoop } from "../../app/pause-loop.ts";
+import { steerLoop } from "../../app/steer-loop.ts";
 import { UsageError } from "../../errors.ts";
-import { runLoop } from "../../loop/runner.ts";
-import { countedIterations, type LoopState } from "../../loop/state.ts";
-import { applySteering, type SteerInput, validateSteerRequest } from "../../loop/steering.ts";
-import { readState } from "../../loop/timeline.ts";
+import type { SteerInput } from "../../loop/steering.ts";
+import { cliActor } from "../cli-actor.ts";
 import { progressPrinter } from "../progress-printer.ts";
-import { findLoopOrThrow, openSession } from "../session.ts";
+import { appContext, openSession } from "../session.ts";
 
 interface SteerOptions {
   goal?: string;
@@ -28,20 +30,9 @@ export async function steerCommand(reference: string, options: SteerOptions): Pr
     throw new UsageError("steer: nothing to change (use --goal, --add-gate, --remove-gate or --budget)");
   const session = await openSession();
   try {
-    const loop = await findLoopOrThrow(session.store, reference);
-    const { state } = await readState(session.store, loop);
-    if (state.status === "stopped" && state.stopReason === "verified") {
-      throw new UsageError(
-        `loop ${loop.name} is verified and finished: steering would never apply; start a new loop for a new goal (loopwright run)`,
-      );
-    }
-    const pendingSpec = applySteering(state.spec, state.pendingSteers).spec;
-    const validated = validateSteerRequest(pendingSpec, request);
-    await session.store.appendEvent(loop.id, "steer_requested", { request: validated });
-    const running = await session.store.lockHolder(loop.id);
-    process.stdout.write(`${describeFiled(loop.name, state, running !== undefined)}\n`);
-    const spent = budgetSpentAfter(state, applySteering(pendingSpec, [validated]).spec.budget.maxIterations);
-    if (spent) process.stdout.write(`warning: ${spent}\n`);
+    const filed = await steerLoop(await appContext(session), reference, request, cliActor());
+    process.stdout.write(`${filed.message}\n`);
+    if (filed.warning) process.stdout.write(`warning: ${filed.warning}\n`);
     return 0;
   } finally {
     await session.store.close();
@@ -51,15 +42,8 @@ export async function steerCommand(reference: string, options: SteerOptions): Pr
 export async function pauseCommand(reference: string): Promise<number> {
   const session = await openSession();
   try {
-    const loop = await findLoopOrThrow(session.store, reference);
-    const { state } = await readState(session.store, loop);
-    if (state.status === "stopped")
-      throw new UsageError(`loop ${loop.name} is stopped (${state.stopReason})`);
-    if (state.status === "paused") throw new UsageError(`loop ${loop.name} is already paused`);
-    await session.store.appendEvent(loop.id, "pause_requested", {});
-    process.stdout.write(
-      `pause filed for ${loop.name}: the current iteration finishes, then the loop waits\n`,
-    );
+    const filed = await pauseLoop(await appContext(session), reference, cliActor());
+    process.stdout.write(`${filed.message}\n`);
     return 0;
   } finally {
     await session.store.close();
@@ -69,23 +53,10 @@ export async function pauseCommand(reference: string): Promise<number> {
 export async function cancelCommand(reference: string): Promise<number> {
   const session = await openSession();
   try {
-    const loop = await findLoopOrThrow(session.store, reference);
-    const { state } = await readState(session.store, loop);
-    if (state.status === "stopped")
-      throw new UsageError(`loop ${loop.name} is already stopped (${state.stopReason})`);
-    if (await session.store.lockHolder(loop.id)) {
-      await session.store.appendEvent(loop.id, "cancel_requested", {});
-      process.stdout.write(`cancel filed for ${loop.name}: the running turn is being stopped\n`);
-      return 0;
-    }
-    await runLoop({
-      store: session.store,
-      loop,
-      home: session.home,
-      command: "resume",
-      cancel: true,
-      onEvent: progressPrinter(),
-    });
+    const context = await appContext(session);
+    const result = await cancelLoop(context, reference, cliActor(), { onEvent: progressPrinter() });
+    // Stopped here, the progress printer has said so; filed, say what happens next.
+    if (result.outcome === "cancel_requested") process.stdout.write(`${result.message}\n`);
     return 0;
   } finally {
     await session.store.close();
@@ -105,19 +76,4 @@ function parseBudgetOption(text: string): [string, string | number] {
   if (!match) throw new UsageError(`--budget: expected KEY=VALUE, got '${text}'`);
   const value = match[2].trim();
   return [match[1], /^\d+(\.\d+)?$/.test(value) ? Number(value) : value];
-}
-
-/** What the user is told when a steer is filed: when it will apply. */
-function describeFiled(name: string, state: LoopState, running: boolean): string {
-  if (running) return `steering filed for ${name}: applied at the next iteration boundary`;
-  const stopped = state.status === "stopped" ? ` (stopped: ${state.stopReason})` : "";
-  return `steering filed for ${name}${stopped}: applied when it resumes (loopwright resume ${name})`;
-}
-
-/** A stopped loop whose iteration budget stays spent stops again right after applying the steer: say so. */
-function budgetSpentAfter(state: LoopState, maxIterations: number): string | undefined {
-  if (state.status !== "stopped" || maxIterations === 0) return undefined;
-  const counted = countedIterations(state);
-  if (counted < maxIterations) return undefined;
-  return `the iteration budget is spent (${counted} of ${maxIterations}): the loop stops again right after applying this; raise it with --budget maxIterations=${counted + 1}`;
 }

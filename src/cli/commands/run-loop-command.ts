@@ -1,5 +1,6 @@
 /** `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it. */
-
+import { readLoop } from "../../app/app-context.ts";
+import { recordForegroundResume } from "../../app/resume-loop.ts";
 import { loadSpecFile } from "../../core/spec-file.ts";
 import { SpecError } from "../../errors.ts";
 import { createLoop } from "../../loop/create-loop.ts";
@@ -8,11 +9,11 @@ import { preflight } from "../../loop/preflight.ts";
 import { runLoop } from "../../loop/runner.ts";
 import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeVerified } from "../../loop/tamper-standing.ts";
-import { readState } from "../../loop/timeline.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import type { LoopRecord } from "../../store/store.ts";
+import { cliActor } from "../cli-actor.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
-import { findLoopOrThrow, openSession, type Session } from "../session.ts";
+import { appContext, openSession, type Session } from "../session.ts";
 
 export async function runLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
   const loaded = await loadSpecFile(specArgument);
@@ -30,9 +31,10 @@ export async function runLoopCommand(specArgument: string, options: { json?: boo
 export async function resumeLoopCommand(reference: string, options: { json?: boolean }): Promise<number> {
   const session = await openSession();
   try {
-    const loop = await findLoopOrThrow(session.store, reference);
+    const context = await appContext(session);
+    const loop = await recordForegroundResume(context, reference, cliActor());
     const code = await runInForeground(session, loop, "resume", options.json ?? false);
-    const { state } = await readState(session.store, loop);
+    const { state } = await readLoop(context, loop.id);
     if (state.stopReason === "verified" && !options.json) {
       // A verified loop does not go on: say so, and what became of steering filed too late.
       const unapplied = describeUnappliedSteering(state);
@@ -82,6 +84,7 @@ export async function runInForeground(
       loop,
       home: session.home,
       command,
+      actor: cliActor(),
       onEvent: (event, state) => {
         if (event.type === "run_started") runId = event.data.runId;
         printer(event, state);

@@ -3,21 +3,23 @@
  * phase, flakes, tamper flags with their class and ruling, verdict, fingerprint, brief size, cost,
  * duration), and the stop reason.
  */
+import { getLoop } from "../../app/loop-detail.ts";
 import { formatDuration } from "../../core/duration.ts";
+import type { Spec } from "../../core/spec.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
-import { type GateRunSummary, summarizeLoop } from "../../loop/iteration-summary.ts";
-import { describeUnappliedSteering } from "../../loop/steering.ts";
+import type { GateRunSummary } from "../../loop/iteration-summary.ts";
 import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
-import { describeDamage, readState } from "../../loop/timeline.ts";
-import { findLoopOrThrow, openSession } from "../session.ts";
+import { describeDamage } from "../../loop/timeline.ts";
+import { appContext, openSession } from "../session.ts";
 
 export async function showCommand(reference: string, options: { json?: boolean }): Promise<number> {
   const session = await openSession();
   try {
-    const loop = await findLoopOrThrow(session.store, reference);
-    const { state, events, damaged } = await readState(session.store, loop);
-    if (damaged.length > 0) process.stderr.write(`loopwright: ${describeDamage(loop, damaged)}\n`);
-    const summary = { id: loop.id, repoRoot: loop.repoRoot, ...summarizeLoop(state, events) };
+    const detail = await getLoop(await appContext(session), reference);
+    if (detail.damaged.length > 0)
+      process.stderr.write(`loopwright: ${describeDamage(detail, detail.damaged)}\n`);
+    const spec = detail.spec as unknown as Spec;
+    const summary = { id: detail.id, repoRoot: detail.repoRoot, ...detail.summary };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       return 0;
@@ -28,10 +30,9 @@ export async function showCommand(reference: string, options: { json?: boolean }
     ];
     const reason = summary.verifiedAs ?? summary.stopReason;
     out.push(`status: ${summary.status}${reason ? `: ${reason}: ${summary.stopMessage}` : ""}`);
-    const unapplied = describeUnappliedSteering(state);
-    if (unapplied) out.push(`note: ${unapplied}`);
+    if (detail.unappliedSteering) out.push(`note: ${detail.unappliedSteering}`);
     if (summary.baseline.length > 0) {
-      out.push(`\nbaseline (the base commit ${state.baseSha?.slice(0, 12) ?? "–"}):`);
+      out.push(`\nbaseline (the base commit ${detail.baseSha?.slice(0, 12) ?? "–"}):`);
       for (const run of summary.baseline) out.push(`  ${describeRun(run, false)}`);
     }
     for (const iteration of summary.iterations) {
@@ -44,13 +45,13 @@ export async function showCommand(reference: string, options: { json?: boolean }
       );
       for (const run of iteration.gates) out.push(`  ${describeRun(run, true)}`);
       for (const id of iteration.flaky) {
-        const reported = state.spec.gates.find((gate) => gate.id === id)?.flaky === "report";
+        const reported = spec.gates.find((gate) => gate.id === id)?.flaky === "report";
         out.push(
           `  ⚠ ${id} is flaky: it passed and failed on the same commit${reported ? " (reported, not blocking)" : " (blocks verified)"}`,
         );
       }
       for (const flag of iteration.tamperFlags) {
-        out.push(`  ⚑ ${describeClassedFlag(state.spec, flag)} — ${describeRuling(flag.ruling)}`);
+        out.push(`  ⚑ ${describeClassedFlag(spec, flag)} — ${describeRuling(flag.ruling)}`);
       }
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);
