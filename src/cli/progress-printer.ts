@@ -47,8 +47,11 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `worktrees ready: ${event.data.makerWorktree}`;
     case "steering_applied":
       return `steering applied: ${event.data.changes.map((change) => change.field).join(", ") || "no change"}`;
-    case "iteration_started":
-      return `── ${describeIterationNumber(event.data.iteration, state)} ── brief ${kib(event.data.brief.length)}`;
+    case "iteration_started": {
+      const task = state.iterations.find((iteration) => iteration.number === event.data.iteration)?.task;
+      const title = task ? state.tasks?.tasks.find((candidate) => candidate.id === task)?.title : undefined;
+      return `── ${describeIterationNumber(event.data.iteration, state)} ── brief ${kib(event.data.brief.length)}${title ? ` ── task ${task}: ${title}` : ""}`;
+    }
     case "maker_started":
       return `  maker working${event.data.attempt > 1 ? ` (attempt ${event.data.attempt}, after an interruption)` : ""}…`;
     case "maker_ended": {
@@ -70,13 +73,14 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       const mark = result.passed ? "✓" : "✗";
       const timeout = state.spec.gates.find((gate) => gate.id === result.id)?.timeout;
       const why = result.passed ? "" : ` ${describeRed(result, timeout)}`;
+      const onBase = event.data.iteration === 0 && result.phase !== "baseline" ? ", base commit" : "";
       const phase =
         result.phase === "baseline"
           ? " (base commit)"
           : result.phase === "recheck"
-            ? " (recheck)"
+            ? ` (recheck${result.rerunOnly ? ` of ${result.rerunOnly.length} failing` : ""}${onBase})`
             : result.phase.startsWith("confirm")
-              ? " (re-run)"
+              ? ` (${state.spec.strategy.kind === "streak" ? `run ${confirmRound(result.phase) + 1}` : "re-run"}${onBase})`
               : "";
       return `  ${mark} ${result.id}${phase}${why} ${formatDuration(result.durationMs)}`;
     }
@@ -100,6 +104,14 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
         : `  replan ${event.data.status}${event.data.error ? `: ${event.data.error}` : ""}`;
     case "loop_finished":
       return `branch ${event.data.branch} at ${event.data.sha.slice(0, 10)}${event.data.pushed ? ` pushed to ${event.data.remote}` : ""}${event.data.error ? ` (push failed: ${event.data.error})` : ""}`;
+    case "tasks_read": {
+      const open = event.data.tasks.filter((task) => !task.done).length;
+      return `tasks: ${open} open of ${event.data.tasks.length} in ${event.data.file}`;
+    }
+    case "task_completed":
+      return `  task ${event.data.taskId} done: ticked by loopwright in ${event.data.sha.slice(0, 10)}`;
+    case "task_blocked":
+      return `  task ${event.data.taskId} blocked: ${event.data.reason}`;
     case "loop_parked":
       return `parked until ${event.data.until.replace("T", " ").slice(0, 16)} UTC: $${event.data.spentTodayUsd.toFixed(2)} spent today of the $${event.data.capUsd} daily cap; waiting (Ctrl-C cancels)`;
     case "loop_unparked":
@@ -144,4 +156,9 @@ export function describeCost(state: LoopState): string {
   const tokens = state.tokens.input + state.tokens.output;
   const tokenText = tokens > 0 ? `, ${state.tokens.input} in / ${state.tokens.output} out tokens` : "";
   return `total $${state.costUsd.toFixed(2)}${unknown}${tokenText}`;
+}
+
+/** 1 for `confirm`, 2 for `confirm-2`, ... */
+function confirmRound(phase: string): number {
+  return phase === "confirm" ? 1 : Number(phase.slice("confirm-".length));
 }

@@ -17,7 +17,7 @@ export function streakReport(state: LoopState, passes: number): string[] {
   }
   if (stats.tests.length === 0) {
     lines.push("", "No run failed: the suite was stable, and nothing was changed.");
-    return [...lines, ""];
+    return lines;
   }
   lines.push("", "| test | failed | of runs | rate | failed in | removed by |", "|---|---|---|---|---|---|");
   for (const test of stats.tests) {
@@ -31,7 +31,7 @@ export function streakReport(state: LoopState, passes: number): string[] {
       `| ${test.test} | ${test.failures} | ${test.runs} | ${(test.rate * 100).toFixed(0)}% | ${where} | ${removed} |`,
     );
   }
-  return [...lines, ""];
+  return lines;
 }
 
 function accountOf(state: LoopState, iteration: number): string | undefined {

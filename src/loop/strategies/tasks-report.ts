@@ -23,5 +23,5 @@ export function tasksReport(state: LoopState): string[] {
       `| ${task.id} ${task.title.replaceAll("|", "/")} | ${status} | ${task.completed?.iteration ?? "–"} | ${attempts} | ${task.completed ? `\`${task.completed.sha.slice(0, 10)}\`` : "–"} |`,
     );
   }
-  return [...lines, ""];
+  return lines;
 }
