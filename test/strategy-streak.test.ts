@@ -170,6 +170,13 @@ test("a suite that never fails: passes runs on the base commit, nothing changed,
     assert.equal(await sandbox.git("rev-list", "--count", "main..loop/steady").catch(() => "0"), "0");
     const report = await sandbox.cli(["report", "steady"]);
     assert.match(report.stdout, /No run failed: the suite was stable, and nothing was changed/);
+    const data = JSON.parse((await sandbox.cli(["report", "steady", "--json"])).stdout);
+    assert.equal(data.strategy.kind, "streak");
+    assert.deepEqual(
+      [data.strategy.streak.fullRuns, data.strategy.streak.failedRuns, data.strategy.streak.finalStreak],
+      [3, 0, 3],
+    );
+    assert.ok(Math.abs(data.strategy.streak.failureRateBound - 0.632) < 0.001);
   } finally {
     await sandbox.cleanup();
   }
