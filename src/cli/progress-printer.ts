@@ -7,6 +7,7 @@ import type { LoopEvent } from "../core/events.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { describeUnappliedSteering } from "../loop/steering.ts";
+import { formatMetric } from "../loop/strategies/metric-state.ts";
 import { describeClassedFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
 import { stripTerminalControls } from "./terminal-text.ts";
 
@@ -104,6 +105,21 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
         : `  replan ${event.data.status}${event.data.error ? `: ${event.data.error}` : ""}`;
     case "loop_finished":
       return `branch ${event.data.branch} at ${event.data.sha.slice(0, 10)}${event.data.pushed ? ` pushed to ${event.data.remote}` : ""}${event.data.error ? ` (push failed: ${event.data.error})` : ""}`;
+    case "metric_measured": {
+      const where =
+        event.data.iteration === 0
+          ? "base commit"
+          : event.data.phase === "remeasure"
+            ? "re-measured"
+            : "attempt";
+      return event.data.median === undefined
+        ? `  ✗ metric (${where}): ${event.data.error ?? "no value"}`
+        : `  metric (${where}): ${formatMetric(event.data.median)}, median of ${event.data.samples.map(formatMetric).join(", ")}`;
+    }
+    case "attempt_judged":
+      return event.data.kept
+        ? `  attempt ${event.data.iteration} kept: ${formatMetric(event.data.median ?? 0)} is the new best`
+        : `  attempt ${event.data.iteration} discarded; branch back to ${event.data.keptSha.slice(0, 10)}${event.data.ref ? `, the attempt kept at ${event.data.ref}` : ""}`;
     case "tasks_read": {
       const open = event.data.tasks.filter((task) => !task.done).length;
       return `tasks: ${open} open of ${event.data.tasks.length} in ${event.data.file}`;

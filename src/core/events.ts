@@ -21,7 +21,9 @@ export type StopReason =
   | "no_progress"
   | "circuit_broken"
   | "error"
-  | "user_cancelled";
+  | "user_cancelled"
+  | "target_reached"
+  | "plateau";
 
 export type VerifierStatus =
   | "ruled"
@@ -241,6 +243,30 @@ export interface EventPayloads {
     error?: string;
   };
   loop_stopped: { reason: StopReason; message: string };
+  /** strategy metric: `samples` runs of the metric command on one commit (0: the base commit). */
+  metric_measured: {
+    iteration: number;
+    phase: "base" | "attempt" | "remeasure";
+    sha: string;
+    samples: number[];
+    median?: number;
+    /** Why the measurement failed (the command failed, or printed no match), when it did. */
+    error?: string;
+    logPaths: string[];
+  };
+  /** strategy metric: an attempt kept (the branch stays on it) or discarded (the branch reset to `keptSha`, the attempt under `ref`). */
+  attempt_judged: {
+    iteration: number;
+    sha: string;
+    kept: boolean;
+    median?: number;
+    /** The best kept median before this attempt, and the noise floor it had to beat. */
+    best: number;
+    noise: number;
+    keptSha: string;
+    ref?: string;
+    reason: string;
+  };
   /** strategy tasks: the task list as read from the loop's branch before the first iteration. */
   tasks_read: { file: string; format: string; sha: string; tasks: TaskEntry[] };
   /** strategy tasks: loopwright ticked the iteration's verified task in its own commit `sha`. */
@@ -271,4 +297,6 @@ export const stopReasons: StopReason[] = [
   "circuit_broken",
   "error",
   "user_cancelled",
+  "target_reached",
+  "plateau",
 ];

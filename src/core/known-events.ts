@@ -43,6 +43,8 @@ const known: Record<EventType, true> = {
   tasks_read: true,
   task_completed: true,
   task_blocked: true,
+  metric_measured: true,
+  attempt_judged: true,
 };
 
 /** True for an event type this loopwright knows how to fold. */

@@ -34,6 +34,8 @@ export type TamperFlagKind =
   | "secret-in-change"
   /** strategy tasks: the maker marked a task done in the task file; only loopwright ticks a task, once verified. */
   | "task-ticked-by-maker"
+  /** strategy metric: a random seed, a sample or evaluation count, or evaluation data changed. */
+  | "metric-evaluation-changed"
   /** A file of the tamper set changed (tests, runner and build configuration, manifests, CI, scripts gates run). */
   | "tamper-file";
 
@@ -41,6 +43,7 @@ export type TamperFlagKind =
 export const tamperFlagKinds: readonly TamperFlagKind[] = [
   "secret-in-change",
   "task-ticked-by-maker",
+  "metric-evaluation-changed",
   "skip-marker-added",
   "assertion-deleted",
   "test-deleted",

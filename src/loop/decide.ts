@@ -41,6 +41,8 @@ export type Action =
       summary: string;
     }
   | { kind: "replan"; afterIteration: number }
+  | { kind: "measure_metric"; iteration: number; phase: "base" | "attempt" | "remeasure" }
+  | { kind: "judge_attempt"; iteration: number; kept: boolean }
   | { kind: "read_tasks" }
   | { kind: "complete_task"; iteration: number; taskId: string }
   | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
@@ -55,8 +57,21 @@ export type Action =
 /** Consecutive infrastructure errors that break the circuit. */
 export const circuitBreakerThreshold = 3;
 
+/** Stops that leave a strategy's result worth finishing (a metric loop's best kept commit). */
+const finishingStops: readonly StopReason[] = ["target_reached", "plateau", "budget_exhausted"];
+
 /** `now` (ms since the epoch) only matters for the daily cost cap; the rest of the decision ignores time. */
 export function decide(state: LoopState, now: number = Date.now()): Action {
+  const action = decideNext(state, now);
+  const finishFirst =
+    action.kind === "stop" &&
+    finishingStops.includes(action.reason) &&
+    !state.finished &&
+    strategyOf(state.spec).finishesOnStop(state);
+  return finishFirst ? { kind: "finish" } : action;
+}
+
+function decideNext(state: LoopState, now: number): Action {
   if (state.status === "stopped" || state.status === "paused") return { kind: "idle", status: state.status };
   if (state.status === "parked") {
     if (state.cancelRequested)
@@ -192,12 +207,11 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 function decideBetween(state: LoopState, now: number): Action {
   const last = state.iterations.at(-1);
   const strategy = strategyOf(state.spec);
-  const afterVerified =
-    last?.ended?.outcome === "verified" ? strategy.afterVerified(state, last) : "continue";
-  if (afterVerified !== "continue") {
-    if (afterVerified) return afterVerified;
+  const own = last?.ended ? strategy.afterIteration(state, last) : undefined;
+  if (own && own !== "continue") return own;
+  if (last?.ended?.outcome === "verified" && own !== "continue") {
     if (!state.finished) return { kind: "finish" };
-    return { kind: "stop", reason: "verified", message: `verified at iteration ${last?.number}` };
+    return { kind: "stop", reason: "verified", message: `verified at iteration ${last.number}` };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };

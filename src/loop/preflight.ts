@@ -208,6 +208,8 @@ function describeStrategy(spec: Spec): string {
       return "until-verified";
     case "streak":
       return `streak: ${strategy.passes} consecutive full-suite passes, at most ${strategy.maxRuns} full runs`;
+    case "metric":
+      return `metric: ${strategy.direction} /${strategy.pattern}/ of \`${strategy.run}\`, median of ${strategy.samples}${strategy.target === undefined ? "" : `, target ${strategy.target}`}${strategy.plateau > 0 ? `, plateau after ${strategy.plateau}` : ""}`;
     case "tasks":
       return `tasks from ${strategy.file}, one per iteration; ${strategy.maxAttemptsPerTask} attempts per task, then ${strategy.onStuck === "skip" ? "skip it" : "stop"}`;
   }

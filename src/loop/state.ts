@@ -17,6 +17,7 @@ import type {
   VerifierStatus,
 } from "../core/events.ts";
 import type { Spec } from "../core/spec.ts";
+import { applyMetricEvent, type MetricState } from "./strategies/metric-state.ts";
 import { applyTaskEvent, type TasksState } from "./strategies/task-state.ts";
 
 export interface MakerRecord {
@@ -129,6 +130,8 @@ export interface LoopState {
   resumedAfterIteration: number;
   /** strategy tasks: the task list and where each task stands. */
   tasks?: TasksState;
+  /** strategy metric: every measurement and every attempt's judgement. */
+  metric?: MetricState;
 }
 
 export function initialState(spec: Spec): LoopState {
@@ -177,7 +180,7 @@ export function countedIterations(state: LoopState): number {
 
 /** Returns the state after one event. Never mutates its input. */
 export function apply(state: LoopState, event: LoopEvent): LoopState {
-  const counted = applyTaskEvent(applyEvent(state, event), event);
+  const counted = applyMetricEvent(applyTaskEvent(applyEvent(state, event), event), event);
   const usage = "usage" in event.data ? event.data.usage : undefined;
   const next = usage
     ? {
@@ -430,6 +433,8 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopReason: event.data.reason,
         stopMessage: event.data.message,
       };
+    case "metric_measured":
+    case "attempt_judged":
     case "tasks_read":
     case "task_completed":
     case "task_blocked":

@@ -47,6 +47,34 @@ export const strategyDataSchema = z.object({
       }),
     )
     .optional(),
+  metric: z
+    .object({
+      measurements: z.array(
+        z.object({
+          iteration: z.number(),
+          phase: z.enum(["base", "attempt", "remeasure"]),
+          sha: z.string(),
+          samples: z.array(z.number()),
+          median: z.number().optional(),
+          error: z.string().optional(),
+          logPaths: z.array(z.string()),
+        }),
+      ),
+      judgements: z.array(
+        z.object({
+          iteration: z.number(),
+          sha: z.string(),
+          kept: z.boolean(),
+          median: z.number().optional(),
+          best: z.number(),
+          noise: z.number(),
+          keptSha: z.string(),
+          ref: z.string().optional(),
+          reason: z.string(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 /** The report's data (`report --json`): goal, summary, gate standings, the last verdict. */

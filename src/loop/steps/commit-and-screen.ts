@@ -25,6 +25,7 @@ import {
 import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { evaluationFlags } from "../strategies/metric-tamper.ts";
 import { expectedTaskFile, taskFileFlags } from "../strategies/task-file-flags.ts";
 import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
@@ -93,10 +94,18 @@ export async function screenChange(context: RunContext): Promise<void> {
   const commands: SpecCommand[] = [
     ...state.spec.setup.map((command) => ({ command })),
     ...state.spec.gates.flatMap((gate) => (gate.run ? [{ command: gate.run, gate: gate.id }] : [])),
+    // strategy metric: the evaluator is frozen; what its command runs is in the tamper set.
+    ...(state.spec.strategy.kind === "metric"
+      ? [{ command: state.spec.strategy.run, runner: "the metric command" }]
+      : []),
   ];
   const named = await commandFilesAt(context.loop.repoRoot, state.baseSha, sha, commands);
   const missing = await missingBaseFailureFlags(state, context.loop.repoRoot, state.baseSha, sha);
   const flags = tamperFlagsOf(files, diff, state.spec.scope.protect, named);
+  if (state.spec.strategy.kind === "metric") {
+    const attempt = await diffText(context.loop.repoRoot, iteration.startSha, sha);
+    for (const flag of evaluationFlags(attempt)) flags.push({ id: `T${flags.length + 1}`, ...flag });
+  }
   if (state.tasks) {
     // Against the list as loopwright left it (its own ticks applied), not the iteration's start: a tick
     // the maker made in an earlier iteration stays flagged until it is undone.

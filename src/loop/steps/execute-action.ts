@@ -6,6 +6,7 @@ import { applySteering } from "../steering.ts";
 import { commitIteration, screenChange } from "./commit-and-screen.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
+import { judgeAttempt, measureMetric } from "./metric-steps.ts";
 import { prepare } from "./prepare.ts";
 import { runReplanTurn } from "./replan-turn.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
@@ -44,6 +45,10 @@ export async function executeAction(context: RunContext, action: Action): Promis
     }
     case "replan":
       return runReplanTurn(context, action.afterIteration);
+    case "measure_metric":
+      return measureMetric(context, action.iteration, action.phase);
+    case "judge_attempt":
+      return judgeAttempt(context, action.iteration, action.kept);
     case "read_tasks":
       return readTasks(context);
     case "complete_task":

@@ -12,16 +12,13 @@ import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { pushBranch } from "../../git/push.ts";
 import { defaultRemote } from "../../git/repository.ts";
 import type { RunContext } from "../run-context.ts";
+import { strategyOf } from "../strategies/strategy.ts";
 import { secretsInHistory } from "./scrub-secrets.ts";
 
 export async function finishLoop(context: RunContext): Promise<void> {
   const state = context.state();
-  const last = state.iterations.at(-1);
-  // strategy tasks: loopwright's tick of the last task follows the verified commit.
-  const tick = state.tasks?.tasks.find(
-    (task) => last && task.completed?.iteration === last.number,
-  )?.completed;
-  const sha = tick?.sha ?? last?.commit?.sha ?? state.baseSha ?? "";
+  // The verified commit; a strategy may end elsewhere (tasks: its tick; metric: the best kept commit).
+  const sha = strategyOf(state.spec).finalCommit(state) ?? "";
   const branch = state.spec.branch;
   const action = state.spec.finish.action;
   // The loop owns its branch: whatever happened to it, it ends on the verified commit.

@@ -9,6 +9,7 @@ import type { GateSpec, Spec } from "../../core/spec.ts";
 import type { BriefInputs } from "../brief.ts";
 import type { Action } from "../decide.ts";
 import type { IterationState, LoopState } from "../state.ts";
+import { metricPolicy } from "./metric.ts";
 import { streakPolicy } from "./streak.ts";
 import { tasksPolicy } from "./tasks.ts";
 
@@ -28,10 +29,18 @@ export interface StrategyPolicy {
    */
   afterApproval(state: LoopState, iteration: IterationState): Action | EndIteration | undefined;
   /**
-   * Between iterations, after one that verified: a step of the strategy's own (tasks: tick the task),
-   * `"continue"` to go on to the next iteration through the guardrails, or `undefined` to finish.
+   * Between iterations, after one ended: a step of the strategy's own (tasks: tick the task; metric:
+   * keep or reset the attempt), `"continue"` to go on through the guardrails even after a verified
+   * one, or `undefined` for the default (finish after a verified iteration, go on after another).
    */
-  afterVerified(state: LoopState, iteration: IterationState): Action | "continue" | undefined;
+  afterIteration(state: LoopState, iteration: IterationState): Action | "continue" | undefined;
+  /**
+   * Whether a stop on target_reached, plateau or budget_exhausted is preceded by the finish action
+   * (metric: the best kept commit is the result). Never after `finish` has run.
+   */
+  finishesOnStop(state: LoopState): boolean;
+  /** The commit the loop's branch ends on when it finishes. */
+  finalCommit(state: LoopState): string | undefined;
   /**
    * Between iterations, after steering, the baseline, the guardrails, pause and the daily cap, where the
    * default would start the next iteration: a step of the strategy's own, a stop, or `undefined`.
@@ -43,10 +52,18 @@ export interface StrategyPolicy {
   reportSection(state: LoopState): string[];
 }
 
-const untilVerified: StrategyPolicy = {
+/** The last iteration's commit (the verified one, when the loop finishes after a verified iteration). */
+export function lastCommit(state: LoopState): string | undefined {
+  return state.iterations.at(-1)?.commit?.sha ?? state.baseSha;
+}
+
+/** The defaults every strategy starts from: the until-verified loop. */
+export const untilVerified: StrategyPolicy = {
   gradedGate: (gate) => gate,
   afterApproval: () => undefined,
-  afterVerified: () => undefined,
+  afterIteration: () => undefined,
+  finishesOnStop: () => false,
+  finalCommit: lastCommit,
   beforeIteration: () => undefined,
   briefSection: () => undefined,
   reportSection: () => [],
@@ -62,5 +79,7 @@ export function strategyOf(spec: Spec): StrategyPolicy {
       return streakPolicy(strategy);
     case "tasks":
       return tasksPolicy(strategy);
+    case "metric":
+      return metricPolicy(strategy);
   }
 }

@@ -11,16 +11,16 @@ import { isDeterministic } from "../../core/spec.ts";
 import type { StreakStrategy } from "../../core/strategy-spec.ts";
 import type { Action } from "../decide.ts";
 import type { IterationState, LoopState } from "../state.ts";
-import type { EndIteration, StrategyPolicy } from "./strategy.ts";
+import { type EndIteration, type StrategyPolicy, untilVerified } from "./strategy.ts";
 import { streakBrief } from "./streak-brief.ts";
 import { streakReport } from "./streak-report.ts";
 import { type SuiteRun, suiteRuns } from "./suite-runs.ts";
 
 export function streakPolicy(streak: StreakStrategy): StrategyPolicy {
   return {
+    ...untilVerified,
     gradedGate: (gate) => (isDeterministic(gate) ? { ...gate, rerun: streak.passes - 1 } : gate),
     afterApproval: (state, iteration) => afterApproval(streak, state, iteration),
-    afterVerified: () => undefined,
     beforeIteration: (state) => beforeIteration(streak, state),
     briefSection: (state, inputs) => streakBrief(state, streak, inputs.digests),
     reportSection: (state) => streakReport(state, streak.passes),

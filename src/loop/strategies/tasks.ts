@@ -9,23 +9,29 @@
 import type { TasksStrategy } from "../../core/strategy-spec.ts";
 import type { Action } from "../decide.ts";
 import type { IterationState, LoopState } from "../state.ts";
-import type { StrategyPolicy } from "./strategy.ts";
+import { lastCommit, type StrategyPolicy, untilVerified } from "./strategy.ts";
 import { currentTask, type TaskRecord } from "./task-state.ts";
 import { tasksBrief } from "./tasks-brief.ts";
 import { tasksReport } from "./tasks-report.ts";
 
 export function tasksPolicy(strategy: TasksStrategy): StrategyPolicy {
   return {
-    gradedGate: (gate) => gate,
-    afterApproval: () => undefined,
-    afterVerified: (state, iteration) => afterVerified(state, iteration),
+    ...untilVerified,
+    afterIteration: (state, iteration) => afterIteration(state, iteration),
+    finalCommit: (state) => {
+      // loopwright's tick of the last task follows the verified commit.
+      const last = state.iterations.at(-1);
+      const tick = state.tasks?.tasks.find((task) => last && task.completed?.iteration === last.number);
+      return tick?.completed?.sha ?? lastCommit(state);
+    },
     beforeIteration: (state) => beforeIteration(strategy, state),
     briefSection: (state) => tasksBrief(state, strategy),
     reportSection: (state) => tasksReport(state),
   };
 }
 
-function afterVerified(state: LoopState, iteration: IterationState): Action | "continue" | undefined {
+function afterIteration(state: LoopState, iteration: IterationState): Action | "continue" | undefined {
+  if (iteration.ended?.outcome !== "verified") return undefined;
   const task = state.tasks?.tasks.find((candidate) => candidate.id === iteration.task);
   if (task && task.status === "open")
     return { kind: "complete_task", iteration: iteration.number, taskId: task.id };
