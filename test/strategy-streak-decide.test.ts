@@ -142,5 +142,15 @@ test("rerunFailed filled in: go test, cargo test and mix test join node --test, 
     "cargo test -- --test-threads=1 --exact tests::a",
   );
   assert.equal(recheckCommand("mix test", ["test totals (CartTest)"]), "mix test --failed");
+  assert.equal(
+    recheckCommand("node --test --test-reporter=tap", ["racy total"], ["test/total.test.js"]),
+    "node --test --test-name-pattern='^racy total$' --test-reporter=tap 'test/total.test.js'",
+    "a plain node --test is narrowed to the failing tests' files too",
+  );
+  assert.equal(
+    recheckCommand("node --test test/", ["racy total"], ["test/total.test.js"]),
+    "node --test --test-name-pattern='^racy total$' test/",
+    "file arguments of the gate's own are kept as they are",
+  );
   assert.equal(recheckCommand("go test ./... | tee log", ["TestA"]), undefined);
 });

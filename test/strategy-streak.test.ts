@@ -101,7 +101,7 @@ test("a racy suite fixed by the maker at iteration 2 reaches a streak of 3; the 
       .filter((result) => result.phase === "recheck");
     for (const recheck of rechecks) {
       assert.deepEqual(recheck.rerunOnly, ["racy total"], "only the failing test reruns");
-      assert.match(recheck.command, /--test-name-pattern=/);
+      assert.match(recheck.command, /--test-name-pattern='\^racy total\$' 'test\/total\.test\.js'$/);
     }
     const ended = events
       .filter((event) => event.type === "iteration_ended")
@@ -248,5 +248,36 @@ test("kill -9 in the middle of a streak (between runs, and during a run), then r
     } finally {
       await sandbox.cleanup();
     }
+  }
+});
+
+test("a spec's rerunFailed is the recheck command; maxRuns spent mid-streak ends budget_exhausted", {
+  timeout: 120_000,
+}, async () => {
+  const { sandbox, env } = await racySandbox();
+  try {
+    const spec = racySpec
+      .replace("passes: 3, maxRuns: 12", "passes: 3, maxRuns: 3")
+      .replace('run: "node --test" }', 'run: "node --test", rerunFailed: "node --test test/total.test.js" }');
+    const run = await sandbox.cli(["run", await sandbox.spec(spec), "--json"], { env });
+    assert.equal(run.code, 3, run.stderr);
+    const events = eventsIn(run.stdout);
+    assert.deepEqual(gateRuns(events), [
+      "0:baseline:pass",
+      "0:confirm:FAIL",
+      "0:recheck:pass",
+      "1:grade:pass",
+    ]);
+    const recheck = events
+      .filter((event) => event.type === "gate_ended")
+      .map((event) => event.data.result as { phase: string; command: string })
+      .find((result) => result.phase === "recheck");
+    assert.equal(recheck?.command, "node --test test/total.test.js");
+    assert.equal(events.findLast((event) => event.type === "iteration_ended")?.data.outcome, "over_budget");
+    const stop = events.findLast((event) => event.type === "loop_stopped");
+    assert.equal(stop?.data.reason, "budget_exhausted");
+    assert.match(String(stop?.data.message), /the streak's 3 full runs are spent: 1 of 3 consecutive passes/);
+  } finally {
+    await sandbox.cleanup();
   }
 });

@@ -54,6 +54,8 @@ export interface GateResult {
   failures?: string[];
   /** How many tests ran, when the runner prints it. */
   testsExecuted?: number;
+  /** The test files the failures point at, when every named failure points at one (to narrow a recheck). */
+  failureFiles?: string[];
   /**
    * Why a test gate's run does not count as a run of the suite (no test ran, interrupted, crashed): such
    * a run never passes, whatever its exit code and baseline policy.

@@ -10,8 +10,16 @@
 /** Most failing tests a narrowed recheck names; more than this and the whole gate is rerun. */
 const namesNarrowed = 50;
 
-/** The command that reruns only `failures` of the gate `command`, or `undefined` to rerun it whole. */
-export function recheckCommand(command: string, failures: readonly string[]): string | undefined {
+/**
+ * The command that reruns only `failures` of the gate `command`, or `undefined` to rerun it whole.
+ * `files`, the test files the failures point at, also narrow a plain `node --test` (options only, no
+ * file arguments) to those files: every other test file would otherwise still start a process.
+ */
+export function recheckCommand(
+  command: string,
+  failures: readonly string[],
+  files: readonly string[] = [],
+): string | undefined {
   if (failures.length === 0 || failures.length > namesNarrowed) return undefined;
   const match = /^(cd [\w./-]+ && )?([^;&|<>`$()\n\\]+)$/.exec(command.trim());
   if (!match) return undefined;
@@ -20,7 +28,13 @@ export function recheckCommand(command: string, failures: readonly string[]): st
   if (/^node\b.*(?:^|\s)--test(?:\s|$)/.test(invocation)) {
     // Node reads options only before the file arguments: the patterns go right after `--test`.
     const patterns = leaves.map((leaf) => `--test-name-pattern=${quote(`^${escapeRegex(leaf)}$`)}`);
-    return `${match[1] ?? ""}${invocation.replace(/(^|\s)--test(?=\s|$)/, (flag) => `${flag} ${patterns.join(" ")}`)}`;
+    const narrowed = invocation.replace(/(^|\s)--test(?=\s|$)/, (flag) => `${flag} ${patterns.join(" ")}`);
+    const optionsOnly = invocation
+      .split(/\s+/)
+      .slice(1)
+      .every((word) => word.startsWith("-"));
+    const named = optionsOnly && !match[1] && files.length > 0 ? ` ${files.map(quote).join(" ")}` : "";
+    return `${match[1] ?? ""}${narrowed}${named}`;
   }
   if (/^(?:npx )?(?:jest|vitest)\b/.test(invocation)) {
     return `${command.trim()} -t ${quote(`(?:${leaves.map(escapeRegex).join("|")})$`)}`;

@@ -5,14 +5,16 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import picomatch from "picomatch";
 import type { GatePhase, GateResult } from "../../core/events.ts";
-import type { RunnerName } from "../../gates/digest/digest-types.ts";
+import type { Digest, RunnerName } from "../../gates/digest/digest-types.ts";
 import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { incompleteRunReason } from "../../gates/incomplete-run.ts";
 import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { changedFiles } from "../../git/diffs.ts";
 import { checkOut, indexTree } from "../../git/loop-repository.ts";
+import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { gatesIndex, loopRepositoryOf } from "./loop-git.ts";
@@ -51,8 +53,9 @@ export async function runGatePhase(
     phase !== "recheck"
       ? []
       : gates.flatMap((gate) => {
-          const failures = lastRedRun(runs, gate.id)?.failures ?? [];
-          const command = gate.rerunFailed ?? recheckCommand(gate.run ?? "", failures);
+          const red = lastRedRun(runs, gate.id);
+          const failures = red?.failures ?? [];
+          const command = gate.rerunFailed ?? recheckCommand(gate.run ?? "", failures, red?.failureFiles);
           return command ? [[gate.id, { command, failures }] as const] : [];
         }),
   );
@@ -149,6 +152,18 @@ function lastRedRun(
   return results.filter((result) => !result.passed).at(-1);
 }
 
+const isTestFile = picomatch([...testFileNamePatterns], { dot: true });
+
+/** The test files a digest's failures point at, when every failure it counted points at one. */
+export function failingTestFiles(digest: Digest): string[] | undefined {
+  const files = digest.failures.map(
+    (failure) => failure.anchors.find((anchor) => isTestFile(anchor.file))?.file,
+  );
+  if (files.length === 0 || files.length !== digest.totalFailures) return undefined;
+  if (!files.every((file): file is string => file !== undefined)) return undefined;
+  return [...new Set(files)].sort();
+}
+
 /** How many failing test names a gate result keeps (enough to compare with the baseline, bounded). */
 const failureNamesKept = 2000;
 
@@ -159,14 +174,22 @@ const failureNamesKept = 2000;
 async function digestGateLog(
   logPath: string,
   worktree: string,
-): Promise<{ failures: string[]; testsExecuted?: number; digestPath?: string; runners: RunnerName[] }> {
+): Promise<{
+  failures: string[];
+  testsExecuted?: number;
+  digestPath?: string;
+  failureFiles?: string[];
+  runners: RunnerName[];
+}> {
   const digest = await digestLog(logPath, { root: worktree, logPath });
   if (digest.readError) return { failures: [], runners: [] };
   const failures = [...new Set(digest.failures.map((failure) => failure.name))].slice(0, failureNamesKept);
   const digestPath = logPath.replace(/\.log$/, ".digest.md");
   if (digest.totalFailures > 0) await writeFile(digestPath, renderDigest(digest));
+  const failureFiles = failingTestFiles(digest);
   return {
     failures,
+    ...(failureFiles ? { failureFiles } : {}),
     testsExecuted: digest.testsExecuted,
     digestPath: digest.totalFailures > 0 ? digestPath : undefined,
     runners: digest.runners,
