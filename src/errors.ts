@@ -51,6 +51,11 @@ export class LoopNotFoundError extends UsageError {
   override name = "LoopNotFoundError";
 }
 
+/** A name or id that matches no schedule (exit 2; over HTTP a 404, like a loop that is not there). */
+export class ScheduleNotFoundError extends LoopNotFoundError {
+  override name = "ScheduleNotFoundError";
+}
+
 /**
  * A request field that is wrong (exit 2; the API answers 400 naming `field`). `field` is the path in the
  * request body (`budget.maxIterations`, `addGates.0.run`, `offset`); `problem` says what is wrong without

@@ -12,13 +12,14 @@ import * as files from "../src/app/schemas/file-schemas.ts";
 import * as iterations from "../src/app/schemas/iteration-schemas.ts";
 import * as loops from "../src/app/schemas/loop-schemas.ts";
 import * as reports from "../src/app/schemas/report-schemas.ts";
+import * as schedules from "../src/app/schemas/schedule-schemas.ts";
 import * as summaries from "../src/app/schemas/summary-schemas.ts";
 import * as timeline from "../src/app/schemas/timeline-schemas.ts";
 import { FieldError } from "../src/errors.ts";
 
 test("every exported schema converts to JSON Schema, as request and as response", () => {
   let count = 0;
-  for (const module of [actor, actions, files, iterations, loops, reports, summaries, timeline]) {
+  for (const module of [actor, actions, files, iterations, loops, reports, schedules, summaries, timeline]) {
     for (const [name, value] of Object.entries(module)) {
       if (!(value instanceof z.ZodType)) continue;
       for (const io of ["input", "output"] as const) {

@@ -44,9 +44,12 @@ export function defineCommands(program: Command, setExit: SetExit): void {
 
   program
     .command("run")
-    .description("start a loop in the foreground (Ctrl-C cancels it cleanly)")
+    .description(
+      "start a loop in the foreground (Ctrl-C cancels it cleanly), or queue it for `serve` with --detach",
+    )
     .argument("[spec]", "spec file", "loop.yaml")
-    .option("--json", "print one JSON event per line")
+    .option("--json", "print one JSON event per line (--detach: the queued loop as JSON)")
+    .option("--detach", "validate and create the loop, then queue it for the service (`loopwright serve`)")
     .action(run(async () => (await import("./commands/run-loop-command.ts")).runLoopCommand));
 
   program
@@ -125,6 +128,23 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .argument("<loop>", "loop name or id")
     .option("--branch", "also delete the loop's branch")
     .action(run(async () => (await import("./commands/remove-command.ts")).removeCommand));
+
+  program
+    .command("serve")
+    .description("run queued loops in the background within caps, recover interrupted ones, fire schedules")
+    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--port <n>", "port to listen on", "4477")
+    .option("--max-active <n>", "loops active at once, foreground runs included (0: no limit)", "4")
+    .option("--max-per-provider <caps>", "loops at once per provider, e.g. anthropic=2,openai=2")
+    .action(run(async () => (await import("./commands/serve-command.ts")).serveCommand));
+
+  program
+    .command("schedules")
+    .description("schedules registered by run --detach: next firing and latest firings (--remove drops one)")
+    .option("--all", "schedules of every repository")
+    .option("--json", "machine-readable output")
+    .option("--remove <name>", "remove this schedule (the loops it started stay)")
+    .action(run(async () => (await import("./commands/schedules-command.ts")).schedulesCommand));
 
   program
     .command("schema")

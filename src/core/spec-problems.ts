@@ -179,7 +179,8 @@ function suggestion(key: string, known: readonly string[]): string {
   return close.length === 1 ? ` (did you mean ${close[0]}?)` : "";
 }
 
-function editDistance(left: string, right: string): number {
+/** Levenshtein distance: how many single-character edits turn `left` into `right`. */
+export function editDistance(left: string, right: string): number {
   let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
   for (let row = 1; row <= left.length; row++) {
     const current = [row];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
+import { scheduleSchema } from "./schedule-field.ts";
 import { criterionGatePrefix, defaultStrategy, strategySchema } from "./strategy-spec.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
 
@@ -185,6 +186,8 @@ export const specSchema = z
       .object({ action: z.enum(["none", "branch"]).default("branch") })
       .strict()
       .default({ action: "branch" }),
+    /** When the service starts a new run of this loop; only `run --detach` registers it (see schedule-field.ts). */
+    schedule: scheduleSchema.optional(),
   })
   .strict()
   .superRefine((spec, context) => {

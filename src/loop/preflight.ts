@@ -6,6 +6,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { describeRule } from "../core/schedule-field.ts";
 import type { Spec } from "../core/spec.ts";
 import type { LoadedSpec } from "../core/spec-file.ts";
 import { credentialProblem } from "../engines/engine-credentials.ts";
@@ -132,6 +133,9 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
       (spec.scope.protect.length ? `; protect ${spec.scope.protect.join(", ")}` : ""),
     `  strategy: ${describeStrategy(spec)}`,
     `  finish: ${spec.finish.action}`,
+    ...(spec.schedule
+      ? [`  schedule: ${describeRule(spec.schedule)} (run --detach registers it; loopwright serve fires it)`]
+      : []),
     ...engines.warnings.map((warning) => `  warning: ${warning}`),
   ];
   return lines.join("\n");

@@ -31,6 +31,16 @@ export interface RunLoopOptions {
   interrupt?: AbortSignal;
   /** Files a cancel request right after recovery: `cancel` of a loop no live controller runs. */
   cancel?: boolean;
+  /**
+   * Aborted when the process shuts down (the service's SIGTERM): the run ends once the current step has
+   * ended, recording no stop and no cancel (`run_ended` with exit `shutdown`); the next run goes on from there.
+   */
+  shutdown?: AbortSignal;
+  /**
+   * Ends the run when the loop parks (exit `parked`) instead of waiting for UTC midnight in this run: the
+   * service starts it again once it may go on, and a parked loop holds no slot meanwhile.
+   */
+  leaveWhenParked?: boolean;
   /** Who drives this run: recorded as `by` on the cancel request that `cancel` or `interrupt` files. */
   actor?: Actor;
 }
@@ -102,9 +112,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     if (options.cancel && !timeline.state().cancelRequested)
       await timeline.append("cancel_requested", actorOf(options));
     for (;;) {
+      if (options.shutdown?.aborted) break;
       await timeline.sync();
       const action = decide(timeline.state(), clock());
       if (action.kind === "idle") break;
+      if (action.kind === "wait" && options.leaveWhenParked) break;
       if ((await executeUnlessAbandoned(context, action)) === "abandoned") {
         await stopAbandoned(context, action);
         break;
@@ -115,7 +127,9 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     clearInterval(watcher);
     options.interrupt?.removeEventListener("abort", onInterrupt);
     const state = timeline.state();
-    await timeline.append("run_ended", { runId, exit: state.stopReason ?? state.status }).catch(() => {});
+    const shutDown = options.shutdown?.aborted && state.status !== "stopped" && state.status !== "paused";
+    const exit = shutDown ? "shutdown" : (state.stopReason ?? state.status);
+    await timeline.append("run_ended", { runId, exit }).catch(() => {});
     await store.releaseLock(loop.id, runId);
   }
 }

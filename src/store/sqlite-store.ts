@@ -4,7 +4,17 @@ import { pathToFileURL } from "node:url";
 import type { LockOwner } from "../core/lock-owner.ts";
 import { LoopNotFoundError, StoreError, UsageError } from "../errors.ts";
 import { isLockOwnerAlive } from "../process/liveness.ts";
-import type { LockResult, LoopRecord, Store, StoredEvent } from "./store.ts";
+import { ScheduleTables } from "./sqlite-schedule-tables.ts";
+import type {
+  FiringClaim,
+  FiringOutcome,
+  FiringRecord,
+  LockResult,
+  LoopRecord,
+  ScheduleRecord,
+  Store,
+  StoredEvent,
+} from "./store.ts";
 
 /**
  * The embedded store: one SQLite file shared by every loopwright process on the machine.
@@ -49,6 +59,33 @@ const migrations: string[] = [
     process_start TEXT NOT NULL,
     acquired_at TEXT NOT NULL
   );
+  `,
+  `
+  CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    repo_root TEXT NOT NULL,
+    spec_path TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    replaced_at TEXT,
+    considered_until TEXT NOT NULL,
+    next_firing_at TEXT,
+    UNIQUE (repo_root, name)
+  );
+  CREATE INDEX schedules_by_next_firing ON schedules (next_firing_at);
+  CREATE TABLE firings (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
+    scheduled_for TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    loop_id TEXT,
+    reason TEXT,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (schedule_id, scheduled_for)
+  );
+  CREATE INDEX firings_pending ON firings (outcome) WHERE outcome = 'pending';
   `,
 ];
 
@@ -112,6 +149,7 @@ class SqliteStore implements Store {
   readonly #path: string;
   readonly #database: DatabaseSync;
   readonly #statements: ReturnType<typeof prepareStatements>;
+  readonly #schedules: ScheduleTables;
 
   constructor(path: string) {
     this.#path = path;
@@ -126,6 +164,10 @@ class SqliteStore implements Store {
       }
       this.#database = database;
       this.#statements = prepareStatements(database);
+      this.#schedules = new ScheduleTables(database, {
+        transaction: (work) => this.#transaction(work),
+        retrying: (work) => this.#retrying(work),
+      });
     } catch (error) {
       if (database?.isOpen) database.close();
       throw describeFailure(error, path);
@@ -247,6 +289,49 @@ class SqliteStore implements Store {
     if (!row) return undefined;
     const holder = toLockOwner(row);
     return isLockOwnerAlive(holder) ? holder : undefined;
+  }
+
+  saveSchedule(
+    schedule: Omit<ScheduleRecord, "id" | "createdAt" | "replacedAt">,
+    at: string,
+  ): Promise<{ schedule: ScheduleRecord; replaced?: ScheduleRecord }> {
+    return this.#schedules.save(schedule, at);
+  }
+
+  findSchedule(reference: string, repoRoot?: string): Promise<ScheduleRecord | undefined> {
+    return this.#schedules.find(reference, repoRoot);
+  }
+
+  listSchedules(repoRoot?: string): Promise<ScheduleRecord[]> {
+    return this.#schedules.list(repoRoot);
+  }
+
+  dueSchedules(now: string): Promise<ScheduleRecord[]> {
+    return this.#schedules.due(now);
+  }
+
+  deleteSchedule(scheduleId: string): Promise<void> {
+    return this.#schedules.delete(scheduleId);
+  }
+
+  claimFirings(scheduleId: string, claim: FiringClaim): Promise<FiringRecord[] | undefined> {
+    return this.#schedules.claimFirings(scheduleId, claim);
+  }
+
+  settleFiring(
+    firingId: number,
+    outcome: FiringOutcome,
+    details?: { loopId?: string; reason?: string },
+  ): Promise<void> {
+    return this.#schedules.settleFiring(firingId, outcome, details);
+  }
+
+  listFirings(scheduleId: string, limit: number): Promise<FiringRecord[]> {
+    return this.#schedules.listFirings(scheduleId, limit);
+  }
+
+  pendingFirings(): Promise<FiringRecord[]> {
+    return this.#schedules.pendingFirings();
   }
 
   /** Closes the database file; closing twice is harmless. */

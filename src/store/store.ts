@@ -32,6 +32,63 @@ export interface StoredEvent {
 
 export type LockResult = { acquired: true } | { acquired: false; holder: LockOwner };
 
+/**
+ * A schedule as registered by `run --detach` of a spec with `schedule:`: one per name and repository.
+ * The store keeps the spec snapshot and the rule as given; the service decides what they mean.
+ */
+export interface ScheduleRecord {
+  id: string;
+  name: string;
+  /** Absolute path of the repository's main worktree; schedule names are unique per repository. */
+  repoRoot: string;
+  /** The spec file it was registered from (informational: firings never re-read it). */
+  specPath: string;
+  /** The resolved spec snapshot (a `ParsedSpec`), as JSON; null when the stored row cannot be read. */
+  spec: unknown;
+  /** The schedule rule (`{cron, timezone}` or `{every}` in ms), as JSON; null when unreadable. */
+  rule: unknown;
+  createdAt: string;
+  /** When the spec and rule were last replaced by a new registration of the same name. */
+  replacedAt?: string;
+  /** The last firing time already decided (fired, skipped or missed), or when the rule was (re)registered. */
+  consideredUntil: string;
+  /** The next firing time after `consideredUntil`, as the service computed it; undefined: never again. */
+  nextFiringAt?: string;
+}
+
+/**
+ * `pending`: claimed, its loop not created yet (a crash there is finished at the next tick);
+ * `started`: its loop was created and queued; `skipped-active`: the previous run was still queued or
+ * running; `missed`: the service was not up (or not ticking) at that time; `failed`: the loop could not
+ * be created (`reason` says why).
+ */
+export type FiringOutcome = "pending" | "started" | "skipped-active" | "missed" | "failed";
+
+export interface FiringRecord {
+  id: number;
+  scheduleId: string;
+  /** The firing time the rule gave (ISO, UTC). */
+  scheduledFor: string;
+  outcome: FiringOutcome;
+  loopId?: string;
+  reason?: string;
+  /** When the outcome was last written. */
+  recordedAt: string;
+}
+
+export type NewFiring = Pick<FiringRecord, "scheduledFor" | "outcome" | "loopId" | "reason">;
+
+/** Firings decided together, and where the schedule's decisions stand after them (see `claimFirings`). */
+export interface FiringClaim {
+  expectedConsideredUntil: string;
+  consideredUntil: string;
+  nextFiringAt?: string;
+  firings: NewFiring[];
+}
+
+/** How many firings the store keeps per schedule; older ones are dropped as new ones are recorded. */
+export const keptFiringsPerSchedule = 200;
+
 export interface Store {
   /** Registers a loop. Throws `UsageError` when the repository already has a loop of that name. */
   createLoop(loop: Omit<LoopRecord, "createdAt">): Promise<LoopRecord>;
@@ -59,5 +116,38 @@ export interface Store {
   releaseLock(loopId: string, runId: string): Promise<void>;
   /** The current holder when it is alive, else undefined. */
   lockHolder(loopId: string): Promise<LockOwner | undefined>;
+  /**
+   * Registers a schedule at time `at` (its `createdAt`), or replaces the spec, rule, spec path,
+   * `consideredUntil` and `nextFiringAt` of the one of that name in that repository, setting its
+   * `replacedAt` to `at` and keeping its id, creation time and firings; `replaced` is the old record.
+   */
+  saveSchedule(
+    schedule: Omit<ScheduleRecord, "id" | "createdAt" | "replacedAt">,
+    at: string,
+  ): Promise<{ schedule: ScheduleRecord; replaced?: ScheduleRecord }>;
+  /** Finds a schedule by id, or by name within `repoRoot`; without it, only a name unique across repositories. */
+  findSchedule(reference: string, repoRoot?: string): Promise<ScheduleRecord | undefined>;
+  /** Every schedule, by repository then name; only those of `repoRoot` when given. */
+  listSchedules(repoRoot?: string): Promise<ScheduleRecord[]>;
+  /** The schedules whose `nextFiringAt` is at or before `now` (ISO): one indexed query, cheap every tick. */
+  dueSchedules(now: string): Promise<ScheduleRecord[]>;
+  /** Removes a schedule and its firings (the loops it started stay). */
+  deleteSchedule(scheduleId: string): Promise<void>;
+  /**
+   * Records decided firings and moves the schedule's `consideredUntil` and `nextFiringAt`, atomically and
+   * only if `consideredUntil` is still `expectedConsideredUntil` (else another process decided them first:
+   * returns undefined, nothing written). A firing time already recorded is not recorded twice.
+   */
+  claimFirings(scheduleId: string, claim: FiringClaim): Promise<FiringRecord[] | undefined>;
+  /** Sets a firing's outcome (and loop id or reason); `recordedAt` becomes now. */
+  settleFiring(
+    firingId: number,
+    outcome: FiringOutcome,
+    details?: { loopId?: string; reason?: string },
+  ): Promise<void>;
+  /** A schedule's firings, newest firing time first, at most `limit`. */
+  listFirings(scheduleId: string, limit: number): Promise<FiringRecord[]>;
+  /** Firings of every schedule still `pending` (a process died between claiming and starting them). */
+  pendingFirings(): Promise<FiringRecord[]>;
   close(): Promise<void>;
 }

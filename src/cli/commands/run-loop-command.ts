@@ -1,6 +1,7 @@
 /** `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it. */
 import { readLoop } from "../../app/app-context.ts";
 import { recordForegroundResume } from "../../app/resume-loop.ts";
+import { describeRule } from "../../core/schedule-field.ts";
 import { loadSpecFile } from "../../core/spec-file.ts";
 import { SpecError } from "../../errors.ts";
 import { createLoop } from "../../loop/create-loop.ts";
@@ -14,9 +15,20 @@ import type { LoopRecord } from "../../store/store.ts";
 import { cliActor } from "../cli-actor.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
 import { appContext, openSession, type Session } from "../session.ts";
+import { detachLoopCommand } from "./detach-command.ts";
 
-export async function runLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
+export async function runLoopCommand(
+  specArgument: string,
+  options: { json?: boolean; detach?: boolean },
+): Promise<number> {
+  if (options.detach) return detachLoopCommand(specArgument, options);
   const loaded = await loadSpecFile(specArgument);
+  if (loaded.spec.schedule) {
+    process.stderr.write(
+      `note: ${specArgument} has a schedule (${describeRule(loaded.spec.schedule)}); run starts it once, now. ` +
+        "To fire it on schedule, register it with loopwright run --detach and keep loopwright serve running.\n",
+    );
+  }
   const check = await preflight(loaded, specArgument);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const session = await openSession();

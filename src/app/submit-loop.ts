@@ -1,0 +1,70 @@
+/**
+ * Submitting a loop to the service: the face of `run --detach` and of `POST /api/loops`. The spec is
+ * validated and the loop created exactly as `run` does (same checks, same errors), then queued for the
+ * service, which starts queued loops in submission order within its caps.
+ */
+
+import { type Actor, eventSchemaVersion } from "../core/events.ts";
+import { type LoadedSpec, loadSpecFile, parseSpecText } from "../core/spec-file.ts";
+import { SpecError } from "../errors.ts";
+import { createLoop } from "../loop/create-loop.ts";
+import { preflight } from "../loop/preflight.ts";
+import { readServiceFile, type ServiceInfo } from "../service/service-file.ts";
+import type { LoopRecord } from "../store/store.ts";
+import type { AppContext } from "./app-context.ts";
+import { listLoops } from "./list-loops.ts";
+
+/**
+ * Where the spec comes from: a file (its path as the user gave it names it in problems), or text already
+ * in memory (a request body), named by `label`, its relative paths read from `directory`.
+ */
+export type SpecSource =
+  | { path: string }
+  | { text: string; label: string; directory: string; specPath?: string };
+
+export interface SubmitLoopOptions {
+  /** The store, and the home folder where a running service announces itself. */
+  context: AppContext;
+  source: SpecSource;
+  /** Who submits it, recorded on the timeline. */
+  by: Actor;
+}
+
+export interface SubmittedLoop {
+  loop: LoopRecord;
+  /** Its place in the queue, from 1 (1: the next loop the service starts). */
+  position: number;
+  /** The running service that will start it, if there is one. */
+  service?: ServiceInfo;
+  /** What will work but probably not as meant (as `validate` prints them). */
+  warnings: string[];
+}
+
+/**
+ * Validates the spec, creates the loop and queues it (`loop_queued {by, command: "run"}`). Throws what
+ * `run` throws for the same spec: `SpecError` listing every problem (`label:line: field: message`),
+ * `UsageError` for a loop or branch of that name that already exists, `LoopBusyError` when it runs.
+ * Nothing is created when it throws.
+ */
+export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedLoop> {
+  const { context, source } = options;
+  const { store } = context;
+  const label = "path" in source ? source.path : source.label;
+  const loaded: LoadedSpec =
+    "path" in source
+      ? await loadSpecFile(source.path)
+      : {
+          ...parseSpecText(source.text, source.label, source.directory),
+          specPath: source.specPath ?? source.label,
+        };
+  const check = await preflight(loaded, label);
+  if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
+  const loop = await createLoop(store, loaded, check.repoRoot, check.baseSha);
+  await store.appendEvent(loop.id, "loop_queued", { by: options.by, command: "run" }, eventSchemaVersion);
+  return {
+    loop,
+    position: (await listLoops(context)).loops.find((row) => row.id === loop.id)?.queuePosition ?? 0,
+    service: await readServiceFile(context.home),
+    warnings: check.warnings,
+  };
+}
