@@ -107,7 +107,12 @@ test("a racy suite fixed by the maker at iteration 2 reaches a streak of 3; the 
       .filter((event) => event.type === "iteration_ended")
       .map((event) => `${event.data.iteration}:${event.data.outcome}`);
     assert.deepEqual(ended, ["1:failed", "2:verified"]);
-    assert.equal(events.findLast((event) => event.type === "loop_stopped")?.data.reason, "verified");
+    const stop = events.findLast((event) => event.type === "loop_stopped");
+    assert.equal(stop?.data.reason, "verified");
+    assert.match(
+      String(stop?.data.message),
+      /^3 consecutive full-suite passes on [0-9a-f]{10} at iteration 2 \(7 full runs, 2 red\)$/,
+    );
     assert.equal(
       await sandbox.git("show", "loop/racy:src/total.js"),
       "export function total() {\n  return 42;\n}",

@@ -56,6 +56,10 @@ test("a 3-task Markdown list is done in 3 iterations, each box ticked by loopwri
     assert.equal(run.code, 0, run.stderr);
     const events = eventsIn(run.stdout);
     assert.equal(of(events, "loop_stopped").at(-1)?.data.reason, "verified");
+    assert.match(
+      String(of(events, "loop_stopped").at(-1)?.data.message),
+      /every task in tasks.md is done \(3\)/,
+    );
     assert.deepEqual(
       of(events, "iteration_ended").map((event) => event.data.outcome),
       ["verified", "verified", "verified"],

@@ -211,7 +211,7 @@ function decideBetween(state: LoopState, now: number): Action {
   if (own && own !== "continue") return own;
   if (last?.ended?.outcome === "verified" && own !== "continue") {
     if (!state.finished) return { kind: "finish" };
-    return { kind: "stop", reason: "verified", message: `verified at iteration ${last.number}` };
+    return { kind: "stop", reason: "verified", message: strategy.verifiedMessage(state, last) };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };

@@ -41,6 +41,8 @@ export interface StrategyPolicy {
   finishesOnStop(state: LoopState): boolean;
   /** The commit the loop's branch ends on when it finishes. */
   finalCommit(state: LoopState): string | undefined;
+  /** The message of the `verified` stop after a verified, finished iteration. */
+  verifiedMessage(state: LoopState, iteration: IterationState): string;
   /**
    * Between iterations, after steering, the baseline, the guardrails, pause and the daily cap, where the
    * default would start the next iteration: a step of the strategy's own, a stop, or `undefined`.
@@ -64,6 +66,7 @@ export const untilVerified: StrategyPolicy = {
   afterIteration: () => undefined,
   finishesOnStop: () => false,
   finalCommit: lastCommit,
+  verifiedMessage: (_state, iteration) => `verified at iteration ${iteration.number}`,
   beforeIteration: () => undefined,
   briefSection: () => undefined,
   reportSection: () => [],

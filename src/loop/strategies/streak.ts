@@ -14,6 +14,7 @@ import type { IterationState, LoopState } from "../state.ts";
 import { type EndIteration, type StrategyPolicy, untilVerified } from "./strategy.ts";
 import { streakBrief } from "./streak-brief.ts";
 import { streakReport } from "./streak-report.ts";
+import { streakStatistics } from "./streak-statistics.ts";
 import { type SuiteRun, suiteRuns } from "./suite-runs.ts";
 
 export function streakPolicy(streak: StreakStrategy): StrategyPolicy {
@@ -23,6 +24,10 @@ export function streakPolicy(streak: StreakStrategy): StrategyPolicy {
     afterApproval: (state, iteration) => afterApproval(streak, state, iteration),
     beforeIteration: (state) => beforeIteration(streak, state),
     briefSection: (state, inputs) => streakBrief(state, streak, inputs.digests),
+    verifiedMessage: (state, iteration) => {
+      const stats = streakStatistics(state);
+      return `${stats.finalStreak} consecutive full-suite passes on ${iteration.commit?.sha.slice(0, 10)} at iteration ${iteration.number} (${stats.fullRuns} full runs, ${stats.failedRuns} red)`;
+    },
     reportSection: (state) => streakReport(state, streak.passes),
   };
 }

@@ -26,6 +26,8 @@ export function tasksPolicy(strategy: TasksStrategy): StrategyPolicy {
     },
     beforeIteration: (state) => beforeIteration(strategy, state),
     briefSection: (state) => tasksBrief(state, strategy),
+    verifiedMessage: (state, iteration) =>
+      `every task in ${strategy.file} is done (${state.tasks?.tasks.length ?? 0}), the last at iteration ${iteration.number}`,
     reportSection: (state) => tasksReport(state),
   };
 }
