@@ -4,7 +4,8 @@
  * by a symbolic link refused instead of followed.
  */
 import assert from "node:assert/strict";
-import { appendFile, readFile, rm, symlink } from "node:fs/promises";
+import { appendFile, readFile, rename, rm, symlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { listGateLogs, readGateLog } from "../src/app/gate-logs.ts";
 import { gateLogListSchema, gateLogRangeSchema } from "../src/app/schemas/file-schemas.ts";
@@ -144,4 +145,18 @@ test("a log replaced by a symbolic link is refused, never followed; a missing lo
   assert.doesNotMatch(cli.stdout, /root:/);
   assert.match(cli.stdout, /\(log not readable: .*: is a symbolic link, not a file\)/);
   assert.match(cli.stdout, /\(log missing: .*\)/);
+});
+
+test("a log folder swapped for a link to a folder outside the loop's is refused too", async () => {
+  const [log] = (await listGateLogs(sandbox.context, "noisy", { iteration: 0 })).logs;
+  const folder = dirname(log.logPath);
+  const outside = join(sandbox.root, "outside");
+  await rename(folder, outside);
+  await symlink(outside, folder);
+  const listed = await listGateLogs(sandbox.context, "noisy", { iteration: 0 });
+  assert.equal(listed.logs[0].problem, "not inside the loop's folder");
+  await assert.rejects(
+    readGateLog(sandbox.context, "noisy", { iteration: 0, gate: "done" }),
+    /not inside the loop's folder/,
+  );
 });

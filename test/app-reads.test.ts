@@ -103,7 +103,11 @@ test("the timeline page by page: every event once, in order, with a cursor to go
   const all = await sandbox.context.store.readEvents((await getLoop(sandbox.context, "answer")).id);
   assert.deepEqual(
     seen,
-    all.map((event) => event.seq),
+    all.map((event) => event.id),
+  );
+  assert.ok(
+    seen.every((id, index) => index === 0 || id > seen[index - 1]),
+    "ids strictly increase",
   );
   const end = await readTimelinePage(sandbox.context, "answer", { after: cursor });
   assert.deepEqual(end.events, []);

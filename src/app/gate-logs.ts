@@ -4,10 +4,13 @@
  * a log by a link to /dev/zero or to a secret gets a refusal, not the target.
  */
 
+import { realpath } from "node:fs/promises";
+import { dirname, sep } from "node:path";
 import type { GateResult } from "../core/events.ts";
 import { FieldError, UsageError } from "../errors.ts";
-import { readRegularFileRange } from "../files/read-regular-file.ts";
+import { type RegularFileRange, readRegularFileRange } from "../files/read-regular-file.ts";
 import { allGateResults, type IterationState } from "../loop/state.ts";
+import { homeLayout } from "../paths.ts";
 import { type AppContext, type ReadLoop, readLoop } from "./app-context.ts";
 import { parseRequest } from "./parse-request.ts";
 import {
@@ -34,7 +37,7 @@ export async function listGateLogs(
   const selected = selectResults(read, iteration, gate);
   const logs = await Promise.all(
     selected.results.map(async (result) => {
-      const probe = await readRegularFileRange(result.logPath, { offset: 0, length: 0, noFollow: true });
+      const probe = await readLog(context, read.loop.id, result.logPath, 0, 0);
       return {
         gate: result.id,
         phase: result.phase,
@@ -71,7 +74,7 @@ export async function readGateLog(
     const problem = `iteration ${selected.number} has no ${phase} run of gate '${gate}'`;
     throw new FieldError("phase", problem, problem);
   }
-  const range = await readRegularFileRange(result.logPath, { offset, length, noFollow: true });
+  const range = await readLog(context, read.loop.id, result.logPath, offset, length);
   if (!range.ok)
     throw new UsageError(`log of gate ${gate} not readable: ${result.logPath}: ${range.problem}`);
   if (offset > range.totalBytes) {
@@ -92,6 +95,28 @@ export async function readGateLog(
     complete: offset + bytes.length >= range.totalBytes,
     text: bytes.toString("utf8"),
   };
+}
+
+/**
+ * A range of a log that lies in the loop's own folder, read as a regular file without following a link,
+ * its last component or any folder above it (a folder swapped for a link leads outside and is refused).
+ */
+async function readLog(
+  context: AppContext,
+  loopId: string,
+  path: string,
+  offset: number,
+  length: number,
+): Promise<RegularFileRange> {
+  const folder = homeLayout(context.home).loopDirectory(loopId);
+  const [realFolder, realParent] = await Promise.all([
+    realpath(folder).catch(() => undefined),
+    realpath(dirname(path)).catch(() => undefined),
+  ]);
+  if (!realFolder || !realParent) return { ok: false, problem: "no such file", code: "ENOENT" };
+  if (realParent !== realFolder && !realParent.startsWith(realFolder + sep))
+    return { ok: false, problem: "not inside the loop's folder", code: "EOUTSIDE" };
+  return readRegularFileRange(path, { offset, length, noFollow: true });
 }
 
 /** The results of one iteration's gates (0: the base commit), as `logs` selects them; errors say why none. */

@@ -20,7 +20,8 @@ import { listLoops } from "./list-loops.ts";
  */
 export type SpecSource =
   | { path: string }
-  | { text: string; label: string; directory: string; specPath?: string };
+  | { text: string; label: string; directory: string; specPath?: string }
+  | { loaded: LoadedSpec; label: string };
 
 export interface SubmitLoopOptions {
   /** The store, and the home folder where a running service announces itself. */
@@ -50,13 +51,7 @@ export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedL
   const { context, source } = options;
   const { store } = context;
   const label = "path" in source ? source.path : source.label;
-  const loaded: LoadedSpec =
-    "path" in source
-      ? await loadSpecFile(source.path)
-      : {
-          ...parseSpecText(source.text, source.label, source.directory),
-          specPath: source.specPath ?? source.label,
-        };
+  const loaded = await loadSource(source);
   const check = await preflight(loaded, label);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const loop = await createLoop(store, loaded, check.repoRoot, check.baseSha);
@@ -67,4 +62,12 @@ export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedL
     service: await readServiceFile(context.home),
     warnings: check.warnings,
   };
+}
+
+/** The spec of a source, validated and resolved; throws `SpecError` like `loadSpecFile`. */
+async function loadSource(source: SpecSource): Promise<LoadedSpec> {
+  if ("loaded" in source) return source.loaded;
+  if ("path" in source) return loadSpecFile(source.path);
+  const parsed = parseSpecText(source.text, source.label, source.directory);
+  return { ...parsed, specPath: source.specPath ?? source.label };
 }

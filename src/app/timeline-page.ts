@@ -14,8 +14,8 @@ import {
 
 /**
  * The events after the cursor `after` (0: from the start), at most `limit` (default 200, at most 1000).
- * The cursor is the event's `id`. Until the store numbers events globally it is the per-loop `seq`; a
- * client only ever passes back an `id` it was given, so the switch changes no caller.
+ * The cursor is the event's global `id` (strictly increasing across loops, never reused), the same id
+ * the live event streams send, so a page and a stream join exactly.
  * Throws `LoopNotFoundError`, or `FieldError` on `after` or `limit`.
  */
 export async function readTimelinePage(
@@ -25,7 +25,7 @@ export async function readTimelinePage(
 ): Promise<TimelinePage> {
   const { after, limit } = parseRequest(timelinePageRequestSchema, request);
   const loop = await findLoop(context, reference);
-  const stored = await context.store.readEvents(loop.id, after);
+  const stored = await context.store.readEventsAfter(after, limit + 1, loop.id);
   const events = stored.slice(0, limit).map(toTimelineEvent);
   return {
     loopId: loop.id,
@@ -37,7 +37,7 @@ export async function readTimelinePage(
 
 function toTimelineEvent(event: StoredEvent): TimelineEvent {
   return {
-    id: event.seq,
+    id: event.id,
     seq: event.seq,
     loopId: event.loopId,
     type: event.type,

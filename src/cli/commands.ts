@@ -131,11 +131,14 @@ export function defineCommands(program: Command, setExit: SetExit): void {
 
   program
     .command("serve")
-    .description("run queued loops in the background within caps, recover interrupted ones, fire schedules")
+    .description(
+      "the service: the HTTP API and dashboard; runs queued loops in the background within caps, recovers interrupted ones, fires schedules",
+    )
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on", "4477")
     .option("--max-active <n>", "loops active at once, foreground runs included (0: no limit)", "4")
     .option("--max-per-provider <caps>", "loops at once per provider, e.g. anthropic=2,openai=2")
+    .option("--token <token>", "required with a --host other than loopback (default: LOOPWRIGHT_TOKEN)")
     .action(run(async () => (await import("./commands/serve-command.ts")).serveCommand));
 
   program

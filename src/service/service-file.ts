@@ -3,7 +3,7 @@
  * A reader treats a file whose process is dead (or whose pid was reused) as absent, so a service killed
  * with `kill -9` is never mistaken for a running one.
  */
-import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -65,14 +65,6 @@ export async function claimServiceFile(home: string, info: ServiceInfo): Promise
   } finally {
     await rm(aside, { force: true });
   }
-}
-
-/** Rewrites this process's `service.json` (once its server knows its port). */
-export async function updateServiceFile(home: string, info: ServiceInfo): Promise<void> {
-  const path = serviceFilePath(home);
-  const aside = `${path}.${process.pid}`;
-  await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-  await rename(aside, path);
 }
 
 /** The running service of this home, or undefined when there is none (no file, unreadable, or its process is dead). */

@@ -14,7 +14,7 @@ import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
-import { type FireDueSchedules, noSchedules } from "./schedule-firing.ts";
+import { describeFiring, type FireDueSchedules, registeredSchedules } from "./schedule-firing.ts";
 
 export interface SupervisorOptions {
   store: Store;
@@ -23,7 +23,7 @@ export interface SupervisorOptions {
   caps: Caps;
   /** Time between ticks, in ms (default 150). `wake()` ticks at once. */
   tickMs?: number;
-  /** Called at every tick with the current time (default: no schedules). */
+  /** Called at every tick with the current time (default: the schedules registered in the store). */
   fireDueSchedules?: FireDueSchedules;
   /** One line per thing the supervisor does (default: none). */
   log?: (line: string) => void;
@@ -65,7 +65,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const { store, home, caps } = options;
   const tickMs = options.tickMs ?? 150;
   const log = options.log ?? (() => {});
-  const fireDueSchedules = options.fireDueSchedules ?? noSchedules;
+  const fireDueSchedules = options.fireDueSchedules ?? registeredSchedules;
   const now = options.now ?? (() => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0));
   const watch = createLoopWatch(store);
   const running = new Map<string, SupervisedRun>();
@@ -100,9 +100,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   };
 
   async function tick(): Promise<void> {
-    await fireDueSchedules(store, new Date(now())).catch((error: unknown) =>
-      log(`schedules: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    const fired = await fireDueSchedules(store, home, new Date(now())).catch((error: unknown) => {
+      log(`schedules: ${error instanceof Error ? error.message : String(error)}`);
+      return [];
+    });
+    for (const firing of fired) log(describeFiring(firing));
     const views = await watch.refresh();
     // Mine count as held without asking; the others' holders are read only when something waits.
     const holders = new Map<string, boolean>(views.map((view) => [view.loop.id, running.has(view.loop.id)]));

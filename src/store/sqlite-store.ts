@@ -87,6 +87,30 @@ const migrations: string[] = [
   );
   CREATE INDEX firings_pending ON firings (outcome) WHERE outcome = 'pending';
   `,
+  // 3: a global event id, strictly increasing in commit order and never reused (AUTOINCREMENT keeps
+  // the highest id ever handed out in sqlite_sequence, so deleting a loop frees none). Existing rows
+  // are numbered in the order they were appended (their rowid).
+  `
+  CREATE TABLE events_with_id (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    loop_id TEXT NOT NULL REFERENCES loops (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    data TEXT NOT NULL,
+    UNIQUE (loop_id, seq)
+  );
+  INSERT INTO events_with_id (loop_id, seq, type, version, at, data)
+    SELECT loop_id, seq, type, version, at, data FROM events ORDER BY rowid;
+  DROP TABLE events;
+  ALTER TABLE events_with_id RENAME TO events;
+  `,
+  // 4: one loop's events by global id (a timeline page, a loop's live stream catching up) read from an
+  // index instead of sorting the loop's whole timeline per page.
+  `
+  CREATE INDEX events_by_loop_and_id ON events (loop_id, id);
+  `,
 ];
 
 /** How long a busy database is retried before `StoreError`, in ms; `LOOPWRIGHT_STORE_BUSY_MS` overrides. */
@@ -120,6 +144,7 @@ interface LoopRow {
 }
 
 interface EventRow {
+  id: number;
   loop_id: string;
   seq: number;
   type: string;
@@ -241,22 +266,32 @@ class SqliteStore implements Store {
     const row = await this.#transaction(() => {
       this.#requireLoop(loopId);
       return this.#statements.insertEvent.get(loopId, type, version, at, serialized, loopId) as {
+        id: number;
         seq: number;
       };
     });
-    return { loopId, seq: row.seq, type, version, at, data: JSON.parse(serialized) };
+    return { id: row.id, loopId, seq: row.seq, type, version, at, data: JSON.parse(serialized) };
   }
 
   /** A row whose data is not a JSON object comes back with `damage` set and empty data. */
   async readEvents(loopId: string, afterSeq = 0): Promise<StoredEvent[]> {
-    const rows = (await this.#retrying(() =>
-      this.#statements.eventsAfter.all(loopId, afterSeq),
-    )) as unknown as EventRow[];
-    return rows.map((row) => {
-      const event = { loopId: row.loop_id, seq: row.seq, type: row.type, version: row.version, at: row.at };
-      const data = parseObject(row.data);
-      return typeof data === "string" ? { ...event, data: {}, damage: data } : { ...event, data };
-    });
+    const rows = await this.#retrying(() => this.#statements.eventsAfter.all(loopId, afterSeq));
+    return (rows as unknown as EventRow[]).map(toStoredEvent);
+  }
+
+  async readEventsAfter(afterId: number, limit: number, loopId?: string): Promise<StoredEvent[]> {
+    const bounded = Math.max(1, Math.min(Math.floor(limit), 10_000));
+    const rows = await this.#retrying(() =>
+      loopId === undefined
+        ? this.#statements.allEventsAfterId.all(afterId, bounded)
+        : this.#statements.loopEventsAfterId.all(loopId, afterId, bounded),
+    );
+    return (rows as unknown as EventRow[]).map(toStoredEvent);
+  }
+
+  async lastEventId(): Promise<number> {
+    const row = (await this.#retrying(() => this.#statements.lastEventId.get())) as { id: number };
+    return Number(row.id);
   }
 
   /** Re-acquiring with the holder's own `runId` succeeds. Throws `LoopNotFoundError` for an unknown loop. */
@@ -494,6 +529,7 @@ function parseObject(text: string): Record<string, unknown> | string {
 function prepareStatements(database: DatabaseSync) {
   const prepare = (sql: string): StatementSync => database.prepare(sql);
   const loopColumns = "id, name, repo_root, spec_path, spec, created_at";
+  const eventColumns = "id, loop_id, seq, type, version, at, data";
   return {
     insertLoop: prepare(`INSERT INTO loops (${loopColumns}) VALUES (?, ?, ?, ?, ?, ?)`),
     loopById: prepare(`SELECT ${loopColumns} FROM loops WHERE id = ?`),
@@ -507,11 +543,15 @@ function prepareStatements(database: DatabaseSync) {
     insertEvent: prepare(
       `INSERT INTO events (loop_id, seq, type, version, at, data)
        SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE loop_id = ?
-       RETURNING seq`,
+       RETURNING id, seq`,
     ),
-    eventsAfter: prepare(
-      "SELECT loop_id, seq, type, version, at, data FROM events WHERE loop_id = ? AND seq > ? ORDER BY seq",
+    eventsAfter: prepare(`SELECT ${eventColumns} FROM events WHERE loop_id = ? AND seq > ? ORDER BY seq`),
+    allEventsAfterId: prepare(`SELECT ${eventColumns} FROM events WHERE id > ? ORDER BY id LIMIT ?`),
+    loopEventsAfterId: prepare(
+      `SELECT ${eventColumns} FROM events WHERE loop_id = ? AND id > ? ORDER BY id LIMIT ?`,
     ),
+    // The highest id ever handed out, deleted rows included (sqlite_sequence), so that it never goes back.
+    lastEventId: prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS id"),
     deleteEvents: prepare("DELETE FROM events WHERE loop_id = ?"),
     lockOf: prepare("SELECT run_id, pid, host, process_start FROM locks WHERE loop_id = ?"),
     upsertLock: prepare(
@@ -567,6 +607,20 @@ function toLoopRecord(row: LoopRow): LoopRecord {
     spec,
     createdAt: row.created_at,
   };
+}
+
+/** A row whose data is not a JSON object comes back with `damage` set and empty data. */
+function toStoredEvent(row: EventRow): StoredEvent {
+  const event = {
+    id: row.id,
+    loopId: row.loop_id,
+    seq: row.seq,
+    type: row.type,
+    version: row.version,
+    at: row.at,
+  };
+  const data = parseObject(row.data);
+  return typeof data === "string" ? { ...event, data: {}, damage: data } : { ...event, data };
 }
 
 function toLockOwner(row: LockRow): LockOwner {

@@ -18,8 +18,16 @@ export interface LoopRecord {
   createdAt: string;
 }
 
-/** An event as stored: a per-loop sequence number, a type (`noun_verb`), a schema version and data. */
+/**
+ * An event as stored: a global id, a per-loop sequence number, a type (`noun_verb`), a schema version
+ * and data.
+ */
 export interface StoredEvent {
+  /**
+   * Global across every loop of the store: strictly increasing in the order events became durable,
+   * never reused (not even after the loop is deleted). Live feeds resume from it (SSE `Last-Event-ID`).
+   */
+  id: number;
   loopId: string;
   seq: number;
   type: string;
@@ -107,6 +115,14 @@ export interface Store {
   ): Promise<StoredEvent>;
   /** The loop's events in order, only those after `afterSeq` when given. */
   readEvents(loopId: string, afterSeq?: number): Promise<StoredEvent[]>;
+  /**
+   * Up to `limit` events (at most 10,000) with a global id above `afterId`, in id order, across every
+   * loop or only `loopId`'s. Because ids follow commit order, a reader that resumes from the last id it
+   * saw misses nothing and sees nothing twice, whichever process appended.
+   */
+  readEventsAfter(afterId: number, limit: number, loopId?: string): Promise<StoredEvent[]>;
+  /** The highest event id ever handed out (0 for none), deleted loops' events included. */
+  lastEventId(): Promise<number>;
   /**
    * Takes the loop's run lock. A lock whose holder is dead (same host, process gone or pid reused)
    * is taken over; a live holder makes this return `{acquired: false, holder}`.

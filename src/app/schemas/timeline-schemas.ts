@@ -3,7 +3,7 @@ import { z } from "zod";
 
 /** One stored event: `id` is the paging cursor; `by` in `data` names who did an owner action. */
 export const timelineEventSchema = z.object({
-  id: z.number().describe("the cursor to page from (pass it as `after`)"),
+  id: z.number().describe("the store's global event id: the cursor to page from (pass it as `after`)"),
   seq: z.number().describe("the event's number within its loop"),
   loopId: z.string(),
   type: z.string().describe("noun_verb, e.g. gate_ended"),

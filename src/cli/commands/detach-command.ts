@@ -1,14 +1,21 @@
-/** `run --detach [spec]`: validates and creates the loop as `run` does, then queues it for the service. */
+/**
+ * `run --detach [spec]`: validates and creates the loop as `run` does, then queues it for the service. A
+ * spec with a `schedule:` is registered instead (each firing then queues a new loop).
+ */
 import { submitLoop } from "../../app/submit-loop.ts";
+import { loadSpecFile } from "../../core/spec-file.ts";
 import { cliActor } from "../cli-actor.ts";
 import { openSession } from "../session.ts";
+import { registerScheduleCommand } from "./schedule-registration.ts";
 
 export async function detachLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
+  const loaded = await loadSpecFile(specArgument);
   const session = await openSession();
   try {
+    if (loaded.spec.schedule) return await registerScheduleCommand(session.store, loaded, specArgument);
     const submitted = await submitLoop({
       context: session,
-      source: { path: specArgument },
+      source: { loaded, label: specArgument },
       by: cliActor(),
     });
     const { loop, position, service } = submitted;

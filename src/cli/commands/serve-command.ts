@@ -6,9 +6,18 @@
  */
 import { UsageError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
+import { createServer } from "../../server/create-server.ts";
+import { type Listening, listen } from "../../server/listen.ts";
 import { describeCaps, parseMaxActive, parseProviderCaps } from "../../service/caps.ts";
-import { claimServiceFile, currentServiceInfo, removeServiceFile } from "../../service/service-file.ts";
-import { createSupervisor } from "../../service/supervisor.ts";
+import {
+  claimServiceFile,
+  currentServiceInfo,
+  readServiceFile,
+  removeServiceFile,
+  type ServiceInfo,
+} from "../../service/service-file.ts";
+import { createSupervisor, type SupervisedRun, type Supervisor } from "../../service/supervisor.ts";
+import { wakingStore } from "../../service/waking-store.ts";
 import { openSession } from "../session.ts";
 
 /** How long running steps get to reach their next event boundary after SIGTERM. */
@@ -19,6 +28,8 @@ export interface ServeOptions {
   port: string;
   maxActive?: string;
   maxPerProvider?: string;
+  /** Required with a --host other than loopback; default LOOPWRIGHT_TOKEN. */
+  token?: string;
 }
 
 export async function serveCommand(options: ServeOptions): Promise<number> {
@@ -28,44 +39,88 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   };
   const port = parsePort(options.port);
   const session = await openSession();
-  const running = await claimServiceFile(session.home, currentServiceInfo(options.host, port));
-  if (running) {
-    await session.store.close();
-    throw new UsageError(`a service already runs for ${session.home}: pid ${running.pid}, ${running.url}`);
-  }
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-  const supervisor = createSupervisor({ store: session.store, home: session.home, caps, log });
-  log(`loopwright serve: pid ${process.pid}, ${describeCaps(caps)}; home ${session.home}`);
-  supervisor.start();
+  let supervisor: Supervisor | undefined;
+  // From here on a signal stops the service cleanly (one during start-up: as soon as it is up).
+  const stop = watchStopSignals(() => supervisor?.runs() ?? []);
+  let listening: Listening | undefined;
+  try {
+    const running = await readServiceFile(session.home);
+    if (running) throw alreadyRunning(session.home, running);
+    let wake = () => {}; // the supervisor is made once the server is: a loop queued through the API wakes it
+    const server = createServer({
+      store: wakingStore(session.store, () => wake()),
+      home: session.home,
+      host: options.host,
+      port,
+      token: options.token,
+      log,
+    });
+    listening = await listen(server, { host: options.host, port }).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot listen on ${options.host}:${port}: ${error.code ?? error.message}`);
+    });
+    const claimed = await claimServiceFile(session.home, currentServiceInfo(options.host, listening.port));
+    if (claimed) throw alreadyRunning(session.home, claimed);
+    // The loops' own appends go through the server's store too: its live feed streams them at once.
+    supervisor = createSupervisor({ store: server.context.store, home: session.home, caps, log });
+    wake = supervisor.wake;
+    log(
+      `loopwright serve: ${listening.url}, pid ${process.pid}, ${describeCaps(caps)}; home ${session.home}`,
+    );
+    supervisor.start();
+  } catch (error) {
+    await listening?.close();
+    await session.store.close();
+    stop.dispose();
+    throw error;
+  }
 
-  const { promise: stopRequested, resolve: requestStop } = Promise.withResolvers<string>();
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      killTaggedNow(new Set(supervisor.runs().flatMap((run) => (run.runId ? [run.runId] : []))));
-      process.exit(130);
-    }
-    stopping = true;
-    requestStop(signal);
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
-  process.on("SIGHUP", onSignal); // the terminal closed: stop as cleanly as for SIGTERM
-  const signal = await stopRequested;
+  const signal = await stop.requested;
   const count = supervisor.runs().length;
   log(
     `${signal}: stopping; ${count} running loop${count === 1 ? "" : "s"} get up to ${shutdownGraceMs / 1000} s to reach a step boundary`,
   );
-  const unfinished = await supervisor.shutdown(shutdownGraceMs);
+  const [unfinished] = await Promise.all([supervisor.shutdown(shutdownGraceMs), listening.close()]);
   if (unfinished.length > 0) {
     // Their steps did not end in time: stop what they started; the next start recovers them as interrupted.
-    killTaggedNow(new Set(unfinished.flatMap((run) => (run.runId ? [run.runId] : []))));
+    killTaggedNow(runIdsOf(unfinished));
     log(`left mid-step (recovered at the next start): ${unfinished.map((run) => run.name).join(", ")}`);
   }
   await removeServiceFile(session.home);
   log("stopped");
   // Abandoned steps may still hold timers and children: leave without waiting for them.
   process.exit(0);
+}
+
+function alreadyRunning(home: string, running: ServiceInfo): UsageError {
+  return new UsageError(`a service already runs for ${home}: pid ${running.pid}, ${running.url}`);
+}
+
+/**
+ * SIGTERM, SIGINT and SIGHUP (the terminal closed) request a clean stop; a second one kills what the
+ * running loops started and exits at once (130).
+ */
+function watchStopSignals(runs: () => SupervisedRun[]): { requested: Promise<string>; dispose(): void } {
+  const { promise: requested, resolve } = Promise.withResolvers<string>();
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      killTaggedNow(runIdsOf(runs()));
+      process.exit(130);
+    }
+    stopping = true;
+    resolve(signal);
+  };
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+  for (const signal of signals) process.on(signal, onSignal);
+  const dispose = () => {
+    for (const signal of signals) process.off(signal, onSignal);
+  };
+  return { requested, dispose };
+}
+
+function runIdsOf(runs: SupervisedRun[]): Set<string> {
+  return new Set(runs.flatMap((run) => (run.runId ? [run.runId] : [])));
 }
 
 function parsePort(value: string): number {
