@@ -154,3 +154,26 @@ test("rerunFailed filled in: go test, cargo test and mix test join node --test, 
   );
   assert.equal(recheckCommand("go test ./... | tee log", ["TestA"]), undefined);
 });
+
+test("a commit that already failed a run cannot be verified by a later streak on it: nothing changed, nothing proved", () => {
+  const loop = new FakeLoop(streak()).prepared();
+  loop.gateFailed("suite", { phase: "confirm", failures: ["racy total"] }).gatePassed("suite", "recheck");
+  // The maker changed nothing: its iteration grades the base commit again.
+  loop
+    .iteration()
+    .makerEnded()
+    .append("commit_created", {
+      iteration: 1,
+      sha: "b".repeat(40),
+      committed: false,
+      files: [],
+    });
+  loop.screened({ diff: "" }).gatePassed("suite");
+  loop.verifierRuled("pass");
+  const end = loop.decide();
+  assert.equal(end.kind === "end_iteration" && end.outcome, "failed");
+  assert.match(
+    end.kind === "end_iteration" ? end.summary : "",
+    /commit bbbbbbbbbb already failed a full run \(on the base commit\): passes on it prove nothing/,
+  );
+});

@@ -42,6 +42,17 @@ function afterApproval(
   const last = own.at(-1);
   if (!last) return undefined;
   if (!last.passed) return recheckOf(last, iteration.gates.recheck ?? {}, iteration.number);
+  // A commit seen failing (the maker changed nothing since) is flaky whatever streak it runs now.
+  const failedBefore = runs.find((run) => run.sha === last.sha && !run.passed);
+  if (failedBefore) {
+    const where =
+      failedBefore.iteration === 0 ? "on the base commit" : `in iteration ${failedBefore.iteration}`;
+    return {
+      kind: "end",
+      outcome: "failed",
+      summary: `commit ${last.sha.slice(0, 10)} already failed a full run (${where}): passes on it prove nothing, the flake needs a change`,
+    };
+  }
   if (own.length < streak.passes && runs.length >= streak.maxRuns) {
     return {
       kind: "end",
