@@ -12,6 +12,7 @@ import { benchDigest } from "./digest.ts";
 import { benchHooks } from "./hooks.ts";
 import { benchParallelGates } from "./parallel-gates.ts";
 import { benchStartup } from "./startup.ts";
+import { benchStreakRerun } from "./streak-rerun.ts";
 import { type BenchRow, formatMs } from "./support.ts";
 
 const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
@@ -21,6 +22,7 @@ const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
   digest: benchDigest,
   agent: benchAgent,
   hooks: benchHooks,
+  streak: benchStreakRerun,
 };
 
 async function main(argv: string[]): Promise<number> {
