@@ -10,7 +10,8 @@
  * commits loopwright makes, on refs it names.
  */
 
-import { copyFile, lstat, mkdir, open, rm, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { copyFile, cp, lstat, mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { git } from "./git.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
@@ -37,15 +38,7 @@ const noOutsideConfig = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/nul
  * files the user's own commits would.
  */
 export async function openLoopRepository(root: string, directory: string): Promise<LoopRepository> {
-  const [objects, exclude] = (
-    await git(
-      ["rev-parse", "--path-format=absolute", "--git-path", "objects", "--git-path", "info/exclude"],
-      root,
-      {
-        trim: true,
-      },
-    )
-  ).split("\n");
+  const { objects, exclude } = await repositoryPaths(root);
   const exists = await lstat(join(directory, "HEAD")).then(
     () => true,
     () => false,
@@ -57,6 +50,30 @@ export async function openLoopRepository(root: string, directory: string): Promi
     await copyFile(exclude, join(directory, "info", "exclude")).catch(() => {});
   }
   return { root, objectDirectory: resolve(root, objects), directory };
+}
+
+/**
+ * Where the user's repository at `root` keeps its objects and its `info/exclude`, asked of git once per
+ * process and repository: every loop of a repository (the service runs many) shares the answer. A
+ * failed answer is not kept.
+ */
+const pathsByRoot = new Map<string, Promise<{ objects: string; exclude: string }>>();
+
+function repositoryPaths(root: string): Promise<{ objects: string; exclude: string }> {
+  let paths = pathsByRoot.get(root);
+  if (!paths) {
+    paths = git(
+      ["rev-parse", "--path-format=absolute", "--git-path", "objects", "--git-path", "info/exclude"],
+      root,
+      { trim: true },
+    ).then((output) => {
+      const [objects, exclude] = output.split("\n");
+      return { objects, exclude };
+    });
+    pathsByRoot.set(root, paths);
+    paths.catch(() => pathsByRoot.delete(root));
+  }
+  return paths;
 }
 
 /**
@@ -73,10 +90,11 @@ export async function checkOut(
   head: CheckoutHead,
 ): Promise<void> {
   await assertOutsideCheckout(repository.root, checkout);
-  await ensureRealFolder(checkout);
+  const created = await ensureRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
   await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
-  await git(["clean", "-ffd", "--quiet"], checkout, { env });
+  // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
+  if (!created) await git(["clean", "-ffd", "--quiet"], checkout, { env });
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
 }
 
@@ -199,7 +217,11 @@ async function rebuildCheckoutGit(
 ): Promise<void> {
   const dotGit = join(checkout, ".git");
   await rm(dotGit, { recursive: true, force: true });
-  await git(["init", "--quiet", "--template=", checkout], checkout, { env: noOutsideConfig });
+  await cp(await freshGitDirectory(repository), dotGit, {
+    recursive: true,
+    errorOnExist: true,
+    force: false,
+  });
   const env = { ...noOutsideConfig, GIT_DIR: dotGit };
   await mkdir(join(dotGit, "objects", "info"), { recursive: true });
   await writeFile(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
@@ -212,11 +234,56 @@ async function rebuildCheckoutGit(
   await copyFile(join(repository.directory, `${index}.index`), join(dotGit, "index")).catch(() => {});
 }
 
-/** A checkout must be a real folder: through a symlink, a reset or clean would act on its target. */
-async function ensureRealFolder(checkout: string): Promise<void> {
+/**
+ * The `.git` that `git init --template=` makes in an empty folder, made once per private git directory
+ * (in `fresh-git/.git` there, which nothing else touches) and copied into each checkout: a checkout's
+ * `.git` is rebuilt before every use, and copying a folder costs far less than starting git. Made in a
+ * folder of its own then renamed into place, so a half-made one is never copied.
+ */
+const freshByDirectory = new Map<string, Promise<string>>();
+
+function freshGitDirectory(repository: LoopRepository): Promise<string> {
+  let fresh = freshByDirectory.get(repository.directory);
+  if (!fresh) {
+    fresh = makeFreshGitDirectory(repository.directory);
+    freshByDirectory.set(repository.directory, fresh);
+    fresh.catch(() => freshByDirectory.delete(repository.directory));
+  }
+  return fresh;
+}
+
+async function makeFreshGitDirectory(directory: string): Promise<string> {
+  const folder = join(directory, "fresh-git");
+  const dotGit = join(folder, ".git");
+  if (
+    await lstat(join(dotGit, "HEAD")).then(
+      (stats) => stats.isFile(),
+      () => false,
+    )
+  )
+    return dotGit;
+  const making = join(directory, `fresh-git.${randomUUID()}`);
+  try {
+    await mkdir(making, { recursive: true });
+    await git(["init", "--quiet", "--template=", making], making, { env: noOutsideConfig });
+    await rm(folder, { recursive: true, force: true });
+    await rename(making, folder);
+  } finally {
+    await rm(making, { recursive: true, force: true });
+  }
+  return dotGit;
+}
+
+/**
+ * A checkout must be a real folder: through a symlink, a reset or clean would act on its target.
+ * Returns true when the folder did not exist and was created empty.
+ */
+async function ensureRealFolder(checkout: string): Promise<boolean> {
   const stats = await lstat(checkout).catch(() => undefined);
-  if (stats && !stats.isDirectory()) await rm(checkout, { force: true });
+  if (stats?.isDirectory()) return false;
+  if (stats) await rm(checkout, { force: true });
   await mkdir(checkout, { recursive: true });
+  return true;
 }
 
 /** True when `checkout` is a folder itself, not a symlink to one (a maker may replace its checkout). */
