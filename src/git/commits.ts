@@ -69,8 +69,22 @@ export async function commitTree(
 
 /** The tree of commit `sha`. */
 export async function treeOf(root: string, sha: string): Promise<string> {
-  return git(["rev-parse", "--verify", `${sha}^{tree}`], root, { trim: true });
+  // A full commit SHA names its tree forever: asked once per process and repository (every loop of a
+  // repository starts from the same few commits). Names that can move (branches, HEAD) are always asked.
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(sha))
+    return git(["rev-parse", "--verify", `${sha}^{tree}`], root, { trim: true });
+  const key = `${root}\0${sha}`;
+  const known = treesOfCommits.get(key);
+  if (known) return known;
+  const tree = await git(["rev-parse", "--verify", `${sha}^{tree}`], root, { trim: true });
+  if (treesOfCommits.size >= maximumKnownTrees) treesOfCommits.clear();
+  treesOfCommits.set(key, tree);
+  return tree;
 }
+
+/** Trees of full commit SHAs already asked, by repository root and SHA; bounded, then started afresh. */
+const treesOfCommits = new Map<string, string>();
+const maximumKnownTrees = 10_000;
 
 /**
  * The trailers of commit `sha` (its last paragraph's `Key: value` lines, folded lines unfolded). When a

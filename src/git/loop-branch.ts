@@ -20,6 +20,13 @@ export async function branchTip(root: string, branch: string): Promise<string | 
 
 /** Creates `refs/heads/<branch>` at `sha` unless it exists; returns its tip either way. */
 export async function ensureBranch(root: string, branch: string, sha: string): Promise<string> {
+  // Created in one git process on a loop's first run (the common case); when the branch exists, the
+  // update refuses (the empty old value means "must not exist") and the tip is read.
+  const created = await gitResult(
+    ["update-ref", "-m", "loopwright: create the loop branch", `refs/heads/${branch}`, sha, ""],
+    root,
+  );
+  if (created.code === 0) return sha;
   const tip = await branchTip(root, branch);
   if (tip) return tip;
   await git(
