@@ -3,7 +3,7 @@
  * (bubblewrap; it needs unprivileged user namespaces, or root). Asked once per process by running a
  * trivial command in it; elsewhere the reason, in one line, for `doctor` and the timeline.
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { bubblewrapArguments, readOnlyPlan } from "./sandbox-plan.ts";
 
 export type SandboxAvailability = { available: true } | { available: false; reason: string };
@@ -20,6 +20,32 @@ export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): Sandb
   return cached;
 }
 
+/**
+ * Runs the probe without blocking the event loop and keeps its answer, so that a long-lived process
+ * (the service, which runs many loops on one thread) never waits on the synchronous probe later.
+ */
+export async function primeSandboxAvailability(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (env[sandboxSwitchVariable] === "off" || cached) return;
+  if (process.platform !== "linux") {
+    cached = probe();
+    return;
+  }
+  const outcome = await new Promise<{ error?: Error; status: number | null; stderr: string }>((resolve) => {
+    execFile(
+      "bwrap",
+      bubblewrapArguments(readOnlyPlan, "/", ["true"]),
+      { timeout: 10_000, encoding: "utf8" },
+      (error, _stdout, stderr) => {
+        const code = (error as (Error & { code?: unknown }) | null)?.code;
+        // A spawn failure carries a string code (ENOENT); an exit status a number.
+        if (error && typeof code !== "number") resolve({ error, status: null, stderr });
+        else resolve({ status: typeof code === "number" ? code : 0, stderr });
+      },
+    );
+  });
+  cached ??= interpret(outcome);
+}
+
 function probe(): SandboxAvailability {
   if (process.platform !== "linux")
     return { available: false, reason: `no sandbox on ${process.platform} yet (bubblewrap is Linux only)` };
@@ -28,6 +54,11 @@ function probe(): SandboxAvailability {
     encoding: "utf8",
     timeout: 10_000,
   });
+  return interpret(result);
+}
+
+/** The probe's outcome in words: available, or why not. */
+function interpret(result: { error?: Error; status: number | null; stderr: string }): SandboxAvailability {
   if (result.error)
     return {
       available: false,

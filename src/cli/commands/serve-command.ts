@@ -6,6 +6,7 @@
  */
 import { UsageError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
+import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 import { createServer } from "../../server/create-server.ts";
 import { mountDashboard } from "../../server/dashboard/mount-dashboard.ts";
 import { type Listening, listen } from "../../server/listen.ts";
@@ -64,6 +65,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     });
     const claimed = await claimServiceFile(session.home, currentServiceInfo(options.host, listening.port));
     if (claimed) throw alreadyRunning(session.home, claimed);
+    // Asked once, off the event loop: the loops' gates and turns read the answer without a synchronous probe.
+    await primeSandboxAvailability();
     // The loops' own appends go through the server's store too: its live feed streams them at once.
     supervisor = createSupervisor({ store: server.context.store, home: session.home, caps, log });
     wake = supervisor.wake;
