@@ -21,9 +21,9 @@ let finished = false;
 const finish = () => {
   if (finished) return;
   finished = true;
-  process.stdout.write(`${JSON.stringify({ received })}\n`);
   for (const response of responses) response.destroy();
-  process.exit(0);
+  // A pipe takes a large write in pieces: exit once it is all out.
+  process.stdout.write(`${JSON.stringify({ received })}\n`, () => process.exit(0));
 };
 
 for (let client = 0; client < clients; client++) {
