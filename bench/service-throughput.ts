@@ -16,7 +16,15 @@ import type { AppContext } from "../src/app/app-context.ts";
 import { submitLoop } from "../src/app/submit-loop.ts";
 import { openStore } from "../src/store/open-store.ts";
 import type { Store, StoredEvent } from "../src/store/store.ts";
-import { type BenchRow, type BenchSandbox, createBenchSandbox, median, percentile } from "./support.ts";
+import {
+  type BenchRow,
+  type BenchSandbox,
+  collect,
+  createBenchSandbox,
+  describeMedians,
+  median,
+  percentile,
+} from "./support.ts";
 
 const burst = 50;
 const aloneRuns = 3;
@@ -70,6 +78,10 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     const pickups = [...timelines.values()].map((events) => gap(events, "loop_queued", "run_started"));
     const preparing = [...timelines.values()].map((events) => gap(events, "run_started", "maker_started"));
     const p95 = percentile(burstDelays, 95);
+    const steps = new Map<string, number[]>();
+    const aloneSteps = new Map<string, number[]>();
+    for (const events of timelines.values()) stepGaps(events, steps);
+    stepGaps(await store.readEvents((await store.findLoop("alone-1"))?.id ?? ""), aloneSteps);
     return [
       {
         name: "service-throughput: submit → maker p95",
@@ -84,6 +96,8 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
         details: [
           `${burst} loops, all verified, submitted in ${submitMs} ms; median delay ${median(burstDelays).toFixed(0)} ms, max ${Math.max(...burstDelays).toFixed(0)} ms; alone: ${alone.map((value) => value.toFixed(0)).join(", ")} ms`,
           `where the delay goes (median ms): queued → run_started ${median(pickups).toFixed(0)}, run_started → maker_started ${median(preparing).toFixed(0)} (worktrees, baseline gate)`,
+          `gap before each event up to the maker (median ms), burst: ${describeMedians(steps)}`,
+          `alone: ${describeMedians(aloneSteps)}`,
           `${all.length} events in ${((last - first) / 1000).toFixed(1)} s: ${eventsPerSecond.toFixed(0)} events/s; none lost (seq contiguous per loop, global ids rising, ${reference.length} events per loop as alone)`,
         ],
       },
@@ -160,6 +174,14 @@ function gap(events: StoredEvent[], from: string, to: string): number {
   const end = events.find((event) => event.type === to);
   if (!start || !end) throw new Error(`no ${start ? to : from} event in loop ${events[0]?.loopId}`);
   return Date.parse(end.at) - Date.parse(start.at);
+}
+
+/** The time before each event from `loop_queued` to the first `maker_started`, by event type. */
+function stepGaps(events: StoredEvent[], gaps: Map<string, number[]>): void {
+  const start = events.findIndex((event) => event.type === "loop_queued");
+  const end = events.findIndex((event) => event.type === "maker_started");
+  for (let index = start + 1; index <= end; index++)
+    collect(gaps, events[index].type, Date.parse(events[index].at) - Date.parse(events[index - 1].at));
 }
 
 function typesOf(events: StoredEvent[]): string[] {

@@ -86,8 +86,14 @@ export async function createBenchSandbox(options: { parent?: string } = {}): Pro
   await writeFile(join(repo, "README.md"), "# bench\n");
   await git("add", "-A");
   await git("commit", "-q", "-m", "initial");
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": node options for the CLI processes (to profile them).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const spawnCli = (args: string[]) =>
-    spawn(process.execPath, [binary, ...args], { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] });
+    spawn(process.execPath, [...nodeArgs, binary, ...args], {
+      cwd: repo,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   return {
     root,
     repo,
