@@ -97,4 +97,13 @@ test("providersOf: the maker's and verifier's providers; commands and scripted e
     }),
     ["anthropic", "local"],
   );
+  assert.deepEqual(
+    providersOf({
+      maker: engine({ engine: "command", run: "./agent.sh" }),
+      verifier: engine({ engine: "command", run: "./verify.sh" }),
+      review: { engine: "codex", rounds: 2, checklist: "" },
+    }),
+    ["openai"],
+    "the reviewer's provider counts too",
+  );
 });

@@ -5,6 +5,7 @@
 import { formatDuration } from "../core/duration.ts";
 import type { LoopEvent } from "../core/events.ts";
 import { describeRed } from "../loop/gate-wording.ts";
+import { describeReviewRound } from "../loop/review-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { describeUnappliedSteering } from "../loop/steering.ts";
 import { describeClassedFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
@@ -40,7 +41,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `setup \`${event.data.command}\` ${event.data.exitCode === 0 ? "✓" : `✗ exit ${event.data.exitCode}`} (${formatDuration(event.data.durationMs)})`;
     case "engines_resolved":
       return [
-        `maker ${event.data.maker}; verifier ${event.data.verifier}`,
+        `maker ${event.data.maker}; verifier ${event.data.verifier}${event.data.reviewer ? `; reviewer ${event.data.reviewer}` : ""}`,
         ...event.data.warnings.map((warning) => `warning: ${warning}`),
       ].join("\n           ");
     case "loop_prepared":
@@ -49,8 +50,21 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `steering applied: ${event.data.changes.map((change) => change.field).join(", ") || "no change"}`;
     case "iteration_started":
       return `── ${describeIterationNumber(event.data.iteration, state)} ── brief ${kib(event.data.brief.length)}`;
-    case "maker_started":
+    case "maker_started": {
+      if (event.data.reviewRound) return `  maker working, answering review round ${event.data.reviewRound}…`;
       return `  maker working${event.data.attempt > 1 ? ` (attempt ${event.data.attempt}, after an interruption)` : ""}…`;
+    }
+    case "review_started":
+      return `  reviewer reading the patch of ${event.data.sha.slice(0, 10)} (${event.data.files.length} file(s)), round ${event.data.round}…`;
+    case "review_rejected":
+      return `  review round ${event.data.round}: malformed answer, one corrective retry (${event.data.problems[0] ?? ""})`;
+    case "review_ended": {
+      const round = state.iterations
+        .find((iteration) => iteration.number === event.data.iteration)
+        ?.reviews.find((review) => review.round === event.data.round);
+      // Continuation lines line up under the `[mm:ss] ` prefix of the first.
+      return round ? describeReviewRound(round).join(`\n${" ".repeat(8)}`) : undefined;
+    }
     case "maker_ended": {
       const account = event.data.account.trim().split("\n").at(-1)?.slice(0, 100);
       return `  maker ${event.data.status} in ${formatDuration(event.data.durationMs)}${account ? `: ${account}` : ""}${event.data.error ? ` (${event.data.error})` : ""}`;

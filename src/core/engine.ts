@@ -4,7 +4,7 @@
  * else about it. A turn never throws for a runtime failure: it returns a status.
  */
 
-export type Role = "maker" | "verifier" | "replanner";
+export type Role = "maker" | "verifier" | "replanner" | "reviewer";
 
 /** Everything an engine needs for one turn. */
 export interface TurnRequest {

@@ -106,7 +106,36 @@ export interface Verdict {
   /** One ruling per tamper flag of the iteration; a flag ruled illegitimate makes the verdict fail. */
   tamper?: TamperRuling[];
   notes?: string;
+  /** One imperative line the loop should learn from a rejection or an illegitimate tamper flag. */
+  lesson?: string;
 }
+
+/** How much a reviewer's finding matters, most first. */
+export const reviewSeverities = ["blocker", "major", "minor", "nit"] as const;
+export type ReviewSeverity = (typeof reviewSeverities)[number];
+
+/** One finding of a review round: a file of the reviewed patch, and a line of it when the finding has one. */
+export interface ReviewFinding {
+  severity: ReviewSeverity;
+  file: string;
+  line?: number;
+  message: string;
+}
+
+/** A finding loopwright set aside (it cites a file or line not in the patch), and why. */
+export interface DroppedFinding extends ReviewFinding {
+  reason: string;
+}
+
+/** `reviewed`: a valid answer; `invalid`: malformed twice (an infrastructure error). */
+export type ReviewStatus =
+  | "reviewed"
+  | "invalid"
+  | "crashed"
+  | "timeout"
+  | "cancelled"
+  | "interrupted"
+  | "over_budget";
 
 /** One steering change as recorded: the field, and its value before and after. */
 export interface SteeringChange {
@@ -146,7 +175,7 @@ export interface EventPayloads {
   run_started: { runId: string; pid: number; host: string; command: string };
   run_ended: { runId: string; exit: string };
   processes_swept: { pids: number[]; runIds: string[] };
-  engines_resolved: { maker: string; verifier: string; warnings: string[] };
+  engines_resolved: { maker: string; verifier: string; reviewer?: string; warnings: string[] };
   loop_prepared: { makerWorktree: string; gateWorktree: string; baseSha: string };
   setup_ran: {
     worktree: string;
@@ -167,7 +196,16 @@ export interface EventPayloads {
   loop_parked: { until: string; spentTodayUsd: number; capUsd: number };
   loop_unparked: Record<string, never>;
   iteration_started: { iteration: number; startSha: string; brief: string; briefPath: string };
-  maker_started: { iteration: number; attempt: number; turnNumber: number; preservedRef?: string };
+  maker_started: {
+    iteration: number;
+    attempt: number;
+    turnNumber: number;
+    preservedRef?: string;
+    /** Set on a turn that answers a review round's findings: the round, and the brief it was given. */
+    reviewRound?: number;
+    brief?: string;
+    briefPath?: string;
+  };
   maker_ended: {
     iteration: number;
     status: MakerStatus;
@@ -222,12 +260,41 @@ export interface EventPayloads {
     repeat: boolean;
     summary: string;
   };
+  /** A review round starts: the patch of one maker turn (`fromSha`..`sha`), capped here, whole at `patchPath`. */
+  review_started: {
+    iteration: number;
+    round: number;
+    sha: string;
+    fromSha: string;
+    files: string[];
+    patch: string;
+    patchPath: string;
+  };
+  /** The reviewer's answer was malformed: it gets one corrective retry. */
+  review_rejected: { iteration: number; round: number; problems: string[]; output: string };
+  review_ended: {
+    iteration: number;
+    round: number;
+    status: ReviewStatus;
+    verdict?: "ok" | "changes_requested";
+    /** The findings that cite the patch: the maker's next brief. */
+    findings: ReviewFinding[];
+    /** Findings citing a file or line not in the patch. */
+    dropped: DroppedFinding[];
+    error?: string;
+    output?: string;
+    durationMs: number;
+    costUsd?: number;
+    usage?: TurnUsage;
+  };
   replan_started: { iteration: number; turnNumber: number };
   replan_ended: {
     iteration: number;
     status: "completed" | "failed" | "interrupted";
     approach?: string;
     hypotheses?: string[];
+    /** One imperative line the loop should learn from being stuck. */
+    lesson?: string;
     error?: string;
     costUsd?: number;
     usage?: TurnUsage;

@@ -2,7 +2,14 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
 import { readRegularFile, readRegularFileSync } from "../files/read-regular-file.ts";
-import { type AnyModeSpec, type EngineSpec, type Spec, scriptedTurnSchema, specSchema } from "./spec.ts";
+import {
+  type AnyModeSpec,
+  type EngineSpec,
+  reviewerEngine,
+  type Spec,
+  scriptedTurnSchema,
+  specSchema,
+} from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
@@ -93,6 +100,12 @@ export function parseSpecTextForAnyMode(
   const scriptContext = { directory, fileLabel, yaml, problems };
   const maker = parsed.maker && inlineScript(parsed.maker, "maker", scriptContext);
   const verifier = inlineScript(parsed.verifier, "verifier", scriptContext);
+  const review = parsed.review && {
+    ...withAbsoluteRun(inlineScript(reviewerEngine(parsed.review), "review", scriptContext), directory),
+    engine: parsed.review.engine,
+    rounds: parsed.review.rounds,
+    checklist: parsed.review.checklist,
+  };
   if (problems.length > 0) throw new SpecError(problems);
 
   const repoPath = resolve(directory, parsed.repo);
@@ -103,6 +116,7 @@ export function parseSpecTextForAnyMode(
     branch: parsed.branch ?? `loop/${parsed.name}`,
     ...(maker ? { maker: withAbsoluteRun(maker, directory) } : {}),
     verifier: withAbsoluteRun(verifier, directory),
+    ...(review ? { review } : {}),
   };
   return { spec, specDirectory: directory, repoPath };
 }
@@ -125,7 +139,11 @@ const scriptFileSchema = z.object({ turns: z.array(scriptedTurnSchema) }).strict
 type ScriptContext = { directory: string; fileLabel: string; yaml: LocatedYaml; problems: string[] };
 
 /** Reads a scripted engine's `script:` file into `turns`; problems in it are reported against that file. */
-function inlineScript(engine: EngineSpec, role: "maker" | "verifier", context: ScriptContext): EngineSpec {
+function inlineScript(
+  engine: EngineSpec,
+  role: "maker" | "verifier" | "review",
+  context: ScriptContext,
+): EngineSpec {
   const { script, ...rest } = engine;
   if (script === undefined) return engine;
   const at = (field: string, message: string) =>

@@ -44,7 +44,13 @@ export const scriptedTurnSchema = z
     say: z.string().optional(),
     print: z.string().optional(),
     verdict: z.union([z.literal("auto"), z.literal("reject"), z.record(z.string(), z.unknown())]).optional(),
-    replan: z.object({ approach: z.string(), hypotheses: z.array(z.string()).default([]) }).optional(),
+    replan: z
+      .object({
+        approach: z.string(),
+        hypotheses: z.array(z.string()).default([]),
+        lesson: z.string().optional(),
+      })
+      .optional(),
     exit: z.number().int().optional(),
     costUsd: dollars.optional(),
   })
@@ -70,6 +76,57 @@ export const engineSchema = z
     }
   });
 export type EngineSpec = z.infer<typeof engineSchema>;
+
+/**
+ * `review:` rounds by a second engine: after each maker turn that changed code, the reviewer reads only
+ * that turn's patch (with the checklist and the goal) and answers `ok` or `changes_requested`; its
+ * findings are the maker's next turn, at most `rounds` reviews per iteration, then the gates run. The
+ * engine fields are an engine entry's; `auto` is not allowed (name the second engine).
+ */
+export const reviewSchema = z
+  .object({
+    engine: z.enum(engineNames),
+    run: z.string().min(1).optional(),
+    script: z.string().optional(),
+    turns: z.array(scriptedTurnSchema).optional(),
+    model: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    /** Reviews per iteration, at most; the gates run after the last. */
+    rounds: z.number().int().min(1).max(20).default(3),
+    /** What the reviewer checks the patch for, in the user's words. */
+    checklist: z.string().trim().default(""),
+  })
+  .strict()
+  .superRefine((review, context) => {
+    if (review.engine === "command" && !review.run)
+      context.addIssue({ code: "custom", path: ["run"], message: "required for engine command" });
+    if (review.engine === "scripted" && !review.turns && !review.script)
+      context.addIssue({ code: "custom", path: ["turns"], message: "engine scripted needs turns or script" });
+  });
+export type ReviewSpec = z.infer<typeof reviewSchema>;
+
+/** The reviewer's engine entry (the review fields without rounds and checklist). */
+export function reviewerEngine(review: ReviewSpec): EngineSpec {
+  const { rounds: _rounds, checklist: _checklist, ...engine } = review;
+  return engine;
+}
+
+/**
+ * Why a reviewer may not run as specified, if it may not: it must not be the maker's own engine and
+ * model (a second opinion from the same model is no second opinion). Scripted engines have no model and
+ * are exempt; a command engine is the maker's own when it runs the same command.
+ */
+export function sameEngineProblem(maker: EngineSpec, review: ReviewSpec): string | undefined {
+  if (review.engine !== maker.engine || review.engine === "scripted") return undefined;
+  if (review.engine === "command") {
+    return review.run === maker.run
+      ? "the reviewer runs the maker's own command; review with another engine"
+      : undefined;
+  }
+  if ((review.model ?? "") !== (maker.model ?? "")) return undefined;
+  const model = review.model ? `model ${review.model}` : "its default model";
+  return `the reviewer is the maker's own engine and model (${review.engine} with ${model}); name another engine, or another model with review.model`;
+}
 
 export const gateSchema = z
   .object({
@@ -159,6 +216,7 @@ export const specSchema = z
     /** Optional in the file: hook mode never runs a maker; `run` requires one (see spec-file.ts). */
     maker: engineSchema.optional(),
     verifier: engineSchema.default({ engine: "auto" }),
+    review: reviewSchema.optional(),
     setup: z.array(z.string()).default([]),
     gates: z.array(gateSchema).default([]),
     budget: budgetSchema.default(budgetSchema.parse({})),
@@ -206,6 +264,9 @@ export const specSchema = z
         message: "auto is for the verifier only",
       });
     }
+    const reviewProblem = spec.maker && spec.review && sameEngineProblem(spec.maker, spec.review);
+    if (reviewProblem)
+      context.addIssue({ code: "custom", path: ["review", "engine"], message: reviewProblem });
   });
 
 /** A validated spec that may lack a maker: enough for hook mode (goal and gates). */

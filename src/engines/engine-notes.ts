@@ -4,7 +4,7 @@
  * cap cannot be enforced because the engine reports no usage or its model has no price, and when turns
  * run without the operating-system sandbox.
  */
-import type { EngineSpec, Spec } from "../core/spec.ts";
+import { type EngineSpec, reviewerEngine, type Spec } from "../core/spec.ts";
 import { type SandboxAvailability, sandboxAvailability } from "../sandbox/sandbox-availability.ts";
 import { unpricedWarnings } from "./pricing-notes.ts";
 import { agentCliDefinition, chooseVerifier, providerOf } from "./registry.ts";
@@ -12,6 +12,8 @@ import { agentCliDefinition, chooseVerifier, providerOf } from "./registry.ts";
 export interface EngineNotes {
   maker: string;
   verifier: string;
+  /** The `review` engine, when the spec has review rounds. */
+  reviewer?: string;
   warnings: string[];
 }
 
@@ -19,10 +21,13 @@ export interface EngineNotes {
 export function engineNotes(spec: Spec, sandbox: SandboxAvailability = sandboxAvailability()): EngineNotes {
   const choice = chooseVerifier(spec.maker, spec.verifier);
   const warnings = choice.warning ? [choice.warning] : [];
-  for (const [role, engine] of [
-    ["maker", spec.maker],
-    ["verifier", choice.spec],
-  ] as const) {
+  const reviewer = spec.review ? reviewerEngine(spec.review) : undefined;
+  const roles: { role: string; engine: EngineSpec }[] = [
+    { role: "maker", engine: spec.maker },
+    { role: "verifier", engine: choice.spec },
+    ...(reviewer ? [{ role: "reviewer", engine: reviewer }] : []),
+  ];
+  for (const { role, engine } of roles) {
     const definition = agentCliDefinition(engine.engine);
     if (definition?.costReporting === "none") {
       warnings.push(
@@ -34,15 +39,15 @@ export function engineNotes(spec: Spec, sandbox: SandboxAvailability = sandboxAv
       );
     }
   }
-  warnings.push(
-    ...unpricedWarnings(spec, [
-      { role: "maker", engine: spec.maker },
-      { role: "verifier", engine: choice.spec },
-    ]),
-  );
-  const runsCommands = [spec.maker, choice.spec].some((engine) => engine.engine !== "scripted");
+  warnings.push(...unpricedWarnings(spec, roles));
+  const runsCommands = roles.some(({ engine }) => engine.engine !== "scripted");
   if (!sandbox.available && runsCommands) warnings.push(unsandboxedWarning(sandbox.reason));
-  return { maker: describeEngine(spec.maker), verifier: describeEngine(choice.spec), warnings };
+  return {
+    maker: describeEngine(spec.maker),
+    verifier: describeEngine(choice.spec),
+    ...(reviewer ? { reviewer: describeEngine(reviewer) } : {}),
+    warnings,
+  };
 }
 
 /** What running without the sandbox means, in one line. */

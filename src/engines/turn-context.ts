@@ -5,7 +5,7 @@
 export interface TurnContext {
   loop: string;
   iteration: number;
-  role: "maker" | "verifier" | "replanner";
+  role: "maker" | "verifier" | "replanner" | "reviewer";
   goal: string;
   baseSha: string;
   /** The commit being graded (verifier), or the commit the maker starts from. */

@@ -10,6 +10,7 @@ import { passesPolicy } from "../core/gate-status.ts";
 import { isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
 import { countFailures } from "./gate-wording.ts";
+import { lessonsSection } from "./lessons.ts";
 import { workingRules } from "./prompts/working-rules.ts";
 import { allGateResults, countedIterations, type IterationState, type LoopState } from "./state.ts";
 import { describeFlag } from "./tamper-floor.ts";
@@ -82,6 +83,8 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
         (hypotheses ? `\n\nHypotheses to test:\n${hypotheses}` : ""),
     );
   }
+  const learned = lessonsSection(state);
+  if (learned) sections.push(learned);
   if (inputs.lessons?.trim())
     sections.push(
       `## Lessons from this repository (LESSONS.md)\n${cap(inputs.lessons.trim(), lessonsLimit)}`,
@@ -104,7 +107,8 @@ function baselineSection(state: LoopState): string | undefined {
   return `## Before the loop (the base commit)\nThese failures predate the loop:\n${lines.join("\n")}`;
 }
 
-function definitionOfDone(state: LoopState): string {
+/** The gates as the maker must satisfy them, one line each, and the verifier's approval. */
+export function definitionOfDone(state: LoopState): string {
   const lines = state.spec.gates.map((gate) => {
     const optional = gate.required ? "" : " (informative, not required)";
     if (!isDeterministic(gate)) return `- ${gate.id} (${gate.kind})${optional}: ${gate.assert}`;
@@ -179,6 +183,7 @@ function previousIteration(state: LoopState, iteration: IterationState, inputs: 
         "\n```",
     );
   }
+  lines.push(...reviewLines(iteration));
   lines.push(...tamperLines(state, iteration));
   const verdict = iteration.verifier?.verdict;
   if (verdict && deriveOverall(verdict, state.spec.gates).overall !== "pass") {
@@ -192,6 +197,24 @@ function previousIteration(state: LoopState, iteration: IterationState, inputs: 
     if (verdict.notes) lines.push(`Notes: ${verdict.notes}`);
   }
   return lines.join("\n");
+}
+
+/** The iteration's review rounds, and the findings its last round left open. */
+function reviewLines(iteration: IterationState): string[] {
+  const rounds = iteration.reviews.filter((review) => review.status === "reviewed");
+  if (rounds.length === 0) return [];
+  const verdicts = rounds.map((review) => review.verdict).join(", then ");
+  const lines = [`\n### Review rounds: ${rounds.length} (${verdicts})`];
+  const last = rounds.at(-1);
+  if (last?.verdict === "changes_requested" && last.findings.length > 0) {
+    lines.push("The last round's findings were not answered before the gates ran:");
+    lines.push(...last.findings.map((finding) => `- ${describeFinding(finding)}`));
+  }
+  return lines;
+}
+
+function describeFinding(finding: IterationState["reviews"][number]["findings"][number]): string {
+  return `[${finding.severity}] ${finding.file}${finding.line ? `:${finding.line}` : ""}: ${finding.message}`;
 }
 
 /** Which runs of a gate passed, as `passed on the recheck`. */

@@ -10,6 +10,7 @@ import { type GateAssessment, isAcceptable, passesPolicy } from "../core/gate-st
 import { type GateSpec, isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
 import { assessGate } from "./gate-assessment.ts";
+import { nextReviewStep } from "./review-rounds.ts";
 import {
   allGateResults,
   countedIterations,
@@ -24,7 +25,8 @@ export type Action =
   | { kind: "prepare" }
   | { kind: "apply_steering" }
   | { kind: "start_iteration"; iteration: number }
-  | { kind: "run_maker"; iteration: number; resume: boolean }
+  | { kind: "run_maker"; iteration: number; resume: boolean; reviewRound?: number }
+  | { kind: "run_review"; iteration: number; round: number }
   | { kind: "commit"; iteration: number }
   | { kind: "screen"; iteration: number }
   | { kind: "run_gates"; iteration: number; phase: GatePhase; gateIds: string[] }
@@ -73,7 +75,13 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
   if (!maker || maker.status === "interrupted") {
     if (state.cancelRequested)
       return endIteration(state, iteration, "cancelled", "cancelled before the maker ran");
-    return { kind: "run_maker", iteration: number, resume: maker?.status === "interrupted" };
+    const reviewRound = iteration.reworkRound;
+    return {
+      kind: "run_maker",
+      iteration: number,
+      resume: maker?.status === "interrupted",
+      ...(reviewRound !== undefined ? { reviewRound } : {}),
+    };
   }
   if (!iteration.commit) return { kind: "commit", iteration: number };
   if (maker.status === "cancelled" || state.cancelRequested) {
@@ -101,6 +109,9 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
       `maker crashed: ${maker.error ?? "no reason given"}`,
     );
   }
+  const review = nextReviewStep(state, iteration);
+  if (review?.kind === "end") return endIteration(state, iteration, review.outcome, review.summary);
+  if (review) return review;
   if (!iteration.screen) return { kind: "screen", iteration: number };
 
   const gates = state.spec.gates.filter(isDeterministic);

@@ -11,7 +11,7 @@ export interface SpendingEvent {
 }
 
 /** The turns whose `costUsd` counts against their iteration (`replan_ended` counts for the iteration it follows). */
-const turnEnds = new Set(["maker_ended", "verifier_ended", "replan_ended"]);
+const turnEnds = new Set(["maker_ended", "verifier_ended", "replan_ended", "review_ended"]);
 
 /** Dollars the turns of `iteration` have spent so far, as recorded on the timeline. */
 export function iterationSpentUsd(events: readonly SpendingEvent[], iteration: number): number {

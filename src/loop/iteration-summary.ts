@@ -9,7 +9,7 @@ import { isDeterministic, verifierGateId } from "../core/spec.ts";
 import type { TamperClass } from "../core/tamper-flag.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { describeRed } from "./gate-wording.ts";
-import { allGateResults, type LoopState } from "./state.ts";
+import { allGateResults, type Lesson, type LoopState, type ReviewRound } from "./state.ts";
 import { describeVerified, legitimateFlagCount, tamperStandings } from "./tamper-standing.ts";
 
 /** One run of one gate: `phase` is baseline, grade, recheck, confirm, confirm-2, ... */
@@ -43,6 +43,8 @@ export interface IterationSummary {
     ruling?: TamperRuling;
   })[];
   verdict?: string;
+  /** Review rounds by the spec's `review` engine: each round's patch, verdict and findings (kept and dropped). */
+  reviews: ReviewRound[];
   fingerprint?: string;
   repeat: boolean;
   briefBytes: number;
@@ -67,6 +69,8 @@ export interface LoopSummary {
   uncostedTurns: number;
   /** Input and output tokens of every turn whose engine reported them. */
   tokens: { input: number; output: number };
+  /** Lessons the loop learned, for the user to adopt into LESSONS.md. */
+  lessons: Lesson[];
   branch: string;
   finished?: LoopState["finished"];
 }
@@ -91,7 +95,9 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
       );
       const cost = events.reduce((total, event) => {
         if (
-          (event.type === "maker_ended" || event.type === "verifier_ended") &&
+          (event.type === "maker_ended" ||
+            event.type === "verifier_ended" ||
+            event.type === "review_ended") &&
           event.data.iteration === iteration.number
         ) {
           return total + (event.data.costUsd ?? 0);
@@ -120,6 +126,7 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
           ruling: standing.ruling,
         })),
         verdict: verdict ? `${verifierGateId}: ${verdict}` : undefined,
+        reviews: iteration.reviews,
         fingerprint: iteration.ended?.fingerprint,
         repeat: iteration.ended?.repeat ?? false,
         briefBytes: Buffer.byteLength(iteration.brief),
@@ -130,6 +137,7 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
     costUsd: state.costUsd,
     uncostedTurns: state.uncostedTurns,
     tokens: state.tokens,
+    lessons: state.lessons,
     branch: state.spec.branch,
     finished: state.finished,
   };

@@ -7,7 +7,7 @@ import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { describeRule } from "../core/schedule-field.ts";
-import type { Spec } from "../core/spec.ts";
+import { type EngineSpec, reviewerEngine, type Spec } from "../core/spec.ts";
 import type { LoadedSpec } from "../core/spec-file.ts";
 import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
@@ -46,10 +46,12 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
     if (!(error instanceof UsageError)) throw error;
     problems.push(`${label}: ${error.message}`);
   }
-  for (const [field, engineSpec] of [
+  const engines: [string, EngineSpec][] = [
     ["maker", spec.maker],
     ["verifier", spec.verifier],
-  ] as const) {
+    ...(spec.review ? [["review", reviewerEngine(spec.review)] as [string, EngineSpec]] : []),
+  ];
+  for (const [field, engineSpec] of engines) {
     try {
       const resolved = field === "verifier" ? resolveVerifier(spec.maker, engineSpec) : engineSpec;
       createEngine(resolved, field);
@@ -101,7 +103,7 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
   const lines = [
     `loop ${spec.name} in ${repoRoot}`,
     `  branch ${spec.branch} from ${spec.base} (${baseSha.slice(0, 12)})`,
-    `  maker: ${engines.maker}; verifier: ${engines.verifier}`,
+    `  maker: ${engines.maker}; verifier: ${engines.verifier}${engines.reviewer ? `; reviewer: ${engines.reviewer} (${spec.review?.rounds} rounds at most)` : ""}`,
     ...spec.setup.map((command) => `  setup: ${command}`),
     ...spec.gates.map(
       (gate) =>

@@ -9,6 +9,8 @@ import { type GateSpec, isDeterministic } from "../core/spec.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { countItems, describeRed } from "./gate-wording.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
+import { lessonsReport } from "./lessons.ts";
+import { describeFinding, describeReviewRound } from "./review-wording.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
 import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
@@ -98,6 +100,7 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
     }
     if (verdict.notes) lines.push("", `Notes: ${verdict.notes}`);
   }
+  lines.push(...reviewReport(state));
   lines.push(
     "",
     "## Iterations",
@@ -120,7 +123,34 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
       ? ` (${state.tokens.input} input and ${state.tokens.output} output tokens)`
       : "";
   lines.push("", `Total cost: $${state.costUsd.toFixed(2)}${unknown}${tokens}`, "");
+  lines.push(...lessonsReport(state));
   return lines.join("\n");
+}
+
+/** Every review round of every iteration: the patch it read, its verdict, its findings kept and dropped. */
+function reviewReport(state: LoopState): string[] {
+  const rounds = state.iterations.flatMap((iteration) =>
+    iteration.reviews.map((review) => ({ iteration: iteration.number, review })),
+  );
+  if (rounds.length === 0) return [];
+  const engine = state.spec.review
+    ? `${state.spec.review.engine}${state.spec.review.model ? ` (${state.spec.review.model})` : ""}`
+    : "";
+  const lines = [
+    "",
+    "## Review rounds",
+    "",
+    `Reviewer: ${engine || "–"}; each round read one maker turn's patch only.`,
+    "",
+  ];
+  for (const { iteration, review } of rounds) {
+    const [heading] = describeReviewRound(review, "");
+    lines.push(`- Iteration ${iteration}, ${heading.replace(/^review /, "")}; patch \`${review.patchPath}\``);
+    for (const finding of review.findings) lines.push(`  - ${describeFinding(finding)}`);
+    for (const finding of review.dropped)
+      lines.push(`  - dropped: ${describeFinding(finding)} (${finding.reason})`);
+  }
+  return lines;
 }
 
 function describeEvidence(evidence: Evidence): string {

@@ -179,6 +179,17 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
       error: "the controller died during the verifier's turn",
     });
   }
+  for (const review of iteration?.reviews.filter((round) => round.running) ?? []) {
+    await context.append("review_ended", {
+      iteration: iteration?.number ?? 0,
+      round: review.round,
+      status: "interrupted",
+      findings: [],
+      dropped: [],
+      durationMs: 0,
+      error: "the controller died during the review round",
+    });
+  }
   if (state.replanRunning) {
     await context.append("replan_ended", {
       iteration: state.iterations.at(-1)?.number ?? 0,

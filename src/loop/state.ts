@@ -4,12 +4,15 @@
  * the timeline cannot rebuild, which is what makes `kill -9` at any point recoverable.
  */
 import type {
+  DroppedFinding,
   GatePhase,
   GateResult,
   IterationOutcome,
   LoopEvent,
   MakerStatus,
   RecordedTamperFlag,
+  ReviewFinding,
+  ReviewStatus,
   SteeringChange,
   SteerRequest,
   StopReason,
@@ -34,6 +37,30 @@ export interface VerifierRecord {
   wroteFiles: string[];
 }
 
+/** One review round of an iteration: the patch `fromSha`..`sha` and what the reviewer made of it. */
+export interface ReviewRound {
+  round: number;
+  sha: string;
+  fromSha: string;
+  files: string[];
+  patchPath: string;
+  running: boolean;
+  /** Malformed answers so far (each got a corrective retry). */
+  rejections: number;
+  status?: ReviewStatus;
+  verdict?: "ok" | "changes_requested";
+  findings: ReviewFinding[];
+  dropped: DroppedFinding[];
+  error?: string;
+}
+
+/** A lesson a loop learned: one imperative line from the verifier or the replanner, for later briefs and the report. */
+export interface Lesson {
+  iteration: number;
+  source: "verifier" | "replanner";
+  text: string;
+}
+
 export interface IterationState {
   number: number;
   startSha: string;
@@ -56,6 +83,10 @@ export interface IterationState {
   tamperFlags: RecordedTamperFlag[];
   verifierRunning: boolean;
   verifier?: VerifierRecord;
+  /** Review rounds (`review:` in the spec), in order. */
+  reviews: ReviewRound[];
+  /** Set while the maker's turn answers a review round: that round's number. */
+  reworkRound?: number;
   ended?: {
     outcome: IterationOutcome;
     failingGates: string[];
@@ -70,6 +101,7 @@ export interface ReplanRecord {
   status: "completed" | "failed" | "interrupted";
   approach?: string;
   hypotheses?: string[];
+  lesson?: string;
 }
 
 /** `parked`: the daily cost cap is spent; the loop waits until UTC midnight, then goes on by itself. */
@@ -98,6 +130,8 @@ export interface LoopState {
   consecutiveInfraErrors: number;
   replans: ReplanRecord[];
   replanRunning: boolean;
+  /** Lessons the loop learned (verifier rejections, replans), in timeline order. */
+  lessons: Lesson[];
   finished?: { pushed: boolean; sha: string; error?: string };
   costUsd: number;
   /** Tokens the loop's turns used, where their engines reported them. */
@@ -133,6 +167,7 @@ export function initialState(spec: Spec): LoopState {
     consecutiveInfraErrors: 0,
     replans: [],
     replanRunning: false,
+    lessons: [],
     costUsd: 0,
     uncostedTurns: 0,
     tokens: { input: 0, output: 0 },
@@ -173,7 +208,10 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
     : counted;
   const cost = "costUsd" in event.data ? event.data.costUsd : undefined;
   const turnEnded =
-    event.type === "maker_ended" || event.type === "verifier_ended" || event.type === "replan_ended";
+    event.type === "maker_ended" ||
+    event.type === "verifier_ended" ||
+    event.type === "replan_ended" ||
+    event.type === "review_ended";
   if (turnEnded && cost === undefined && event.data.status !== "interrupted") {
     return { ...next, uncostedTurns: next.uncostedTurns + 1 };
   }
@@ -257,6 +295,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
             tamperFlags: [],
             gatesRunning: [],
             verifierRunning: false,
+            reviews: [],
           },
         ],
       };
@@ -266,6 +305,10 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         makerAttempts: event.data.attempt,
         makerRunning: true,
         maker: undefined,
+        // A turn answering a review round makes a new commit on top of the reviewed one.
+        ...(event.data.reviewRound !== undefined
+          ? { reworkRound: event.data.reviewRound, commit: undefined }
+          : {}),
       }));
     case "maker_ended": {
       const { iteration: _number, ...record } = event.data;
@@ -340,14 +383,52 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
       }));
     case "verifier_ended": {
       const { status, verdict, error, wroteFiles } = event.data;
-      return {
-        ...updateIteration(state, event.data.iteration, (iteration) => ({
-          ...iteration,
-          verifierRunning: false,
-          verifier: { status, verdict, error, wroteFiles },
-        })),
-      };
+      const next = updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        verifierRunning: false,
+        verifier: { status, verdict, error, wroteFiles },
+      }));
+      const lesson = verdict && rejects(verdict) ? oneLine(verdict.lesson) : undefined;
+      return lesson
+        ? {
+            ...next,
+            lessons: [...next.lessons, { iteration: event.data.iteration, source: "verifier", text: lesson }],
+          }
+        : next;
     }
+    case "review_started":
+      return updateIteration(state, event.data.iteration, (iteration) => ({
+        ...iteration,
+        reviews: [
+          ...iteration.reviews.filter((review) => review.round !== event.data.round),
+          {
+            round: event.data.round,
+            sha: event.data.sha,
+            fromSha: event.data.fromSha,
+            files: event.data.files,
+            patchPath: event.data.patchPath,
+            running: true,
+            rejections: 0,
+            findings: [],
+            dropped: [],
+          },
+        ],
+      }));
+    case "review_rejected":
+      return updateReview(state, event.data.iteration, event.data.round, (review) => ({
+        ...review,
+        rejections: review.rejections + 1,
+      }));
+    case "review_ended":
+      return updateReview(state, event.data.iteration, event.data.round, (review) => ({
+        ...review,
+        running: false,
+        status: event.data.status,
+        verdict: event.data.verdict,
+        findings: event.data.findings,
+        dropped: event.data.dropped,
+        error: event.data.error,
+      }));
     case "iteration_ended": {
       const { iteration: number, ...ended } = event.data;
       const next = updateIteration(state, number, (iteration) => ({ ...iteration, ended }));
@@ -371,11 +452,16 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         status: event.data.status,
         approach: event.data.approach,
         hypotheses: event.data.hypotheses,
+        lesson: oneLine(event.data.lesson),
       };
+      const lesson = record.lesson;
       return {
         ...state,
         replanRunning: false,
         replans: [...state.replans, record],
+        lessons: lesson
+          ? [...state.lessons, { iteration: event.data.iteration, source: "replanner", text: lesson }]
+          : state.lessons,
       };
     }
     case "loop_finished":
@@ -413,6 +499,37 @@ function updateIteration(
       iteration.number === number ? change(iteration) : iteration,
     ),
   };
+}
+
+function updateReview(
+  state: LoopState,
+  iterationNumber: number,
+  round: number,
+  change: (review: ReviewRound) => ReviewRound,
+): LoopState {
+  return updateIteration(state, iterationNumber, (iteration) => ({
+    ...iteration,
+    reviews: iteration.reviews.map((review) => (review.round === round ? change(review) : review)),
+  }));
+}
+
+/** A verdict carries a lesson only when it rejects something: a failed gate or an illegitimate tamper flag. */
+function rejects(verdict: Verdict): boolean {
+  return (
+    verdict.overall === "fail" ||
+    verdict.gates.some((ruling) => !ruling.passed) ||
+    (verdict.tamper ?? []).some((ruling) => !ruling.legitimate)
+  );
+}
+
+/** The longest lesson kept, in characters. */
+const lessonLimit = 300;
+
+/** A lesson as one line: whitespace folded, capped; undefined when empty. */
+function oneLine(text: string | undefined): string | undefined {
+  const line = text?.replace(/\s+/g, " ").trim();
+  if (!line) return undefined;
+  return line.length > lessonLimit ? `${line.slice(0, lessonLimit - 1)}…` : line;
 }
 
 /** The finished results of one phase of an iteration, keyed by gate id (empty when none ran). */

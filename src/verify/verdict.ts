@@ -32,6 +32,8 @@ export const verdictSchema = z
       .array(z.object({ id: z.string(), legitimate: z.boolean(), reason: z.string() }).strict())
       .default([]),
     notes: z.string().optional(),
+    /** One imperative line for the loop's later turns, when the verdict rejects something. */
+    lesson: z.string().optional(),
   })
   .strict();
 

@@ -88,7 +88,8 @@ Print exactly one JSON value and nothing else:
  "gates": [{"id": "<gate id>", "passed": true | false, "reason": "<required when passed is false>",
             "evidence": [{"file": "<path>", "line": <n>} | {"gate": "<gate id>", "quote": "<exact text from its output>"}]}],
  "tamper": [{"id": "<flag id>", "legitimate": true | false, "reason": "<why>"}],
- "notes": "<optional>"}
+ "notes": "<optional>",
+ "lesson": "<optional: when you reject a gate or rule a tamper flag illegitimate, one imperative line the maker should follow from now on>"}
 Rule on every gate listed above (${spec.gates.map((gate) => gate.id).join(", ") || "none"})${flagIds ? ` and on every tamper flag (${flagIds})` : ""}.
 Every approval must cite evidence that is checked mechanically: a file and line that exist in the commit,
 or a line quoted exactly from a gate's output. A gate that FAILED cannot be approved, unless its status

@@ -42,6 +42,7 @@ export const verdictResponseSchema = z.object({
   ),
   tamper: z.array(tamperRulingSchema).optional(),
   notes: z.string().optional(),
+  lesson: z.string().optional().describe("one imperative line, kept when the verdict rejects something"),
 });
 
 /** One iteration in full: its summary, the brief as sent, maker, commit, screen, every gate run, verifier. */

@@ -3,7 +3,9 @@
  * src/loop/iteration-summary.ts, checked against them by tsc).
  */
 import { z } from "zod";
+import { reviewSeverities } from "../../core/events.ts";
 import type { GateRunSummary, IterationSummary, LoopSummary } from "../../loop/iteration-summary.ts";
+import type { Lesson, ReviewRound } from "../../loop/state.ts";
 
 /** One run of one gate: phase, exit code, duration, failures counted, why it is red in words. */
 export const gateRunSummarySchema = z.object({
@@ -33,6 +35,41 @@ export const tamperFlagSummarySchema = z.object({
   ruling: tamperRulingSchema.optional(),
 });
 
+/** A reviewer's finding: a file of the reviewed patch, a line of it when it has one. */
+export const reviewFindingSchema = z.object({
+  severity: z.enum(reviewSeverities),
+  file: z.string(),
+  line: z.number().optional(),
+  message: z.string(),
+});
+
+/** One review round: the patch `fromSha`..`sha`, the reviewer's verdict, its findings kept and dropped. */
+export const reviewRoundSchema = z.object({
+  round: z.number(),
+  sha: z.string(),
+  fromSha: z.string(),
+  files: z.array(z.string()),
+  patchPath: z.string(),
+  running: z.boolean(),
+  rejections: z.number().describe("malformed answers, each followed by a corrective retry"),
+  status: z
+    .enum(["reviewed", "invalid", "crashed", "timeout", "cancelled", "interrupted", "over_budget"])
+    .optional(),
+  verdict: z.enum(["ok", "changes_requested"]).optional(),
+  findings: z.array(reviewFindingSchema),
+  dropped: z
+    .array(reviewFindingSchema.extend({ reason: z.string() }))
+    .describe("findings citing a file or line not in the patch"),
+  error: z.string().optional(),
+}) satisfies z.ZodType<ReviewRound>;
+
+/** A lesson the loop learned, for the user to adopt into LESSONS.md. */
+export const lessonSchema = z.object({
+  iteration: z.number(),
+  source: z.enum(["verifier", "replanner"]),
+  text: z.string(),
+}) satisfies z.ZodType<Lesson>;
+
 /** One iteration in brief: outcome, commit, gate runs, flakes, tamper flags, verdict, cost, duration. */
 export const iterationSummarySchema = z.object({
   iteration: z.number(),
@@ -44,6 +81,7 @@ export const iterationSummarySchema = z.object({
   flaky: z.array(z.string()),
   tamperFlags: z.array(tamperFlagSummarySchema),
   verdict: z.string().optional(),
+  reviews: z.array(reviewRoundSchema),
   fingerprint: z.string().optional(),
   repeat: z.boolean(),
   briefBytes: z.number(),
@@ -64,6 +102,7 @@ export const loopSummarySchema = z.object({
   costUsd: z.number(),
   uncostedTurns: z.number(),
   tokens: z.object({ input: z.number(), output: z.number() }),
+  lessons: z.array(lessonSchema),
   branch: z.string(),
   finished: z.object({ pushed: z.boolean(), sha: z.string(), error: z.string().optional() }).optional(),
 }) satisfies z.ZodType<LoopSummary>;

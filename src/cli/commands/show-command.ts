@@ -8,6 +8,7 @@ import { formatDuration } from "../../core/duration.ts";
 import type { Spec } from "../../core/spec.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import type { GateRunSummary } from "../../loop/iteration-summary.ts";
+import { describeReviewRound } from "../../loop/review-wording.ts";
 import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { describeDamage } from "../../loop/timeline.ts";
 import { appContext, openSession } from "../session.ts";
@@ -53,8 +54,14 @@ export async function showCommand(reference: string, options: { json?: boolean }
       for (const flag of iteration.tamperFlags) {
         out.push(`  ⚑ ${describeClassedFlag(spec, flag)} — ${describeRuling(flag.ruling)}`);
       }
+      for (const review of iteration.reviews) out.push(...describeReviewRound(review));
       if (iteration.verdict) out.push(`  ${iteration.verdict}`);
       if (iteration.fingerprint) out.push(`  fingerprint ${iteration.fingerprint}`);
+    }
+    if (summary.lessons.length > 0) {
+      out.push("\nlessons learned (adopt them into LESSONS.md yourself):");
+      for (const lesson of summary.lessons)
+        out.push(`  - ${lesson.text} (${lesson.source}, iteration ${lesson.iteration})`);
     }
     const unknown = summary.uncostedTurns > 0 ? ` + ${summary.uncostedTurns} turn(s) of unknown cost` : "";
     out.push(`\ntotal cost $${summary.costUsd.toFixed(2)}${unknown}`);

@@ -5,7 +5,8 @@ same failures as before: the approach is stuck. Read the situation below (and th
 then propose a genuinely different approach. Do not edit anything.
 
 Print exactly one JSON value and nothing else:
-{"approach": "<the new approach, concrete, a few sentences>", "hypotheses": ["<why the earlier attempts failed>", "..."]}
+{"approach": "<the new approach, concrete, a few sentences>", "hypotheses": ["<why the earlier attempts failed>", "..."],
+ "lesson": "<optional: one imperative line this loop should follow from now on>"}
 
 ---
 ${brief}`;

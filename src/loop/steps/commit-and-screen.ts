@@ -22,6 +22,7 @@ import {
   specCommandFiles,
 } from "../../verify/tamper/spec-command-files.ts";
 import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-diff.ts";
+import { turnBase } from "../review-rounds.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
@@ -44,6 +45,9 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const repository = await loopRepositoryOf(context);
   const makerGit = await describeCheckoutGit(context.makerWorktree, branch);
   const tip = (await branchTip(repoRoot, branch)) ?? iteration.startSha;
+  // The commit this turn started from: the iteration's start, or the reviewed commit a turn answers.
+  const base = turnBase(iteration);
+  const round = iteration.reworkRound;
   // A known secret the maker wrote is flagged and scrubbed from its files before anything is snapshotted:
   // listing the pending files writes no object, so the value never reaches the object store.
   const pending = await changedSince(repository, context.makerWorktree, makerIndex, tip);
@@ -53,13 +57,14 @@ export async function commitIteration(context: RunContext): Promise<void> {
   let committed = false;
   if (tree !== (await treeOf(repoRoot, tip))) {
     const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
+    const answering = round === undefined ? "" : `, answering review round ${round}`;
     sha = await commitTree(repoRoot, tree, tip, {
-      message: `loopwright: ${context.loop.name} iteration ${iteration.number}`,
+      message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
       trailers,
     });
     await moveBranch(repoRoot, branch, sha, tip);
     committed = true;
-  } else if (tip !== iteration.startSha) {
+  } else if (tip !== base) {
     // A commit made before a crash is adopted, never made twice.
     const existing = await readTrailers(repoRoot, tip);
     committed =

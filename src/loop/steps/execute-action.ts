@@ -8,6 +8,7 @@ import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { prepare } from "./prepare.ts";
 import { runReplanTurn } from "./replan-turn.ts";
+import { runReviewTurn } from "./review-turn.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
 import { runVerifierTurn } from "./verifier-turn.ts";
@@ -24,7 +25,9 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "start_iteration":
       return startIteration(context, action.iteration);
     case "run_maker":
-      return runMakerTurn(context, action.resume);
+      return runMakerTurn(context, action.resume, action.reviewRound);
+    case "run_review":
+      return runReviewTurn(context, action.round);
     case "commit":
       return commitIteration(context);
     case "screen":

@@ -3,47 +3,65 @@
  * from the iteration's start commit on the loop's branch, with a fresh `.git` (whatever an earlier turn
  * did to it is gone). A turn interrupted by a dead controller is re-run from the start commit; whatever
  * it had left is first kept under a ref, so nothing is lost. The turn's cost watchdog gets what the
- * iteration has left of its cap; with nothing left the turn does not start and ends over budget.
+ * iteration has left of its cap; with nothing left the turn does not start and ends over budget. A turn
+ * that answers a review round (`reviewRound`) starts from the reviewed commit instead, with the
+ * reviewer's findings as its brief, recorded on `maker_started`.
  */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 
 import { createEngine } from "../../engines/registry.ts";
 import { commitTree, treeOf } from "../../git/commits.ts";
 import { storeRef } from "../../git/loop-branch.ts";
 import { checkOut, isRealFolder, snapshotTree } from "../../git/loop-repository.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
+import { makerTurnNumber } from "../review-rounds.ts";
+import { buildReworkBrief } from "../rework-brief.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
 import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 
-export async function runMakerTurn(context: RunContext, resume: boolean): Promise<void> {
+export async function runMakerTurn(
+  context: RunContext,
+  resume: boolean,
+  reviewRound?: number,
+): Promise<void> {
   const state = context.state();
   const iteration = currentIteration(state);
   if (!iteration) throw new Error("no iteration in progress");
   const attempt = iteration.makerAttempts + 1;
+  const reviewed = iteration.reviews.find((review) => review.round === reviewRound);
+  if (reviewRound !== undefined && !reviewed) throw new Error(`no review round ${reviewRound} to answer`);
+  const fromSha = reviewed?.sha ?? iteration.startSha;
+  const rework =
+    reviewRound === undefined ? undefined : await writeReworkBrief(context, iteration.number, reviewRound);
+  const brief = rework?.brief ?? iteration.brief;
+  const turnNumber = makerTurnNumber(state, iteration.number, reviewRound);
   const repository = await loopRepositoryOf(context);
   let preservedRef: string | undefined;
   // A checkout the last turn replaced (by a symlink, say) holds nothing to keep; it is recreated below.
   const left = (await isRealFolder(context.makerWorktree))
     ? await snapshotTree(repository, context.makerWorktree, makerIndex)
     : undefined;
-  if (left !== undefined && left !== (await treeOf(context.loop.repoRoot, iteration.startSha))) {
+  if (left !== undefined && left !== (await treeOf(context.loop.repoRoot, fromSha))) {
     const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
     const message = resume
       ? `loopwright: interrupted maker turn of iteration ${iteration.number}`
       : `loopwright: uncommitted files before the maker turn of iteration ${iteration.number}`;
-    const saved = await commitTree(context.loop.repoRoot, left, iteration.startSha, { message });
+    const saved = await commitTree(context.loop.repoRoot, left, fromSha, { message });
     await storeRef(context.loop.repoRoot, ref, saved);
     preservedRef = ref;
   }
-  await checkOut(repository, context.makerWorktree, makerIndex, iteration.startSha, {
+  await checkOut(repository, context.makerWorktree, makerIndex, fromSha, {
     branch: state.spec.branch,
   });
   await context.append("maker_started", {
     iteration: iteration.number,
     attempt,
-    turnNumber: iteration.number,
+    turnNumber,
     preservedRef,
+    ...(rework ? { reviewRound, brief: rework.brief, briefPath: rework.path } : {}),
   });
   const cap = nextTurnCap(
     state.spec.budget.maxCostUsdPerIteration,
@@ -66,15 +84,15 @@ export async function runMakerTurn(context: RunContext, resume: boolean): Promis
   const result = await engine.runTurn({
     role: "maker",
     cwd: context.makerWorktree,
-    prompt: iteration.brief,
+    prompt: brief,
     readOnly: false,
     context: { ...buildTurnContext(state, iteration.number, "maker", context.loop.name) },
-    turnNumber: iteration.number,
+    turnNumber,
     wallClockMs: state.spec.budget.wallClockPerIteration,
     maxCostUsd: cap.maxCostUsd,
     turnDirectory: context.layout.iterationDirectory(context.loop.id, iteration.number),
     runId: context.runId,
-    stepId: `maker-${iteration.number}-${attempt}`,
+    stepId: `maker-${iteration.number}-${attempt}${reviewRound === undefined ? "" : `-review-${reviewRound}`}`,
     signal: context.cancelSignal,
   });
   await context.append("maker_ended", {
@@ -87,4 +105,18 @@ export async function runMakerTurn(context: RunContext, resume: boolean): Promis
     costUsd: result.costUsd,
     usage: result.usage,
   });
+}
+
+/** The brief of a turn answering review round `round`, redacted, written next to the iteration's brief. */
+async function writeReworkBrief(
+  context: RunContext,
+  iteration: number,
+  round: number,
+): Promise<{ brief: string; path: string }> {
+  const brief = context.redact(buildReworkBrief(context.state(), iteration, round));
+  const directory = context.layout.iterationDirectory(context.loop.id, iteration);
+  await mkdir(directory, { recursive: true });
+  const path = join(directory, `brief-review-${round}.md`);
+  await writeFile(path, brief);
+  return { brief, path };
 }

@@ -14,7 +14,12 @@ import type { RunContext } from "../run-context.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
 import { withScratchWorktree } from "./scratch-worktree.ts";
 
-const replanSchema = z.object({ approach: z.string().min(1), hypotheses: z.array(z.string()).default([]) });
+const replanSchema = z.object({
+  approach: z.string().min(1),
+  hypotheses: z.array(z.string()).default([]),
+  /** One imperative line the loop should follow from now on (kept as a lesson). */
+  lesson: z.string().optional(),
+});
 
 export async function runReplanTurn(context: RunContext, afterIteration: number): Promise<void> {
   const state = context.state();
@@ -73,6 +78,7 @@ export async function runReplanTurn(context: RunContext, afterIteration: number)
     status: "completed",
     approach: parsed.approach,
     hypotheses: parsed.hypotheses,
+    ...(parsed.lesson?.trim() ? { lesson: context.redact(parsed.lesson) } : {}),
     costUsd: result.costUsd,
     usage: result.usage,
   });
