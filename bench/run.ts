@@ -15,6 +15,7 @@ import { benchServicePages } from "./service-pages.ts";
 import { benchServiceThroughput } from "./service-throughput.ts";
 import { benchSseFanout } from "./sse-fanout.ts";
 import { benchStartup } from "./startup.ts";
+import { benchStreakRerun } from "./streak-rerun.ts";
 import { type BenchRow, formatMs } from "./support.ts";
 
 const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
@@ -24,6 +25,7 @@ const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
   digest: benchDigest,
   agent: benchAgent,
   hooks: benchHooks,
+  streak: benchStreakRerun,
   "service-pages": benchServicePages,
   "service-throughput": benchServiceThroughput,
   "sse-fanout": benchSseFanout,

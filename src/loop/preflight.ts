@@ -15,10 +15,12 @@ import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
 import { git } from "../git/git.ts";
 import { resolveCommit, resolveRepository } from "../git/repository.ts";
+import { fileAt } from "../git/tree-with-file.ts";
 import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
 import { commandWords } from "./command-words.ts";
 import { placeholderGoal } from "./goal-placeholder.ts";
+import { parseTaskList } from "./strategies/task-list.ts";
 
 export interface Preflight {
   problems: string[];
@@ -92,7 +94,22 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
         `gates[${index}].run: ${tool} is not installed in the repository (node_modules/.bin): npx would download it at every run`,
       );
   }
+  if (spec.strategy.kind === "tasks" && repoRoot && baseSha) {
+    const problem = await taskListProblem(repoRoot, baseSha, spec.strategy.file);
+    if (problem) problems.push(`${label}: strategy.file: ${problem}`);
+  }
   return { problems, warnings, repoRoot, baseSha };
+}
+
+/** Why the task list of the base commit cannot drive a tasks loop (missing, unreadable, empty, all done). */
+async function taskListProblem(repoRoot: string, baseSha: string, file: string): Promise<string | undefined> {
+  const text = await fileAt(repoRoot, baseSha, file);
+  if (text === undefined)
+    return `${file} is not in the base commit ${baseSha.slice(0, 10)} (commit it first)`;
+  const parsed = parseTaskList(file, text);
+  if (!parsed.ok) return `${file}: ${parsed.problem}`;
+  if (parsed.tasks.every((task) => task.done)) return `${file}: every task is already done: nothing to do`;
+  return undefined;
 }
 
 /** A readable summary of what the loop would do, without doing it. */
@@ -116,6 +133,7 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
     `  scope: allow ${spec.scope.allow.join(", ")}` +
       (spec.scope.deny.length ? `; deny ${spec.scope.deny.join(", ")}` : "") +
       (spec.scope.protect.length ? `; protect ${spec.scope.protect.join(", ")}` : ""),
+    `  strategy: ${describeStrategy(spec)}`,
     `  finish: ${spec.finish.action}`,
     ...(spec.schedule
       ? [`  schedule: ${describeRule(spec.schedule)} (run --detach registers it; loopwright serve fires it)`]
@@ -187,4 +205,18 @@ async function isExecutableFile(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+function describeStrategy(spec: Spec): string {
+  const strategy = spec.strategy;
+  switch (strategy.kind) {
+    case "until-verified":
+      return "until-verified";
+    case "streak":
+      return `streak: ${strategy.passes} consecutive full-suite passes, at most ${strategy.maxRuns} full runs`;
+    case "metric":
+      return `metric: ${strategy.direction} /${strategy.pattern}/ of \`${strategy.run}\`, median of ${strategy.samples}${strategy.target === undefined ? "" : `, target ${strategy.target}`}${strategy.plateau > 0 ? `, plateau after ${strategy.plateau}` : ""}`;
+    case "tasks":
+      return `tasks from ${strategy.file}, one per iteration; ${strategy.maxAttemptsPerTask} attempts per task, then ${strategy.onStuck === "skip" ? "skip it" : "stop"}`;
+  }
 }

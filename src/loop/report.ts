@@ -12,6 +12,7 @@ import { summarizeLoop } from "./iteration-summary.ts";
 import { lessonsReport } from "./lessons.ts";
 import { describeFinding, describeReviewRound } from "./review-wording.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
+import { strategyOf } from "./strategies/strategy.ts";
 import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {
@@ -36,6 +37,8 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
     );
     if (state.finished.error) lines.push(`Push failed: ${state.finished.error}`);
   }
+  const strategySection = strategyOf(state.spec).reportSection(state);
+  if (strategySection.length > 0) lines.push("", ...strategySection);
   const last = [...state.iterations].reverse().find((iteration) => allGateResults(iteration).length > 0);
   lines.push(
     "",

@@ -63,6 +63,9 @@ export function iterationFacts(events: readonly LoopEvent[], number: number): It
       case "verdict_rejected":
         facts.rejectedVerdicts.push(event.data);
         break;
+      case "review_ended":
+        count(event.data.costUsd, event.data.usage);
+        break;
       case "replan_ended":
         facts.replans.push(event.data);
         count(event.data.costUsd, event.data.usage);
