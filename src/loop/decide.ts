@@ -43,6 +43,7 @@ export type Action =
     }
   | { kind: "replan"; afterIteration: number }
   | { kind: "finish" }
+  | { kind: "open_pull_request" }
   | { kind: "pause" }
   | { kind: "park"; until: string; spentTodayUsd: number }
   | { kind: "wait"; until: string }
@@ -196,7 +197,17 @@ function decideBetween(state: LoopState, now: number): Action {
   const last = state.iterations.at(-1);
   if (last?.ended?.outcome === "verified") {
     if (!state.finished) return { kind: "finish" };
-    return { kind: "stop", reason: "verified", message: `verified at iteration ${last.number}` };
+    if (state.spec.finish.action === "pull-request" && state.finished.pushed && !state.pullRequest)
+      return { kind: "open_pull_request" };
+    const pull = state.pullRequest;
+    const opened = !pull
+      ? state.finished.unchanged
+        ? "; the tree is unchanged, no pull request"
+        : ""
+      : pull.error
+        ? `; no pull request: ${pull.error}`
+        : `; pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`;
+    return { kind: "stop", reason: "verified", message: `verified at iteration ${last.number}${opened}` };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };

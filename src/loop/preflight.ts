@@ -13,8 +13,9 @@ import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
-import { git } from "../git/git.ts";
-import { resolveCommit, resolveRepository } from "../git/repository.ts";
+import { openForge } from "../forge/open-forge.ts";
+import { git, gitResult } from "../git/git.ts";
+import { defaultRemote, resolveCommit, resolveRepository } from "../git/repository.ts";
 import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
 import { commandWords } from "./command-words.ts";
@@ -92,7 +93,21 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
         `gates[${index}].run: ${tool} is not installed in the repository (node_modules/.bin): npx would download it at every run`,
       );
   }
+  if (spec.finish.action === "pull-request" && repoRoot) {
+    const problem = await pullRequestProblem(spec, repoRoot);
+    if (problem) problems.push(`${label}: finish: ${problem}`);
+  }
   return { problems, warnings, repoRoot, baseSha };
+}
+
+/** For `finish: pull-request`: a remote to push to, a forge that can be told, a token it accepts with push access. */
+async function pullRequestProblem(spec: Spec, repoRoot: string): Promise<string | undefined> {
+  const remote = await defaultRemote(repoRoot);
+  if (!remote) return "no remote to push to: add one (git remote add origin <url>)";
+  const url = await gitResult(["remote", "get-url", remote], repoRoot, { trim: true });
+  const opened = await openForge(spec.finish, url.code === 0 ? url.stdout : undefined, { maxWaitMs: 10_000 });
+  if ("problem" in opened) return opened.problem;
+  return opened.client.checkAccess();
 }
 
 /** A readable summary of what the loop would do, without doing it. */
