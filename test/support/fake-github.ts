@@ -21,7 +21,7 @@ export interface FakeGithub {
   url: string;
   pulls: FakePull[];
   requests: string[];
-  /** Answer the next N requests with a secondary rate limit (403, retry-after: 1). */
+  /** Answer the next N requests to pull request paths with a secondary rate limit (403, retry-after: 1). */
   rateLimitNext(count: number): void;
   close(): Promise<void>;
 }
@@ -43,7 +43,7 @@ export async function startFakeGithub(options: { token: string; repository: stri
     };
     if (request.headers.authorization !== `token ${options.token}`)
       return send(401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" });
-    if (limited > 0) {
+    if (limited > 0 && url.pathname.includes("/pulls")) {
       limited--;
       return send(
         403,
