@@ -46,7 +46,7 @@ export async function forgeFetch<T>(url: string, options: ForgeFetchOptions): Pr
 }
 
 /** How long a rate-limited answer asks to wait, or undefined when the answer is not a rate limit. */
-function rateLimitWait(response: Response): number | undefined {
+export function rateLimitWait(response: Response): number | undefined {
   const retryAfter = response.headers.get("retry-after");
   const remaining =
     response.headers.get("x-ratelimit-remaining") ?? response.headers.get("ratelimit-remaining");

@@ -1,15 +1,20 @@
 /**
  * GitLab (gitlab.com and self-hosted, also on a path prefix) through @gitbeaker/rest. Merge requests
  * stand for pull requests; `number` is the merge request's iid. A draft is marked by the `Draft:`
- * title prefix, as GitLab does. Gitbeaker itself retries 429 answers with a growing delay (about 4
- * minutes in all); those waits are not reported one by one.
+ * title prefix, as GitLab does. Rate limits are waited out by gitlab-requester.ts.
  */
 import { Gitlab } from "@gitbeaker/rest";
 import { type ForgeClient, type ForgeClientOptions, ForgeRequestError } from "./forge-client.ts";
+import { gitlabRequester } from "./gitlab-requester.ts";
 
 export function gitlabClient(options: ForgeClientOptions & { tokenSource: string }): ForgeClient {
   const host = options.target.api.replace(/\/api\/v4$/, "");
-  const api = new Gitlab({ host, token: options.token, queryTimeout: 60_000 });
+  const api = new Gitlab({
+    host,
+    token: options.token,
+    queryTimeout: 60_000,
+    requesterFn: gitlabRequester({ onWait: options.onWait, maxWaitMs: options.maxWaitMs }),
+  });
   const project = options.target.repository;
   const fail = (error: unknown): never => {
     throw asForgeError(error, options.tokenSource);
