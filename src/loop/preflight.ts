@@ -13,6 +13,7 @@ import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
+import { ciTriggerWarnings } from "../forge/forge-doctor.ts";
 import { openForge } from "../forge/open-forge.ts";
 import { git, gitResult } from "../git/git.ts";
 import { defaultRemote, resolveCommit, resolveRepository } from "../git/repository.ts";
@@ -94,20 +95,28 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
       );
   }
   if (spec.finish.action === "pull-request" && repoRoot) {
-    const problem = await pullRequestProblem(spec, repoRoot);
+    const { problem, warnings: forgeWarnings } = await pullRequestProblem(spec, repoRoot);
     if (problem) problems.push(`${label}: finish: ${problem}`);
+    warnings.push(...forgeWarnings.map((warning) => `finish: ${warning}`));
   }
   return { problems, warnings, repoRoot, baseSha };
 }
 
 /** For `finish: pull-request`: a remote to push to, a forge that can be told, a token it accepts with push access. */
-async function pullRequestProblem(spec: Spec, repoRoot: string): Promise<string | undefined> {
+async function pullRequestProblem(
+  spec: Spec,
+  repoRoot: string,
+): Promise<{ problem?: string; warnings: string[] }> {
   const remote = await defaultRemote(repoRoot);
-  if (!remote) return "no remote to push to: add one (git remote add origin <url>)";
+  if (!remote)
+    return { problem: "no remote to push to: add one (git remote add origin <url>)", warnings: [] };
   const url = await gitResult(["remote", "get-url", remote], repoRoot, { trim: true });
   const opened = await openForge(spec.finish, url.code === 0 ? url.stdout : undefined, { maxWaitMs: 10_000 });
-  if ("problem" in opened) return opened.problem;
-  return opened.client.checkAccess();
+  if ("problem" in opened) return { problem: opened.problem, warnings: [] };
+  return {
+    problem: await opened.client.checkAccess(),
+    warnings: ciTriggerWarnings(opened.target.forge, opened.tokenSource, process.env),
+  };
 }
 
 /** A readable summary of what the loop would do, without doing it. */
