@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, describe, test } from "node:test";
 import { scheduleListSchema } from "../src/app/schemas/schedule-schemas.ts";
+import { submitLoop } from "../src/app/submit-loop.ts";
+import { submitSpec } from "../src/app/submit-spec.ts";
 import { loadSpecFile, parseSpecText } from "../src/core/spec-file.ts";
-import { SpecError } from "../src/errors.ts";
+import { FieldError, SpecError } from "../src/errors.ts";
 import { git } from "../src/git/git.ts";
 import { runLoop } from "../src/loop/runner.ts";
 import { readState } from "../src/loop/timeline.ts";
@@ -336,6 +338,30 @@ describe("firing", () => {
       loops.map((loop) => loop.name),
       ["sweep-20261201-1030"],
     );
+  });
+});
+
+describe("submitting a spec", () => {
+  test("submitSpec registers a scheduled spec from a request body; submitLoop refuses to queue it once", async () => {
+    const w = await world("{ every: 30m }");
+    const source = {
+      text: await readFile(w.specPath, "utf8"),
+      label: "body",
+      directory: dirname(w.specPath),
+    };
+    const by = { via: "web", name: "loopback" } as const;
+    await assert.rejects(submitLoop({ context: w, source, by }), (error: unknown) => {
+      assert.ok(error instanceof FieldError);
+      assert.equal(error.field, "schedule");
+      return true;
+    });
+    assert.deepEqual(await w.store.listLoops(), [], "nothing queued");
+    const submitted = await submitSpec({ context: w, source, by }, at("2026-12-01T10:00:00Z"));
+    assert.equal(submitted.kind, "schedule");
+    assert.deepEqual(submitted.kind === "schedule" && submitted.registration.rule, { every: 1_800_000 });
+    assert.equal(submitted.kind === "schedule" && submitted.service, undefined, "no service runs");
+    assert.deepEqual(await w.store.listLoops(), []);
+    assert.equal((await w.store.listSchedules()).length, 1);
   });
 });
 

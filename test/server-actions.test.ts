@@ -190,3 +190,38 @@ gates: [{ id: count, kind: tests-pass, run: "grep -qx 1 count.txt" }]
   assert.equal(removed.status, 200, await removed.clone().text());
   assert.equal((await act("/api/schedules/nightly", "DELETE")).status, 404);
 });
+
+test("submit: a spec with a schedule registers the schedule (no loop queued); sent again, it replaces it, saying so", async () => {
+  const spec = `name: hourly
+goal: count.txt holds 1
+repo: ./repo
+schedule: { every: 1h }
+maker: { engine: scripted, turns: [{ write: { count.txt: "1\\n" } }] }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 1 count.txt" }]
+`;
+  const loops = (await store.listLoops()).length;
+  const body = JSON.stringify({ spec, directory: sandbox.root, label: "hourly.yaml" });
+  const answer = await act("/api/loops", "POST", body);
+  assert.equal(answer.status, 201, await answer.clone().text());
+  const registered = (await answer.json()) as {
+    kind: string;
+    name: string;
+    replaced: boolean;
+    nextFiringAt: string;
+    message: string;
+  };
+  assert.equal(registered.kind, "schedule");
+  assert.equal(registered.name, "hourly");
+  assert.equal(registered.replaced, false);
+  assert.ok(Date.parse(registered.nextFiringAt) > Date.now() + 59 * 60_000, registered.nextFiringAt);
+  assert.match(registered.message, /registered, first firing/);
+  assert.equal((await store.listLoops()).length, loops, "no loop is queued for a scheduled spec");
+  const again = (await (await act("/api/loops", "POST", body)).json()) as {
+    replaced: boolean;
+    message: string;
+  };
+  assert.equal(again.replaced, true);
+  assert.match(again.message, /replaced/);
+  const list = (await (await act("/api/schedules", "GET")).json()) as { schedules: { name: string }[] };
+  assert.equal(list.schedules.filter((schedule) => schedule.name === "hourly").length, 1);
+});

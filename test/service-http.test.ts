@@ -50,6 +50,9 @@ gates:
         listed.loops.map((loop) => [loop.name, loop.status]),
         [["posted", "stopped"]],
       );
+      const page = await fetch(`${info.url}/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /posted/, "the dashboard is served by the same process");
     } finally {
       await stopService(service);
     }

@@ -24,7 +24,8 @@ const needsProc = process.platform === "linux" ? false : "finding surviving proc
 
 /**
  * Three loops whose maker, gate or verifier step hangs (sleeps a minute) the first time it runs, and one
- * whose maker takes 2 s: the step the service is in when it is stopped. Returns their names.
+ * whose maker waits for the test's go-ahead (`letStepEnd`): a step that can end in the grace after SIGTERM.
+ * Returns their names.
  */
 async function submitSlowLoops(sandbox: Sandbox): Promise<string[]> {
   const marker = (name: string) => join(sandbox.root, `${name}.slept`);
@@ -40,6 +41,11 @@ async function submitSlowLoops(sandbox: Sandbox): Promise<string[]> {
       { id: "answer", passed: true, reason: "says 42", evidence: [{ file: "in-verifier.txt", line: 1 }] },
     ],
   });
+  await writeFile(
+    join(sandbox.root, "step-end.sh"),
+    `#!/bin/sh\nwhile [ ! -e ${join(sandbox.root, "go")} ]; do sleep 0.1; done\necho 42 > step-end.txt\n`,
+    { mode: 0o755 },
+  );
   await writeFile(join(sandbox.root, "verify.sh"), `#!/bin/sh\n${once("in-verifier")}\necho '${verdict}'\n`, {
     mode: 0o755,
   });
@@ -51,8 +57,8 @@ verifier: ${verifier}
 gates:
   - { id: answer, kind: tests-pass, run: "${gate}" }
 `;
-  const scriptedMaker = (name: string, sleep = "0s") =>
-    `{ engine: scripted, turns: [{ sleep: ${sleep}, write: { ${name}.txt: "42\\n" } }] }`;
+  const scriptedMaker = (name: string) =>
+    `{ engine: scripted, turns: [{ write: { ${name}.txt: "42\\n" } }] }`;
   const scriptedVerifier = "{ engine: scripted, turns: [{ verdict: auto }] }";
   const check = (name: string) => `grep -qx 42 ${name}.txt`;
   await submit(
@@ -84,10 +90,13 @@ gates:
   await submit(
     sandbox,
     "step-end",
-    spec("step-end", scriptedMaker("step-end", "2s"), scriptedVerifier, check("step-end")),
+    spec("step-end", "{ engine: command, run: ./step-end.sh }", scriptedVerifier, check("step-end")),
   );
   return ["in-maker", "in-gates", "in-verifier", "step-end"];
 }
+
+/** Lets the maker of `step-end` finish its turn. */
+const letStepEnd = (sandbox: Sandbox) => writeFile(join(sandbox.root, "go"), "");
 
 /** Waits until the three slow loops are inside their hanging steps and `step-end` inside its maker turn. */
 async function waitForSteps(sandbox: Sandbox): Promise<void> {
@@ -172,6 +181,7 @@ test("kill -9 of the service while loops are in maker, gate and verifier steps; 
     first.kill("SIGKILL");
     await first.done;
     assert.equal(first.signalCode(), "SIGKILL");
+    await letStepEnd(sandbox);
 
     const second = await startService(sandbox);
     try {
@@ -216,6 +226,7 @@ test("SIGTERM: steps get up to 10 s to reach a boundary, the service exits, and 
     await waitForSteps(sandbox);
     const signalled = Date.now();
     first.kill("SIGTERM");
+    await letStepEnd(sandbox);
     const exit = await first.done;
     const seconds = (Date.now() - signalled) / 1000;
     assert.equal(exit.code, 0, first.output());

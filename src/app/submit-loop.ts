@@ -6,7 +6,7 @@
 
 import { type Actor, eventSchemaVersion } from "../core/events.ts";
 import { type LoadedSpec, loadSpecFile, parseSpecText } from "../core/spec-file.ts";
-import { SpecError } from "../errors.ts";
+import { FieldError, SpecError } from "../errors.ts";
 import { createLoop } from "../loop/create-loop.ts";
 import { preflight } from "../loop/preflight.ts";
 import { readServiceFile, type ServiceInfo } from "../service/service-file.ts";
@@ -44,14 +44,21 @@ export interface SubmittedLoop {
 /**
  * Validates the spec, creates the loop and queues it (`loop_queued {by, command: "run"}`). Throws what
  * `run` throws for the same spec: `SpecError` listing every problem (`label:line: field: message`),
- * `UsageError` for a loop or branch of that name that already exists, `LoopBusyError` when it runs.
+ * `UsageError` for a loop or branch of that name that already exists, `LoopBusyError` when it runs,
+ * `FieldError` (`schedule`) for a spec with a schedule (`submitSpec` registers those).
  * Nothing is created when it throws.
  */
 export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedLoop> {
   const { context, source } = options;
   const { store } = context;
-  const label = "path" in source ? source.path : source.label;
-  const loaded = await loadSource(source);
+  const { loaded, label } = await loadSpecSource(source);
+  if (loaded.spec.schedule) {
+    // Queueing it once would drop its schedule without a word: submitSpec registers it instead.
+    throw new FieldError(
+      "schedule",
+      "a spec with a schedule is registered (submitSpec, run --detach), not queued once",
+    );
+  }
   const check = await preflight(loaded, label);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const loop = await createLoop(store, loaded, check.repoRoot, check.baseSha);
@@ -64,10 +71,10 @@ export async function submitLoop(options: SubmitLoopOptions): Promise<SubmittedL
   };
 }
 
-/** The spec of a source, validated and resolved; throws `SpecError` like `loadSpecFile`. */
-async function loadSource(source: SpecSource): Promise<LoadedSpec> {
-  if ("loaded" in source) return source.loaded;
-  if ("path" in source) return loadSpecFile(source.path);
+/** The spec of `source`, read and validated (throws `SpecError`), and the label its problems are named by. */
+export async function loadSpecSource(source: SpecSource): Promise<{ loaded: LoadedSpec; label: string }> {
+  if ("loaded" in source) return source;
+  if ("path" in source) return { loaded: await loadSpecFile(source.path), label: source.path };
   const parsed = parseSpecText(source.text, source.label, source.directory);
-  return { ...parsed, specPath: source.specPath ?? source.label };
+  return { loaded: { ...parsed, specPath: source.specPath ?? source.label }, label: source.label };
 }

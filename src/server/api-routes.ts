@@ -81,7 +81,8 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
     defineRoute({
       method: "post",
       path: "/api/loops",
-      summary: "Submits a new loop from a spec's text: validated exactly as `run` does, then queued",
+      summary:
+        "Submits a spec's text, validated exactly as `run` does: a new queued loop, or (a spec with `schedule:`) a registered schedule",
       body: submitBodySchema,
       answer: json(submitAnswerSchema, "the queued loop", 201),
       handle: async ({ body }) => await submitFromBody(context, body, guard.actor()),

@@ -84,14 +84,29 @@ export const deleteQuerySchema = z
 /** Query of a diff: one file (its new or old path) instead of all. */
 export const diffQuerySchema = z.object({ file: z.string().min(1).optional() }).strict();
 
-/** What a submission answers: the loop created and queued, its place in the queue, warnings. */
-export const submitAnswerSchema = z.object({
-  loopId: z.string(),
-  name: z.string(),
-  queuePosition: z.number(),
-  warnings: z.array(z.string()),
-  message: z.string(),
-});
+/**
+ * What a submission answers: a spec without `schedule:` becomes a queued loop (its place in the queue);
+ * one with `schedule:` registers (or replaces) its schedule, which the service fires.
+ */
+export const submitAnswerSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("loop"),
+    loopId: z.string(),
+    name: z.string(),
+    queuePosition: z.number(),
+    warnings: z.array(z.string()),
+    message: z.string(),
+  }),
+  z.object({
+    kind: z.literal("schedule"),
+    scheduleId: z.string(),
+    name: z.string(),
+    replaced: z.boolean().describe("a schedule of that name in that repository was replaced"),
+    nextFiringAt: z.string().nullable().describe("ISO time of the first firing; null if it never fires"),
+    warnings: z.array(z.string()),
+    message: z.string(),
+  }),
+]);
 
 /** Query of the schedules list: how many of each schedule's latest firings to show (default 5). */
 export const scheduleListQuerySchema = z

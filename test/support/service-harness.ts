@@ -19,7 +19,7 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts `serve` with `args` and waits until service.json names it. */
+/** Starts `serve` with `args` and waits until it is up (service.json names it, its supervisor runs). */
 export async function startService(
   sandbox: Sandbox,
   args: string[] = [],
@@ -41,7 +41,11 @@ export async function startService(
       return false;
     }
   };
-  await waitFor(() => exited || announced(), "the service to start");
+  // Up: it names itself in service.json, and its supervisor has started (it says so).
+  await waitFor(
+    () => exited || (announced() && output().includes("loopwright serve: ")),
+    "the service to start",
+  );
   assert.equal(exited, false, `serve exited at once: ${output()}`);
   return {
     pid: child.pid as number,

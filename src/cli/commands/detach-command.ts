@@ -1,23 +1,31 @@
 /**
- * `run --detach [spec]`: validates and creates the loop as `run` does, then queues it for the service. A
- * spec with a `schedule:` is registered instead (each firing then queues a new loop).
+ * `run --detach [spec]`: validates and creates the loop as `run` does, then queues it for the service; a
+ * spec with `schedule:` registers (or replaces) its schedule instead, which the service fires.
  */
-import { submitLoop } from "../../app/submit-loop.ts";
-import { loadSpecFile } from "../../core/spec-file.ts";
+import { loadSpecSource } from "../../app/submit-loop.ts";
+import { submitSpec } from "../../app/submit-spec.ts";
 import { cliActor } from "../cli-actor.ts";
 import { openSession } from "../session.ts";
-import { registerScheduleCommand } from "./schedule-registration.ts";
+import { describeRegistration } from "./schedule-registration.ts";
 
 export async function detachLoopCommand(specArgument: string, options: { json?: boolean }): Promise<number> {
-  const loaded = await loadSpecFile(specArgument);
+  // Read before the home is opened: a bad spec leaves nothing behind.
+  const source = await loadSpecSource({ path: specArgument });
   const session = await openSession();
   try {
-    if (loaded.spec.schedule) return await registerScheduleCommand(session.store, loaded, specArgument);
-    const submitted = await submitLoop({
+    const submitted = await submitSpec({
       context: session,
-      source: { loaded, label: specArgument },
+      source,
       by: cliActor(),
     });
+    if (submitted.kind === "schedule") {
+      const { registration, service } = submitted;
+      if (!options.json)
+        for (const warning of registration.warnings)
+          process.stderr.write(`loopwright: warning: ${warning}\n`);
+      process.stdout.write(describeRegistration(registration, service, options.json ?? false));
+      return 0;
+    }
     const { loop, position, service } = submitted;
     if (options.json) {
       process.stdout.write(

@@ -7,6 +7,7 @@
 import { UsageError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import { createServer } from "../../server/create-server.ts";
+import { mountDashboard } from "../../server/dashboard/mount-dashboard.ts";
 import { type Listening, listen } from "../../server/listen.ts";
 import { describeCaps, parseMaxActive, parseProviderCaps } from "../../service/caps.ts";
 import {
@@ -55,6 +56,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       port,
       token: options.token,
       log,
+      // A spec pasted in the dashboard reads its relative paths (repo: ./...) from where serve started.
+      mount: (app, dependencies) => mountDashboard(app, { ...dependencies, specFolder: process.cwd() }),
     });
     listening = await listen(server, { host: options.host, port }).catch((error: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot listen on ${options.host}:${port}: ${error.code ?? error.message}`);

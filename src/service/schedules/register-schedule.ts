@@ -18,6 +18,8 @@ export interface Registration {
   replaced?: ScheduleRecord;
   /** The first firing time, or undefined when the rule never fires (validation makes that rare). */
   nextFiringAt?: Date;
+  /** What will work but probably not as meant (as `validate` prints them). */
+  warnings: string[];
 }
 
 /**
@@ -55,5 +57,11 @@ export async function registerSchedule(
     },
     at.toISOString(),
   );
-  return { schedule: saved.schedule, rule, replaced: saved.replaced, nextFiringAt: next };
+  return {
+    schedule: saved.schedule,
+    rule,
+    replaced: saved.replaced,
+    nextFiringAt: next,
+    warnings: check.warnings,
+  };
 }
