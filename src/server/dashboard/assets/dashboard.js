@@ -125,6 +125,7 @@
     "replan_started",
     "replan_ended",
     "loop_finished",
+    "pull_request_recorded",
     "loop_stopped",
     "event",
   ];
