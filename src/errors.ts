@@ -12,6 +12,8 @@ export const ExitCode = {
   budget_exhausted: 3,
   no_progress: 4,
   circuit_broken: 5,
+  target_reached: 6,
+  plateau: 7,
   paused: 75,
   user_cancelled: 130,
 } as const;

@@ -1,6 +1,7 @@
 /**
- * The dashboard end to end in Debian's Chromium (driven by playwright-core), against a real listening
- * server over a real store, with loops of the scripted engine running for real (git, gates, verifier):
+ * The dashboard end to end in Debian's Chromium (driven by playwright-core), against the real service
+ * (`loopwright serve` as a child process: its HTTP server, its supervisor, its store), with loops of the
+ * scripted engine running for real (git, gates, verifier):
  * a loop submitted from the page, its iterations appearing live without a reload, a gate log and a diff
  * opened, the budget steered from the form and quoted in the next brief, a running loop cancelled.
  * Screenshots are kept in test-artifacts/ (git-ignored). Skipped, saying so, without /usr/bin/chromium.
@@ -12,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { readServiceFile } from "../src/service/service-file.ts";
 import { openStore } from "../src/store/open-store.ts";
 import type { Store } from "../src/store/store.ts";
-import { type DashboardServer, startDashboardServer } from "./support/dashboard-server.ts";
-import { isolateGit } from "./support/isolated-git.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { type ServiceProcess, startService } from "./support/service-harness.ts";
 
 const chromiumPath = "/usr/bin/chromium";
 const skip = existsSync(chromiumPath)
@@ -26,22 +27,19 @@ const artifacts = new URL("../test-artifacts/", import.meta.url).pathname;
 
 let sandbox: Sandbox;
 let store: Store;
-let server: DashboardServer;
+let service: ServiceProcess;
+let url: string;
 let browser: BrowserContext;
 let profile: string;
 
 before(async () => {
   if (skip) return;
   sandbox = await createSandbox({ "README.md": "# browser\n" });
-  // The loops run in this process (the server's): git must see the sandbox's configuration, not the machine's.
-  isolateGit(process.env, join(sandbox.root, "gitconfig"));
+  service = await startService(sandbox);
+  const info = await readServiceFile(sandbox.home);
+  assert.ok(info, "the service announced itself");
+  url = info.url;
   store = await openStore(sandbox.home);
-  server = await startDashboardServer({
-    store,
-    home: sandbox.home,
-    secret: "browser-test-secret",
-    specFolder: sandbox.root,
-  });
   await mkdir(artifacts, { recursive: true });
   profile = await mkdtemp(join(tmpdir(), "loopwright-chromium-"));
   browser = await chromium.launchPersistentContext(profile, {
@@ -63,7 +61,8 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  await server?.close();
+  service?.kill("SIGTERM");
+  await service?.done;
   await store?.close();
   await sandbox?.cleanup();
   if (profile) await rm(profile, { recursive: true, force: true });
@@ -71,9 +70,11 @@ after(async () => {
 
 /** Submits a spec through the new-loop form and returns the loop page it lands on. */
 async function submitFromPage(page: Page, spec: string): Promise<string> {
-  await page.goto(`${server.url}/loops/new`);
+  await page.goto(`${url}/loops/new`);
   await page.fill("textarea[name=spec]", spec);
   await page.fill("input[name=label]", "browser.yaml");
+  // The folder a pasted spec's relative paths (`repo: ./repo`) are read from.
+  await page.fill("input[name=folder]", sandbox.root);
   await Promise.all([
     page.waitForURL(/\/loops\/[a-z0-9-]+$/),
     page.click("form#new-loop button[type=submit]"),
@@ -101,9 +102,10 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
 }, async () => {
   const page = await browser.newPage();
   // A spec with a problem is refused with file:line: field: message, and nothing is created.
-  await page.goto(`${server.url}/loops/new`);
+  await page.goto(`${url}/loops/new`);
   await page.fill("textarea[name=spec]", countingSpec.replace("kind: tests-pass", "kind: tests-passing"));
   await page.fill("input[name=label]", "browser.yaml");
+  await page.fill("input[name=folder]", sandbox.root);
   await page.click("form#new-loop button[type=submit]");
   await page.waitForSelector(".problems");
   assert.match((await page.textContent(".problems")) ?? "", /browser\.yaml:12: gates\[0\]\.kind: /);
@@ -129,6 +131,11 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
   await page.waitForSelector('.loop-header[data-status="stopped"]', { timeout: 60_000 });
   assert.equal(await page.evaluate("window.loadedOnce === true"), true, "the page was not reloaded");
   assert.ok(Number(await page.getAttribute("body", "data-refreshes")) > 0);
+  assert.equal(
+    await page.textContent("#live-state"),
+    "● live",
+    "refreshed by the event stream, not by polling",
+  );
   assert.match((await page.textContent(".status-line")) ?? "", /stopped\s+verified/);
   assert.match(
     (await page.textContent(".timeline")) ?? "",
@@ -163,7 +170,7 @@ test("submit from the page, watch iterations arrive live, open a log and a diff,
   await page.screenshot({ path: join(artifacts, "dashboard-diff.png"), fullPage: true });
 
   // The loops page lists it with its outcome strip.
-  await page.goto(server.url);
+  await page.goto(url);
   assert.match((await page.textContent(`tr[data-loop] .strip`)) ?? "", /123/);
   await page.screenshot({ path: join(artifacts, "dashboard-loops.png"), fullPage: true });
   await page.close();
@@ -182,7 +189,17 @@ gates: [{ id: t, kind: tests-pass, run: "true" }]
   );
   await page.waitForSelector("#iteration-1");
   await page.waitForFunction('document.querySelector(".status-line")?.textContent?.includes("maker")');
+  // The loops page, open in another tab, follows the loop live too.
+  const list = await browser.newPage();
+  await list.goto(url);
+  const row = 'tr[data-loop^="endless-"]';
+  await list.waitForSelector(`${row}[data-status="running"]`);
+  await list.evaluate("window.loadedOnce = true");
   await Promise.all([page.waitForURL(/notice=/), page.click("form[action$='/cancel'] button")]);
+  await list.waitForSelector(`${row}[data-status="stopped"]`, { timeout: 30_000 });
+  assert.match((await list.textContent(row)) ?? "", /user_cancelled/);
+  assert.equal(await list.evaluate("window.loadedOnce === true"), true, "the loops page was not reloaded");
+  await list.close();
   await page.waitForSelector('.loop-header[data-status="stopped"]', { timeout: 30_000 });
   assert.match((await page.textContent(".status-line")) ?? "", /user_cancelled/);
   assert.match((await page.textContent(".timeline")) ?? "", /cancel requested/);

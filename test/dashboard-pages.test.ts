@@ -7,8 +7,9 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import { loadSpecFile } from "../src/core/spec-file.ts";
+import { createServer, type LoopwrightServer } from "../src/server/create-server.ts";
 import { mountDashboard } from "../src/server/dashboard/mount-dashboard.ts";
 import { registerSchedule } from "../src/service/schedules/register-schedule.ts";
 import { openStore } from "../src/store/open-store.ts";
@@ -21,6 +22,7 @@ const origin = "http://127.0.0.1:4477";
 let sandbox: Sandbox;
 let store: Store;
 let app: Hono;
+let server: LoopwrightServer;
 let loopId: string;
 
 before(async () => {
@@ -47,17 +49,18 @@ budget: { maxIterations: 3 }
   assert.equal(run.code, 0, run.stdout + run.stderr);
   store = await openStore(sandbox.home);
   loopId = (await store.findLoop("pages"))?.id ?? "";
-  app = new Hono();
-  mountDashboard(app, {
+  server = createServer({
     store,
     home: sandbox.home,
     secret,
-    specFolder: sandbox.root,
     env: { DASHBOARD_TEST_TOKEN: secretValue },
+    mount: (app, dependencies) => mountDashboard(app, { ...dependencies, specFolder: sandbox.root }),
   });
+  app = server.app;
 });
 
 after(async () => {
+  server?.close();
   await store?.close();
   await sandbox?.cleanup();
 });
@@ -71,11 +74,12 @@ async function post(
   path: string,
   fields: Record<string, string | string[]>,
   headers: Record<string, string> = { origin },
+  base = "http://127.0.0.1:4477",
 ): Promise<Response> {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields))
     for (const entry of Array.isArray(value) ? value : [value]) body.append(name, entry);
-  return app.request(`http://127.0.0.1:4477${path}`, {
+  return app.request(`${base}${path}`, {
     method: "POST",
     body,
     headers: { "content-type": "application/x-www-form-urlencoded", host: "127.0.0.1:4477", ...headers },
@@ -131,6 +135,14 @@ test("a gate log has line anchors; a large log is read a page of lines at a time
   assert.equal(log.status, 200);
   assert.match(log.text, /<span class="line" id="L3"><a class="number" href="#L3">3<\/a>checking answer.txt/);
   assert.match(log.text, /id="L4"><a class="number" href="#L4">4<\/a>not ok 1 - answer is 42/);
+  // The failure digest heads the log; its references to log lines are anchors on the page.
+  assert.match(log.text, /<section id="digest"><h2>Failure digest<\/h2><pre class="digest">/);
+  assert.match(log.text, /1\. answer is 42 \(<a href="#L4">answer\.log:4<\/a>\)/);
+  const loopPage = await get(`/loops/${loopId}`);
+  assert.match(
+    loopPage.text,
+    /href="\/loops\/[^"]+\/iterations\/1\/gates\/answer\/grade\/log#digest">digest<\/a>/,
+  );
   const baseline = await get(`/loops/${loopId}/iterations/0/gates/answer/baseline/log`);
   assert.equal(baseline.status, 200);
   // A big log: only the asked range is rendered.
@@ -205,12 +217,15 @@ test("actions need the page's secret, this server's Host and no foreign Origin",
     ["a foreign origin", await post(`/loops/${loopId}/steer`, fields, { origin: "http://evil.example" })],
     [
       "a rebinding host",
-      await post(`/loops/${loopId}/steer`, fields, {
-        origin: "http://evil.example:4477",
-        host: "evil.example:4477",
-      }),
+      await post(
+        `/loops/${loopId}/steer`,
+        fields,
+        { origin: "http://evil.example:4477", host: "evil.example:4477" },
+        "http://evil.example:4477",
+      ),
     ],
     ["an opaque origin", await post(`/loops/${loopId}/steer`, fields, { origin: "null" })],
+    ["a cross-site form", await post(`/loops/${loopId}/steer`, fields, { "sec-fetch-site": "cross-site" })],
   ] as const) {
     assert.equal(response.status, 403, label);
   }
@@ -321,6 +336,22 @@ test("a new loop from pasted text: problems as file:line: field: message, nothin
   const page = await get(`/loops/${created.id}`);
   assert.match(page.text, /status-queued">queued<\/span> <span class="phase">#\d+ in the queue/);
   assert.match(page.text, /queued to run by <span class="actor">web: loopback<\/span>/);
+});
+
+test("a pasted spec with a schedule registers the schedule (no loop), listed on the loops page with its next firing", async () => {
+  const before = (await store.listLoops()).length;
+  const scheduled = await post("/loops", {
+    loopwright_secret: secret,
+    label: "nightly.yaml",
+    folder: sandbox.root,
+    spec: 'name: nightly-page\ngoal: done.txt exists\nrepo: ./repo\nschedule: { cron: "0 3 * * 1-5", timezone: Europe/Paris }\nmaker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }\ngates: [{ id: done, kind: tests-pass, run: "test -s done.txt" }]\n',
+  });
+  assert.equal(scheduled.status, 303, await scheduled.clone().text());
+  assert.equal(scheduled.headers.get("location"), "/#schedules");
+  assert.equal((await store.listLoops()).length, before, "a schedule queues no loop by itself");
+  const loops = await get("/");
+  assert.match(loops.text, /id="schedules"/);
+  assert.match(loops.text, /nightly-page/);
 });
 
 test("assets are served with their types; unknown pages are 404", async () => {
@@ -445,4 +476,48 @@ schedule: { cron: "0 3 * * 1-5", timezone: "Europe/Paris" }
   assert.match(page.text, /<td>nightly<div class="muted">/);
   assert.match(page.text, /<code>cron 0 3 \* \* 1-5 \(Europe\/Paris\)<\/code>/);
   assert.match(page.text, /\d{4}-\d\d-\d\d 03:00 <span class="muted">Europe\/Paris<\/span>/);
+});
+
+test("review rounds: each round's verdict and findings linked to the reviewed commit's lines", async () => {
+  const says = (answer: unknown) => `{ print: ${JSON.stringify(JSON.stringify(answer))} }`;
+  const changes = says({
+    verdict: "changes_requested",
+    findings: [{ severity: "major", file: "notes.txt", line: 1, message: "remove the debugging note" }],
+  });
+  const spec = await sandbox.spec(
+    `name: reviewed
+goal: answer.txt says 42, and nothing else is left behind.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - { say: "wrote the answer", write: { answer.txt: "42\\n", notes.txt: "debug: remove me\\n" } }
+    - { say: "removed the note", delete: [notes.txt] }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+review:
+  engine: scripted
+  rounds: 3
+  turns: [${changes}, ${says({ verdict: "ok", findings: [] })}]
+gates: [{ id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }]
+`,
+    join(sandbox.root, "reviewed.yaml"),
+  );
+  const run = await sandbox.cli(["run", spec]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const reviewed = (await store.findLoop("reviewed"))?.id ?? "";
+  const page = await get(`/loops/${reviewed}`);
+  assert.match(page.text, /<h4>Review rounds<\/h4>/);
+  assert.match(
+    page.text,
+    /Round 1: <code>[0-9a-f]{10}<\/code>\.\.<code>[0-9a-f]{10}<\/code>, 2 files <span class="badge status-fail">changes_requested/,
+  );
+  assert.match(page.text, /Round 2: [^\n]*1 file <span class="badge status-pass">ok/);
+  const finding =
+    /<span class="badge status-fail">major<\/span> <a href="([^"]+)"><code>notes\.txt:1<\/code><\/a> remove the debugging note/.exec(
+      page.text,
+    );
+  assert.ok(finding, "the finding links to the file at the reviewed commit");
+  const file = await get(finding[1].replaceAll("&amp;", "&").replace(/#L1$/, ""));
+  assert.equal(file.status, 200);
+  assert.match(file.text, /id="L1"><a class="number" href="#L1">1<\/a>debug: remove me/);
 });

@@ -28,7 +28,7 @@ test("anything else is rerun whole: npm scripts, pipelines, several commands, un
   assert.equal(recheckCommand("make && node --test", ["a"]), undefined);
   assert.equal(recheckCommand("node --test $(ls test)", ["a"]), undefined);
   assert.equal(recheckCommand("python3 -m pytest", ["ERROR collecting"]), undefined);
-  assert.equal(recheckCommand("cargo test", ["tests::adds"]), undefined);
+  assert.equal(recheckCommand("cargo test", ["not a rust path"]), undefined);
   assert.equal(recheckCommand("node --test", []), undefined);
   assert.equal(
     recheckCommand(

@@ -1,6 +1,7 @@
 /** A loop's final report: Markdown (src/loop/report.ts renders it) and its data as JSON. */
 import { summarizeLoop } from "../loop/iteration-summary.ts";
 import { gateStandings, renderReport } from "../loop/report.ts";
+import { strategyData } from "../loop/strategies/strategy-data.ts";
 import { type AppContext, readLoop } from "./app-context.ts";
 import type { LoopReport, LoopReportMarkdown } from "./schemas/report-schemas.ts";
 
@@ -19,6 +20,7 @@ export async function getReportData(context: AppContext, reference: string): Pro
     goal: state.spec.goal,
     ...summarizeLoop(state, events),
     gateStandings: gateStandings(state),
+    strategy: strategyData(state),
     verdict: verdict ?? null,
   };
 }

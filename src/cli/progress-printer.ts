@@ -8,6 +8,7 @@ import { describeRed } from "../loop/gate-wording.ts";
 import { describeReviewRound } from "../loop/review-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
 import { describeUnappliedSteering } from "../loop/steering.ts";
+import { formatMetric } from "../loop/strategies/metric-state.ts";
 import { describeClassedFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
 import { stripTerminalControls } from "./terminal-text.ts";
 
@@ -48,8 +49,11 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `worktrees ready: ${event.data.makerWorktree}`;
     case "steering_applied":
       return `steering applied: ${event.data.changes.map((change) => change.field).join(", ") || "no change"}`;
-    case "iteration_started":
-      return `── ${describeIterationNumber(event.data.iteration, state)} ── brief ${kib(event.data.brief.length)}`;
+    case "iteration_started": {
+      const task = state.iterations.find((iteration) => iteration.number === event.data.iteration)?.task;
+      const title = task ? state.tasks?.tasks.find((candidate) => candidate.id === task)?.title : undefined;
+      return `── ${describeIterationNumber(event.data.iteration, state)} ── brief ${kib(event.data.brief.length)}${title ? ` ── task ${task}: ${title}` : ""}`;
+    }
     case "maker_started": {
       if (event.data.reviewRound) return `  maker working, answering review round ${event.data.reviewRound}…`;
       return `  maker working${event.data.attempt > 1 ? ` (attempt ${event.data.attempt}, after an interruption)` : ""}…`;
@@ -84,13 +88,14 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       const mark = result.passed ? "✓" : "✗";
       const timeout = state.spec.gates.find((gate) => gate.id === result.id)?.timeout;
       const why = result.passed ? "" : ` ${describeRed(result, timeout)}`;
+      const onBase = event.data.iteration === 0 && result.phase !== "baseline" ? ", base commit" : "";
       const phase =
         result.phase === "baseline"
           ? " (base commit)"
           : result.phase === "recheck"
-            ? " (recheck)"
+            ? ` (recheck${result.rerunOnly ? ` of ${result.rerunOnly.length} failing` : ""}${onBase})`
             : result.phase.startsWith("confirm")
-              ? " (re-run)"
+              ? ` (${state.spec.strategy.kind === "streak" ? `run ${confirmRound(result.phase) + 1}` : "re-run"}${onBase})`
               : "";
       return `  ${mark} ${result.id}${phase}${why} ${formatDuration(result.durationMs)}`;
     }
@@ -120,6 +125,29 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       if (event.data.unchanged)
         return `branch ${event.data.branch}: the tree is unchanged; nothing pushed, no pull request`;
       return `branch ${event.data.branch} at ${event.data.sha.slice(0, 10)}${event.data.pushed ? ` pushed to ${event.data.remote}` : ""}${event.data.error ? ` (push failed: ${event.data.error})` : ""}`;
+    case "metric_measured": {
+      const where =
+        event.data.iteration === 0
+          ? "base commit"
+          : event.data.phase === "remeasure"
+            ? "re-measured"
+            : "attempt";
+      return event.data.median === undefined
+        ? `  ✗ metric (${where}): ${event.data.error ?? "no value"}`
+        : `  metric (${where}): ${formatMetric(event.data.median)}, median of ${event.data.samples.map(formatMetric).join(", ")}`;
+    }
+    case "attempt_judged":
+      return event.data.kept
+        ? `  attempt ${event.data.iteration} kept: ${formatMetric(event.data.median ?? 0)} is the new best`
+        : `  attempt ${event.data.iteration} discarded; branch back to ${event.data.keptSha.slice(0, 10)}${event.data.ref ? `, the attempt kept at ${event.data.ref}` : ""}`;
+    case "tasks_read": {
+      const open = event.data.tasks.filter((task) => !task.done).length;
+      return `tasks: ${open} open of ${event.data.tasks.length} in ${event.data.file}`;
+    }
+    case "task_completed":
+      return `  task ${event.data.taskId} done: ticked by loopwright in ${event.data.sha.slice(0, 10)}`;
+    case "task_blocked":
+      return `  task ${event.data.taskId} blocked: ${event.data.reason}`;
     case "loop_parked":
       return `parked until ${event.data.until.replace("T", " ").slice(0, 16)} UTC: $${event.data.spentTodayUsd.toFixed(2)} spent today of the $${event.data.capUsd} daily cap; waiting (Ctrl-C cancels)`;
     case "loop_unparked":
@@ -164,4 +192,9 @@ export function describeCost(state: LoopState): string {
   const tokens = state.tokens.input + state.tokens.output;
   const tokenText = tokens > 0 ? `, ${state.tokens.input} in / ${state.tokens.output} out tokens` : "";
   return `total $${state.costUsd.toFixed(2)}${unknown}${tokenText}`;
+}
+
+/** 1 for `confirm`, 2 for `confirm-2`, ... */
+function confirmRound(phase: string): number {
+  return phase === "confirm" ? 1 : Number(phase.slice("confirm-".length));
 }

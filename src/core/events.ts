@@ -21,7 +21,9 @@ export type StopReason =
   | "no_progress"
   | "circuit_broken"
   | "error"
-  | "user_cancelled";
+  | "user_cancelled"
+  | "target_reached"
+  | "plateau";
 
 export type VerifierStatus =
   | "ruled"
@@ -52,6 +54,8 @@ export interface GateResult {
   failures?: string[];
   /** How many tests ran, when the runner prints it. */
   testsExecuted?: number;
+  /** The test files the failures point at, when every named failure points at one (to narrow a recheck). */
+  failureFiles?: string[];
   /**
    * Why a test gate's run does not count as a run of the suite (no test ran, interrupted, crashed): such
    * a run never passes, whatever its exit code and baseline policy.
@@ -325,6 +329,44 @@ export interface EventPayloads {
     waits?: string[];
   };
   loop_stopped: { reason: StopReason; message: string };
+  /** strategy metric: `samples` runs of the metric command on one commit (0: the base commit). */
+  metric_measured: {
+    iteration: number;
+    phase: "base" | "attempt" | "remeasure";
+    sha: string;
+    samples: number[];
+    median?: number;
+    /** Why the measurement failed (the command failed, or printed no match), when it did. */
+    error?: string;
+    logPaths: string[];
+  };
+  /** strategy metric: an attempt kept (the branch stays on it) or discarded (the branch reset to `keptSha`, the attempt under `ref`). */
+  attempt_judged: {
+    iteration: number;
+    sha: string;
+    kept: boolean;
+    median?: number;
+    /** The best kept median before this attempt, and the noise floor it had to beat. */
+    best: number;
+    noise: number;
+    keptSha: string;
+    ref?: string;
+    reason: string;
+  };
+  /** strategy tasks: the task list as read from the loop's branch before the first iteration. */
+  tasks_read: { file: string; format: string; sha: string; tasks: TaskEntry[] };
+  /** strategy tasks: loopwright ticked the iteration's verified task in its own commit `sha`. */
+  task_completed: { iteration: number; taskId: string; sha: string };
+  /** strategy tasks with `onStuck: skip`: the task failed `attempts` times and the loop moves on. */
+  task_blocked: { iteration: number; taskId: string; attempts: number; reason: string };
+}
+
+/** One task of a task list: its id (OpenSpec number, story id or position), title and acceptance criteria. */
+export interface TaskEntry {
+  id: string;
+  title: string;
+  criteria: string[];
+  done: boolean;
 }
 
 export type EventType = keyof EventPayloads;
@@ -341,4 +383,6 @@ export const stopReasons: StopReason[] = [
   "circuit_broken",
   "error",
   "user_cancelled",
+  "target_reached",
+  "plateau",
 ];

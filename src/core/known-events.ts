@@ -44,6 +44,11 @@ const known: Record<EventType, true> = {
   loop_finished: true,
   pull_request_recorded: true,
   loop_stopped: true,
+  tasks_read: true,
+  task_completed: true,
+  task_blocked: true,
+  metric_measured: true,
+  attempt_judged: true,
 };
 
 /** True for an event type this loopwright knows how to fold. */

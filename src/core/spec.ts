@@ -2,6 +2,7 @@ import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
 import { scheduleSchema } from "./schedule-field.ts";
+import { criterionGatePrefix, defaultStrategy, strategySchema } from "./strategy-spec.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
 
 /**
@@ -143,6 +144,11 @@ export const gateSchema = z
     flaky: z.enum(["block", "report"]).default("block"),
     /** How many times a green gate is re-run on the same commit before `verified`. */
     rerun: z.number().int().min(0).max(10).default(1),
+    /**
+     * tests-pass only: the command that reruns just the failing tests of a red run (`mix test --failed`).
+     * Left out, loopwright derives one for the runners it knows, or reruns the whole command.
+     */
+    rerunFailed: z.string().min(1).optional(),
     /** Claude Code hook mode: `every-stop` (when absent) runs it at every stop, `on-close` when the work closes. */
     hook: z.enum(["every-stop", "on-close"]).optional(),
   })
@@ -159,6 +165,9 @@ export const gateSchema = z
         });
     } else if (!gate.run) {
       context.addIssue({ code: "custom", path: ["run"], message: `required for kind ${gate.kind}` });
+    }
+    if (gate.rerunFailed !== undefined && gate.kind !== "tests-pass") {
+      context.addIssue({ code: "custom", path: ["rerunFailed"], message: "only for kind tests-pass" });
     }
     if (gate.id === verifierGateId) {
       context.addIssue({
@@ -241,6 +250,8 @@ export const specSchema = z
     repo: z.string().default("."),
     base: z.string().default("HEAD"),
     branch: z.string().optional(),
+    /** The shape of the loop (src/loop/strategies/): until-verified (default), streak. */
+    strategy: strategySchema.default(defaultStrategy),
     /** Optional in the file: hook mode never runs a maker; `run` requires one (see spec-file.ts). */
     maker: engineSchema.optional(),
     verifier: engineSchema.default({ engine: "auto" }),
@@ -282,6 +293,17 @@ export const specSchema = z
         message: `invalid branch name: ${branchProblem}`,
       });
     }
+    if (spec.strategy.kind === "streak") streakProblems(spec.gates, context);
+    if (spec.strategy.kind === "tasks") {
+      spec.gates.forEach((gate, index) => {
+        if (gate.id.startsWith(criterionGatePrefix))
+          context.addIssue({
+            code: "custom",
+            path: ["gates", index, "id"],
+            message: `${criterionGatePrefix}* ids are the current task's acceptance criteria under strategy tasks`,
+          });
+      });
+    }
     if (spec.maker?.engine === "auto") {
       context.addIssue({
         code: "custom",
@@ -293,6 +315,37 @@ export const specSchema = z
     if (reviewProblem)
       context.addIssue({ code: "custom", path: ["review", "engine"], message: reviewProblem });
   });
+
+/**
+ * A streak counts green full runs of the suite: it needs a required deterministic gate, and it decides
+ * the re-runs itself, so a gate that sets its own re-runs, reports flakes or accepts old failures is a
+ * contradiction the user must resolve (said, not silently overridden).
+ */
+function streakProblems(gates: GateSpec[], context: z.RefinementCtx): void {
+  if (!gates.some((gate) => gate.required && isDeterministic(gate))) {
+    context.addIssue({
+      code: "custom",
+      path: ["strategy"],
+      message: "streak needs a required deterministic gate (the suite to run), e.g. kind tests-pass",
+    });
+  }
+  gates.forEach((gate, index) => {
+    const contradiction =
+      gate.rerun !== 1
+        ? ["rerun", "streak re-runs the suite itself (strategy.passes); leave rerun out"]
+        : gate.flaky !== "block"
+          ? ["flaky", "a streak exists to remove flakes: leave flaky out"]
+          : gate.baseline !== "strict"
+            ? ["baseline", "a streak counts only green runs: leave baseline out (strict)"]
+            : undefined;
+    if (contradiction)
+      context.addIssue({
+        code: "custom",
+        path: ["gates", index, contradiction[0]],
+        message: contradiction[1],
+      });
+  });
+}
 
 /** A validated spec that may lack a maker: enough for hook mode (goal and gates). */
 export type AnyModeSpec = z.infer<typeof specSchema> & { branch: string };

@@ -17,8 +17,11 @@ const classNames: Readonly<Record<string, TamperFlagKind>> = {
   "fewer-tests": "fewer-tests-executed",
 };
 
-/** Kinds a spec may never accept: a secret in a change is not a judgement call. */
-const neverAccepted: ReadonlySet<string> = new Set<TamperFlagKind>(["secret-in-change"]);
+/** Kinds a spec may never accept: a secret in a change, or a maker grading its own task, is not a judgement call. */
+const neverAccepted: ReadonlySet<string> = new Set<TamperFlagKind>([
+  "secret-in-change",
+  "task-ticked-by-maker",
+]);
 
 /** What an accept name means: the blocking kind it accepts, or why it cannot be accepted. */
 export function resolveAcceptName(name: string): { kind: TamperFlagKind } | { problem: string } {

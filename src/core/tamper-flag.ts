@@ -32,12 +32,18 @@ export type TamperFlagKind =
   | "test-only-fix"
   /** A value loopwright knows to be a secret appears in the change. */
   | "secret-in-change"
+  /** strategy tasks: the maker marked a task done in the task file; only loopwright ticks a task, once verified. */
+  | "task-ticked-by-maker"
+  /** strategy metric: a random seed, a sample or evaluation count, or evaluation data changed. */
+  | "metric-evaluation-changed"
   /** A file of the tamper set changed (tests, runner and build configuration, manifests, CI, scripts gates run). */
   | "tamper-file";
 
 /** All flag kinds, in the order a report lists them. */
 export const tamperFlagKinds: readonly TamperFlagKind[] = [
   "secret-in-change",
+  "task-ticked-by-maker",
+  "metric-evaluation-changed",
   "skip-marker-added",
   "assertion-deleted",
   "test-deleted",

@@ -13,6 +13,7 @@ import { countFailures } from "./gate-wording.ts";
 import { lessonsSection } from "./lessons.ts";
 import { workingRules } from "./prompts/working-rules.ts";
 import { allGateResults, countedIterations, type IterationState, type LoopState } from "./state.ts";
+import { strategyOf } from "./strategies/strategy.ts";
 import { describeFlag } from "./tamper-floor.ts";
 
 /** How much of a gate's output tail one brief quotes, per gate. */
@@ -24,7 +25,7 @@ const lessonsLimit = 8000;
 export interface BriefInputs {
   /** The repository's LESSONS.md, when it has one. */
   lessons?: string;
-  /** Rendered failure digests of the previous iteration's red gates, keyed `phase:gate id`. */
+  /** Rendered failure digests of the previous iteration's red gates (before the first: the base commit's), keyed `phase:gate id`. */
   digests?: Record<string, string>;
 }
 
@@ -63,6 +64,8 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
   sections.push(`## Goal\n${spec.goal.trimEnd()}`);
   sections.push(`## Definition of done\n${definitionOfDone(state)}`);
   sections.push(["## Working rules", workingRules, scopeRules(state)].filter(Boolean).join("\n"));
+  const strategySection = strategyOf(spec).briefSection(state, inputs);
+  if (strategySection) sections.push(strategySection);
   if (state.unannouncedSteering.length > 0) {
     const lines = state.unannouncedSteering.map(
       (change) => `- ${change.field}: was ${quote(change.old)}, now ${quote(change.new)}`,

@@ -19,6 +19,7 @@ import {
   type LoopState,
   phaseResults,
 } from "./state.ts";
+import { strategyOf } from "./strategies/strategy.ts";
 import { blockingFlags, describeBlockingFlags, runFlags } from "./tamper-floor.ts";
 
 export type Action =
@@ -42,6 +43,11 @@ export type Action =
       summary: string;
     }
   | { kind: "replan"; afterIteration: number }
+  | { kind: "measure_metric"; iteration: number; phase: "base" | "attempt" | "remeasure" }
+  | { kind: "judge_attempt"; iteration: number; kept: boolean }
+  | { kind: "read_tasks" }
+  | { kind: "complete_task"; iteration: number; taskId: string }
+  | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
   | { kind: "finish" }
   | { kind: "open_pull_request" }
   | { kind: "pause" }
@@ -54,8 +60,21 @@ export type Action =
 /** Consecutive infrastructure errors that break the circuit. */
 export const circuitBreakerThreshold = 3;
 
+/** Stops that leave a strategy's result worth finishing (a metric loop's best kept commit). */
+const finishingStops: readonly StopReason[] = ["target_reached", "plateau", "budget_exhausted"];
+
 /** `now` (ms since the epoch) only matters for the daily cost cap; the rest of the decision ignores time. */
 export function decide(state: LoopState, now: number = Date.now()): Action {
+  const action = decideNext(state, now);
+  const finishFirst =
+    action.kind === "stop" &&
+    finishingStops.includes(action.reason) &&
+    !state.finished &&
+    strategyOf(state.spec).finishesOnStop(state);
+  return finishFirst ? { kind: "finish" } : action;
+}
+
+function decideNext(state: LoopState, now: number): Action {
   if (state.status === "stopped" || state.status === "paused") return { kind: "idle", status: state.status };
   if (state.status === "parked") {
     if (state.cancelRequested)
@@ -115,7 +134,8 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
   if (review) return review;
   if (!iteration.screen) return { kind: "screen", iteration: number };
 
-  const gates = state.spec.gates.filter(isDeterministic);
+  const strategy = strategyOf(state.spec);
+  const gates = state.spec.gates.filter(isDeterministic).map(strategy.gradedGate);
   const ungraded = gates.filter((gate) => !phaseResults(iteration, "grade")[gate.id]).map((gate) => gate.id);
   if (ungraded.length > 0) return { kind: "run_gates", iteration: number, phase: "grade", gateIds: ungraded };
   const newRunFlags = runFlags(state, iteration).filter(
@@ -171,6 +191,9 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
     return endIteration(state, iteration, "failed", why);
   }
 
+  const own = strategy.afterApproval(state, iteration);
+  if (own?.kind === "end") return endIteration(state, iteration, own.outcome, own.summary);
+  if (own) return own;
   const confirmed = required.map((gate) => ({
     gate,
     assessment: assessGate(gate, iteration, state.baseline[gate.id], { confirm: true }),
@@ -195,7 +218,10 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
 function decideBetween(state: LoopState, now: number): Action {
   const last = state.iterations.at(-1);
-  if (last?.ended?.outcome === "verified") {
+  const strategy = strategyOf(state.spec);
+  const own = last?.ended ? strategy.afterIteration(state, last) : undefined;
+  if (own && own !== "continue") return own;
+  if (last?.ended?.outcome === "verified" && own !== "continue") {
     if (!state.finished) return { kind: "finish" };
     if (state.spec.finish.action === "pull-request" && state.finished.pushed && !state.pullRequest)
       return { kind: "open_pull_request" };
@@ -207,7 +233,7 @@ function decideBetween(state: LoopState, now: number): Action {
       : pull.error
         ? `; no pull request: ${pull.error}`
         : `; pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`;
-    return { kind: "stop", reason: "verified", message: `verified at iteration ${last.number}${opened}` };
+    return { kind: "stop", reason: "verified", message: `${strategy.verifiedMessage(state, last)}${opened}` };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };
@@ -254,7 +280,12 @@ function decideBetween(state: LoopState, now: number): Action {
   const spentToday = state.costByDay[new Date(now).toISOString().slice(0, 10)] ?? 0;
   if (dailyCap > 0 && spentToday >= dailyCap)
     return { kind: "park", until: nextUtcMidnight(now), spentTodayUsd: spentToday };
-  return { kind: "start_iteration", iteration: (last?.number ?? 0) + 1 };
+  return (
+    strategy.beforeIteration(state) ?? {
+      kind: "start_iteration",
+      iteration: (last?.number ?? 0) + 1,
+    }
+  );
 }
 
 /** `; 2 tamper flags ruled legitimate by the verifier: T1, T2` when the verifier waved flags through. */

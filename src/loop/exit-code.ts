@@ -13,6 +13,10 @@ export function exitCodeOf(state: LoopState): number {
       return ExitCode.no_progress;
     case "circuit_broken":
       return ExitCode.circuit_broken;
+    case "target_reached":
+      return ExitCode.target_reached;
+    case "plateau":
+      return ExitCode.plateau;
     case "user_cancelled":
       return ExitCode.user_cancelled;
     default:

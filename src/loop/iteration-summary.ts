@@ -83,8 +83,9 @@ export function summarizeLoop(state: LoopState, events: LoopEvent[]): LoopSummar
     stopMessage: state.stopMessage,
     verifiedAs: state.stopReason === "verified" ? describeVerified(state) : undefined,
     tamperFlagsRuledLegitimate: legitimateFlagCount(state).ruledLegitimate,
-    baseline: state.spec.gates.flatMap((gate) =>
-      state.baseline[gate.id] ? [summarizeRun(state, state.baseline[gate.id])] : [],
+    // The baseline, then any further runs on the base commit (a streak's), phase by phase.
+    baseline: Object.values(state.baseRuns.gates).flatMap((byGate) =>
+      state.spec.gates.flatMap((gate) => (byGate?.[gate.id] ? [summarizeRun(state, byGate[gate.id])] : [])),
     ),
     iterations: state.iterations.map((iteration) => {
       const started = events.find(

@@ -17,10 +17,12 @@ import { ciTriggerWarnings } from "../forge/forge-doctor.ts";
 import { openForge } from "../forge/open-forge.ts";
 import { git, gitResult } from "../git/git.ts";
 import { defaultRemote, resolveCommit, resolveRepository } from "../git/repository.ts";
+import { fileAt } from "../git/tree-with-file.ts";
 import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
 import { commandWords } from "./command-words.ts";
 import { placeholderGoal } from "./goal-placeholder.ts";
+import { parseTaskList } from "./strategies/task-list.ts";
 
 export interface Preflight {
   problems: string[];
@@ -94,12 +96,27 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
         `gates[${index}].run: ${tool} is not installed in the repository (node_modules/.bin): npx would download it at every run`,
       );
   }
+  if (spec.strategy.kind === "tasks" && repoRoot && baseSha) {
+    const problem = await taskListProblem(repoRoot, baseSha, spec.strategy.file);
+    if (problem) problems.push(`${label}: strategy.file: ${problem}`);
+  }
   if (spec.finish.action === "pull-request" && repoRoot) {
     const { problem, warnings: forgeWarnings } = await pullRequestProblem(spec, repoRoot);
     if (problem) problems.push(`${label}: finish: ${problem}`);
     warnings.push(...forgeWarnings.map((warning) => `finish: ${warning}`));
   }
   return { problems, warnings, repoRoot, baseSha };
+}
+
+/** Why the task list of the base commit cannot drive a tasks loop (missing, unreadable, empty, all done). */
+async function taskListProblem(repoRoot: string, baseSha: string, file: string): Promise<string | undefined> {
+  const text = await fileAt(repoRoot, baseSha, file);
+  if (text === undefined)
+    return `${file} is not in the base commit ${baseSha.slice(0, 10)} (commit it first)`;
+  const parsed = parseTaskList(file, text);
+  if (!parsed.ok) return `${file}: ${parsed.problem}`;
+  if (parsed.tasks.every((task) => task.done)) return `${file}: every task is already done: nothing to do`;
+  return undefined;
 }
 
 /** For `finish: pull-request`: a remote to push to, a forge that can be told, a token it accepts with push access. */
@@ -140,6 +157,7 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
     `  scope: allow ${spec.scope.allow.join(", ")}` +
       (spec.scope.deny.length ? `; deny ${spec.scope.deny.join(", ")}` : "") +
       (spec.scope.protect.length ? `; protect ${spec.scope.protect.join(", ")}` : ""),
+    `  strategy: ${describeStrategy(spec)}`,
     `  finish: ${spec.finish.action}`,
     ...(spec.schedule
       ? [`  schedule: ${describeRule(spec.schedule)} (run --detach registers it; loopwright serve fires it)`]
@@ -211,4 +229,18 @@ async function isExecutableFile(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+function describeStrategy(spec: Spec): string {
+  const strategy = spec.strategy;
+  switch (strategy.kind) {
+    case "until-verified":
+      return "until-verified";
+    case "streak":
+      return `streak: ${strategy.passes} consecutive full-suite passes, at most ${strategy.maxRuns} full runs`;
+    case "metric":
+      return `metric: ${strategy.direction} /${strategy.pattern}/ of \`${strategy.run}\`, median of ${strategy.samples}${strategy.target === undefined ? "" : `, target ${strategy.target}`}${strategy.plateau > 0 ? `, plateau after ${strategy.plateau}` : ""}`;
+    case "tasks":
+      return `tasks from ${strategy.file}, one per iteration; ${strategy.maxAttemptsPerTask} attempts per task, then ${strategy.onStuck === "skip" ? "skip it" : "stop"}`;
+  }
 }

@@ -12,6 +12,7 @@ import { summarizeLoop } from "./iteration-summary.ts";
 import { lessonsReport } from "./lessons.ts";
 import { describeFinding, describeReviewRound } from "./review-wording.ts";
 import { allGateResults, type IterationState, type LoopState, phaseResults } from "./state.ts";
+import { strategyOf } from "./strategies/strategy.ts";
 import { describeRuling, describeVerified } from "./tamper-standing.ts";
 
 export function renderReport(state: LoopState, events: LoopEvent[]): string {
@@ -41,6 +42,8 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
     if (pull?.error) lines.push(`No pull request: ${pull.error}`);
     else if (pull) lines.push(`Pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`);
   }
+  const strategySection = strategyOf(state.spec).reportSection(state);
+  if (strategySection.length > 0) lines.push("", ...strategySection);
   const last = [...state.iterations].reverse().find((iteration) => allGateResults(iteration).length > 0);
   lines.push(
     "",

@@ -167,6 +167,9 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
   for (const gateId of state.baselineRunning) {
     await context.append("gate_interrupted", { iteration: 0, gateId, phase: "baseline" });
   }
+  for (const running of state.baseRuns.running) {
+    await context.append("gate_interrupted", { iteration: 0, ...running });
+  }
   for (const running of iteration?.gatesRunning ?? []) {
     await context.append("gate_interrupted", { iteration: iteration?.number ?? 0, ...running });
   }

@@ -21,6 +21,8 @@ import type {
   VerifierStatus,
 } from "../core/events.ts";
 import type { Spec } from "../core/spec.ts";
+import { applyMetricEvent, type MetricState } from "./strategies/metric-state.ts";
+import { applyTaskEvent, type TasksState } from "./strategies/task-state.ts";
 
 export interface MakerRecord {
   status: MakerStatus;
@@ -36,6 +38,12 @@ export interface VerifierRecord {
   verdict?: Verdict;
   error?: string;
   wroteFiles: string[];
+}
+
+/** A gate run that started and has not ended (nor been closed as interrupted). */
+export interface RunningGate {
+  gateId: string;
+  phase: GatePhase;
 }
 
 /** One review round of an iteration: the patch `fromSha`..`sha` and what the reviewer made of it. */
@@ -79,11 +87,13 @@ export interface IterationState {
   };
   /** Finished gate results per phase (grade, recheck, confirm, confirm-2, ...), keyed by gate id. */
   gates: Partial<Record<GatePhase, Record<string, GateResult>>>;
-  gatesRunning: { gateId: string; phase: GatePhase }[];
+  gatesRunning: RunningGate[];
   /** Tamper flags raised on this iteration's change, numbered T1, T2, ... */
   tamperFlags: RecordedTamperFlag[];
   verifierRunning: boolean;
   verifier?: VerifierRecord;
+  /** strategy tasks: the id of the task this iteration works on. */
+  task?: string;
   /** Review rounds (`review:` in the spec), in order. */
   reviews: ReviewRound[];
   /** Set while the maker's turn answers a review round: that round's number. */
@@ -118,6 +128,11 @@ export interface LoopState {
   /** The gates' results on the base commit, recorded before the first iteration. */
   baseline: Record<string, GateResult>;
   baselineRunning: string[];
+  /**
+   * Every run of the gates on the base commit (iteration 0), by phase: the baseline, and the extra runs
+   * and rechecks a strategy asks for there (a streak runs the suite on the base commit until it fails).
+   */
+  baseRuns: { gates: Partial<Record<GatePhase, Record<string, GateResult>>>; running: RunningGate[] };
   iterations: IterationState[];
   pendingSteers: SteerRequest[];
   /** Steering applied since the last iteration started; the next brief quotes it. */
@@ -150,6 +165,10 @@ export interface LoopState {
   queued?: { command: "run" | "resume"; at: string };
   /** The last iteration that had ended when the user last resumed the loop (0: never resumed). */
   resumedAfterIteration: number;
+  /** strategy tasks: the task list and where each task stands. */
+  tasks?: TasksState;
+  /** strategy metric: every measurement and every attempt's judgement. */
+  metric?: MetricState;
 }
 
 export function initialState(spec: Spec): LoopState {
@@ -159,6 +178,7 @@ export function initialState(spec: Spec): LoopState {
     prepared: false,
     baseline: {},
     baselineRunning: [],
+    baseRuns: { gates: {}, running: [] },
     iterations: [],
     pendingSteers: [],
     unannouncedSteering: [],
@@ -198,7 +218,7 @@ export function countedIterations(state: LoopState): number {
 
 /** Returns the state after one event. Never mutates its input. */
 export function apply(state: LoopState, event: LoopEvent): LoopState {
-  const counted = applyEvent(state, event);
+  const counted = applyMetricEvent(applyTaskEvent(applyEvent(state, event), event), event);
   const usage = "usage" in event.data ? event.data.usage : undefined;
   const next = usage
     ? {
@@ -337,17 +357,31 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
       if (event.data.phase === "baseline") {
         return { ...state, baselineRunning: [...state.baselineRunning, event.data.gateId] };
       }
+      if (event.data.iteration === 0) {
+        const running = { gateId: event.data.gateId, phase: event.data.phase };
+        return { ...state, baseRuns: { ...state.baseRuns, running: [...state.baseRuns.running, running] } };
+      }
       return updateIteration(state, event.data.iteration, (iteration) => ({
         ...iteration,
         gatesRunning: [...iteration.gatesRunning, { gateId: event.data.gateId, phase: event.data.phase }],
       }));
     case "gate_ended": {
       const result = event.data.result;
-      if (result.phase === "baseline") {
+      if (event.data.iteration === 0 || result.phase === "baseline") {
+        const base = state.baseRuns;
+        const baseRuns = {
+          gates: {
+            ...base.gates,
+            [result.phase]: { ...(base.gates[result.phase] ?? {}), [result.id]: result },
+          },
+          running: base.running.filter((run) => !(run.gateId === result.id && run.phase === result.phase)),
+        };
+        if (result.phase !== "baseline") return { ...state, baseRuns };
         return {
           ...state,
           baseline: { ...state.baseline, [result.id]: result },
           baselineRunning: state.baselineRunning.filter((id) => id !== result.id),
+          baseRuns,
         };
       }
       return updateIteration(state, event.data.iteration, (iteration) => ({
@@ -364,6 +398,13 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
     case "gate_interrupted":
       if (event.data.phase === "baseline") {
         return { ...state, baselineRunning: state.baselineRunning.filter((id) => id !== event.data.gateId) };
+      }
+      if (event.data.iteration === 0) {
+        const { gateId, phase } = event.data;
+        const running = state.baseRuns.running.filter(
+          (run) => !(run.gateId === gateId && run.phase === phase),
+        );
+        return { ...state, baseRuns: { ...state.baseRuns, running } };
       }
       return updateIteration(state, event.data.iteration, (iteration) => ({
         ...iteration,
@@ -490,6 +531,11 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopReason: event.data.reason,
         stopMessage: event.data.message,
       };
+    case "metric_measured":
+    case "attempt_judged":
+    case "tasks_read":
+    case "task_completed":
+    case "task_blocked":
     case "verdict_rejected":
     case "resume_requested":
     case "engines_resolved":

@@ -131,7 +131,9 @@ export function createServer(options: ServerOptions): LoopwrightServer {
   );
   app.use(redactAnswers(redact));
   // No framing by other sites (a framed form could be clicked through), no content sniffing.
-  app.use(secureHeaders({ crossOriginResourcePolicy: "same-origin" }));
+  // Referrer-Policy same-origin, not the default no-referrer: under no-referrer a browser sends
+  // `Origin: null` with the dashboard's own form posts, which the guard (rightly) refuses.
+  app.use(secureHeaders({ crossOriginResourcePolicy: "same-origin", referrerPolicy: "same-origin" }));
   app.use(
     bodyLimit({
       maxSize: maximumBodyBytes,

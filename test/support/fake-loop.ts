@@ -233,10 +233,12 @@ export class FakeLoop {
       testsExecuted?: number;
     },
   ): this {
-    const number = phase === "baseline" ? 0 : this.current().number;
+    // Between iterations, a run is on the base commit (iteration 0): the baseline, or a strategy's extra runs.
+    const onBase = phase === "baseline" || !currentIteration(this.state());
+    const number = onBase ? 0 : this.current().number;
     const gate = this.state().spec.gates.find((candidate) => candidate.id === id);
     if (!gate) throw new Error(`FakeLoop: no gate ${id} in the spec`);
-    const sha = phase === "baseline" ? baseSha : (this.current().commit?.sha ?? "");
+    const sha = onBase ? baseSha : (this.current().commit?.sha ?? "");
     this.append("gate_started", { iteration: number, gateId: id, phase, sha });
     return this.append("gate_ended", {
       iteration: number,

@@ -12,10 +12,76 @@ export const gateStandingSchema = z.object({
   passedOnBase: z.boolean().nullable(),
 });
 
+/** What the loop's strategy found: a streak's runs and per-test failure rates, a task list's standing. */
+export const strategyDataSchema = z.object({
+  kind: z.string(),
+  streak: z
+    .object({
+      fullRuns: z.number(),
+      failedRuns: z.number(),
+      finalStreak: z.number(),
+      finalSha: z.string().optional(),
+      failureRateBound: z.number().optional(),
+      tests: z.array(
+        z.object({
+          test: z.string(),
+          failures: z.number(),
+          runs: z.number(),
+          rate: z.number(),
+          failedIn: z.array(z.number()),
+          removedBy: z.number().optional(),
+        }),
+      ),
+    })
+    .optional(),
+  tasks: z
+    .array(
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        criteria: z.array(z.string()),
+        done: z.boolean(),
+        status: z.enum(["open", "done", "blocked"]),
+        completed: z.object({ iteration: z.number(), sha: z.string() }).optional(),
+        blocked: z.object({ iteration: z.number(), attempts: z.number(), reason: z.string() }).optional(),
+      }),
+    )
+    .optional(),
+  metric: z
+    .object({
+      measurements: z.array(
+        z.object({
+          iteration: z.number(),
+          phase: z.enum(["base", "attempt", "remeasure"]),
+          sha: z.string(),
+          samples: z.array(z.number()),
+          median: z.number().optional(),
+          error: z.string().optional(),
+          logPaths: z.array(z.string()),
+        }),
+      ),
+      judgements: z.array(
+        z.object({
+          iteration: z.number(),
+          sha: z.string(),
+          kept: z.boolean(),
+          median: z.number().optional(),
+          best: z.number(),
+          noise: z.number(),
+          keptSha: z.string(),
+          ref: z.string().optional(),
+          reason: z.string(),
+        }),
+      ),
+    })
+    .optional(),
+});
+
 /** The report's data (`report --json`): goal, summary, gate standings, the last verdict. */
 export const loopReportSchema = loopSummarySchema.extend({
   goal: z.string(),
   gateStandings: z.array(gateStandingSchema),
+  strategy: strategyDataSchema,
   verdict: verdictResponseSchema.nullable(),
 });
 

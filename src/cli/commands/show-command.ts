@@ -34,7 +34,9 @@ export async function showCommand(reference: string, options: { json?: boolean }
     if (detail.unappliedSteering) out.push(`note: ${detail.unappliedSteering}`);
     if (summary.baseline.length > 0) {
       out.push(`\nbaseline (the base commit ${detail.baseSha?.slice(0, 12) ?? "–"}):`);
-      for (const run of summary.baseline) out.push(`  ${describeRun(run, false)}`);
+      // A streak runs the suite more than once there: then each run says which it was.
+      const several = summary.baseline.some((run) => run.phase !== "baseline");
+      for (const run of summary.baseline) out.push(`  ${describeRun(run, several)}`);
     }
     for (const iteration of summary.iterations) {
       const counted = iteration.counted ? "" : " (not counted)";

@@ -13,6 +13,7 @@ import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
 import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
+import { fileAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
 import { screenDiff } from "../../verify/tamper/screen-diff.ts";
@@ -25,6 +26,8 @@ import { type DiffFile, parseUnifiedDiff } from "../../verify/tamper/unified-dif
 import { turnBase } from "../review-rounds.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { evaluationFlags } from "../strategies/metric-tamper.ts";
+import { expectedTaskFile, taskFileFlags } from "../strategies/task-file-flags.ts";
 import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
 import { scrubSecretsFromChange } from "./scrub-secrets.ts";
@@ -96,10 +99,28 @@ export async function screenChange(context: RunContext): Promise<void> {
   const commands: SpecCommand[] = [
     ...state.spec.setup.map((command) => ({ command })),
     ...state.spec.gates.flatMap((gate) => (gate.run ? [{ command: gate.run, gate: gate.id }] : [])),
+    // strategy metric: the evaluator is frozen; what its command runs is in the tamper set.
+    ...(state.spec.strategy.kind === "metric"
+      ? [{ command: state.spec.strategy.run, runner: "the metric command" }]
+      : []),
   ];
   const named = await commandFilesAt(context.loop.repoRoot, state.baseSha, sha, commands);
   const missing = await missingBaseFailureFlags(state, context.loop.repoRoot, state.baseSha, sha);
-  for (const flag of [...tamperFlagsOf(files, diff, state.spec.scope.protect, named), ...missing]) {
+  const flags = tamperFlagsOf(files, diff, state.spec.scope.protect, named);
+  if (state.spec.strategy.kind === "metric") {
+    const attempt = await diffText(context.loop.repoRoot, iteration.startSha, sha);
+    for (const flag of evaluationFlags(attempt)) flags.push({ id: `T${flags.length + 1}`, ...flag });
+  }
+  if (state.tasks) {
+    // Against the list as loopwright left it (its own ticks applied), not the iteration's start: a tick
+    // the maker made in an earlier iteration stays flagged until it is undone.
+    const original = (await fileAt(context.loop.repoRoot, state.tasks.sha, state.tasks.file)) ?? "";
+    const actual = await fileAt(context.loop.repoRoot, sha, state.tasks.file);
+    const expected = expectedTaskFile(state.tasks, original);
+    for (const flag of taskFileFlags(state.tasks, expected, actual))
+      flags.push({ id: `T${flags.length + 1}`, ...flag });
+  }
+  for (const flag of [...flags, ...missing]) {
     await context.append("tamper_flagged", { iteration: iteration.number, flag });
   }
   await context.append("change_screened", {

@@ -6,12 +6,14 @@ import { applySteering } from "../steering.ts";
 import { commitIteration, screenChange } from "./commit-and-screen.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
+import { judgeAttempt, measureMetric } from "./metric-steps.ts";
 import { openPullRequest } from "./open-pull-request.ts";
 import { prepare } from "./prepare.ts";
 import { runReplanTurn } from "./replan-turn.ts";
 import { runReviewTurn } from "./review-turn.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
+import { completeTask, readTasks } from "./task-steps.ts";
 import { runVerifierTurn } from "./verifier-turn.ts";
 
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
@@ -34,7 +36,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "screen":
       return screenChange(context);
     case "run_gates":
-      return runGatePhase(context, action.phase, action.gateIds);
+      return runGatePhase(context, action.iteration, action.phase, action.gateIds);
     case "record_flags":
       for (const flag of action.flags)
         await context.append("tamper_flagged", { iteration: action.iteration, flag });
@@ -47,6 +49,18 @@ export async function executeAction(context: RunContext, action: Action): Promis
     }
     case "replan":
       return runReplanTurn(context, action.afterIteration);
+    case "measure_metric":
+      return measureMetric(context, action.iteration, action.phase);
+    case "judge_attempt":
+      return judgeAttempt(context, action.iteration, action.kept);
+    case "read_tasks":
+      return readTasks(context);
+    case "complete_task":
+      return completeTask(context, action.iteration, action.taskId);
+    case "block_task": {
+      const { kind: _kind, ...blocked } = action;
+      return context.append("task_blocked", blocked);
+    }
     case "finish":
       return finishLoop(context);
     case "open_pull_request":

@@ -12,11 +12,13 @@ import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { pushBranch } from "../../git/push.ts";
 import { defaultRemote } from "../../git/repository.ts";
 import type { RunContext } from "../run-context.ts";
+import { strategyOf } from "../strategies/strategy.ts";
 import { secretsInHistory } from "./scrub-secrets.ts";
 
 export async function finishLoop(context: RunContext): Promise<void> {
   const state = context.state();
-  const sha = state.iterations.at(-1)?.commit?.sha ?? state.baseSha ?? "";
+  // The verified commit; a strategy may end elsewhere (tasks: its tick; metric: the best kept commit).
+  const sha = strategyOf(state.spec).finalCommit(state) ?? "";
   const branch = state.spec.branch;
   const action = state.spec.finish.action;
   // The loop owns its branch: whatever happened to it, it ends on the verified commit.

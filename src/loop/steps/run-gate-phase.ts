@@ -5,14 +5,16 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { GatePhase } from "../../core/events.ts";
-import type { RunnerName } from "../../gates/digest/digest-types.ts";
+import picomatch from "picomatch";
+import type { GatePhase, GateResult } from "../../core/events.ts";
+import type { Digest, RunnerName } from "../../gates/digest/digest-types.ts";
 import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { incompleteRunReason } from "../../gates/incomplete-run.ts";
 import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { changedFiles } from "../../git/diffs.ts";
 import { checkOut, indexTree } from "../../git/loop-repository.ts";
+import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { gatesIndex, loopRepositoryOf } from "./loop-git.ts";
@@ -21,12 +23,18 @@ import { runSetup } from "./prepare.ts";
 const lockfilePattern =
   /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?|Cargo\.lock|go\.sum|poetry\.lock|uv\.lock|Pipfile\.lock|Gemfile\.lock|composer\.lock|mix\.lock)$/;
 
-export async function runGatePhase(context: RunContext, phase: GatePhase, gateIds: string[]): Promise<void> {
+/** Runs `gateIds` of iteration `iterationNumber` (0: the base commit) as `phase`, on that iteration's commit. */
+export async function runGatePhase(
+  context: RunContext,
+  iterationNumber: number,
+  phase: GatePhase,
+  gateIds: string[],
+): Promise<void> {
   const state = context.state();
-  // The baseline grades the base commit before any iteration (iteration 0).
-  const iterationNumber = phase === "baseline" ? 0 : currentIteration(state)?.number;
-  const sha = phase === "baseline" ? state.baseSha : currentIteration(state)?.commit?.sha;
-  if (iterationNumber === undefined || !sha) throw new Error("no committed SHA to grade");
+  const iteration = iterationNumber === 0 ? undefined : currentIteration(state);
+  const sha = iterationNumber === 0 ? state.baseSha : iteration?.commit?.sha;
+  if (!sha || (iterationNumber !== 0 && iteration?.number !== iterationNumber))
+    throw new Error("no committed SHA to grade");
   const repository = await loopRepositoryOf(context);
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
   // only for re-running setup; without setup, spare the git run.
@@ -38,14 +46,18 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
   }
   const gates = state.spec.gates.filter((gate) => gateIds.includes(gate.id));
-  // A recheck reruns only the graded run's failing tests where the runner can be told which.
-  const graded = phase === "recheck" ? (currentIteration(state)?.gates.grade ?? {}) : {};
+  // A recheck reruns only the failing tests of the gate's last red run, with the gate's `rerunFailed`
+  // or where the runner can be told which.
+  const runs = iterationNumber === 0 ? state.baseRuns.gates : (iteration?.gates ?? {});
   const narrowed = new Map(
-    gates.flatMap((gate) => {
-      const failures = graded[gate.id]?.failures ?? [];
-      const command = recheckCommand(gate.run ?? "", failures);
-      return command ? [[gate.id, { command, failures }] as const] : [];
-    }),
+    phase !== "recheck"
+      ? []
+      : gates.flatMap((gate) => {
+          const red = lastRedRun(runs, gate.id);
+          const failures = red?.failures ?? [];
+          const command = gate.rerunFailed ?? recheckCommand(gate.run ?? "", failures, red?.failureFiles);
+          return command ? [[gate.id, { command, failures }] as const] : [];
+        }),
   );
   const commandOf = (gateId: string) =>
     narrowed.get(gateId)?.command ?? gates.find((gate) => gate.id === gateId)?.run ?? "";
@@ -129,6 +141,29 @@ export async function runGatePhase(context: RunContext, phase: GatePhase, gateId
   if (recordFailure) throw recordFailure.error;
 }
 
+/** The gate's last red run before its recheck (grade, confirm, ... or on the base commit baseline, confirm, ...). */
+function lastRedRun(
+  runs: Partial<Record<GatePhase, Record<string, GateResult>>>,
+  gateId: string,
+): GateResult | undefined {
+  const results = Object.entries(runs)
+    .filter(([phase]) => phase !== "recheck")
+    .flatMap(([, byGate]) => (byGate?.[gateId] ? [byGate[gateId]] : []));
+  return results.filter((result) => !result.passed).at(-1);
+}
+
+const isTestFile = picomatch([...testFileNamePatterns], { dot: true });
+
+/** The test files a digest's failures point at, when every failure it counted points at one. */
+export function failingTestFiles(digest: Digest): string[] | undefined {
+  const files = digest.failures.map(
+    (failure) => failure.anchors.find((anchor) => isTestFile(anchor.file))?.file,
+  );
+  if (files.length === 0 || files.length !== digest.totalFailures) return undefined;
+  if (!files.every((file): file is string => file !== undefined)) return undefined;
+  return [...new Set(files)].sort();
+}
+
 /** How many failing test names a gate result keeps (enough to compare with the baseline, bounded). */
 const failureNamesKept = 2000;
 
@@ -139,14 +174,22 @@ const failureNamesKept = 2000;
 async function digestGateLog(
   logPath: string,
   worktree: string,
-): Promise<{ failures: string[]; testsExecuted?: number; digestPath?: string; runners: RunnerName[] }> {
+): Promise<{
+  failures: string[];
+  testsExecuted?: number;
+  digestPath?: string;
+  failureFiles?: string[];
+  runners: RunnerName[];
+}> {
   const digest = await digestLog(logPath, { root: worktree, logPath });
   if (digest.readError) return { failures: [], runners: [] };
   const failures = [...new Set(digest.failures.map((failure) => failure.name))].slice(0, failureNamesKept);
   const digestPath = logPath.replace(/\.log$/, ".digest.md");
   if (digest.totalFailures > 0) await writeFile(digestPath, renderDigest(digest));
+  const failureFiles = failingTestFiles(digest);
   return {
     failures,
+    ...(failureFiles ? { failureFiles } : {}),
     testsExecuted: digest.testsExecuted,
     digestPath: digest.totalFailures > 0 ? digestPath : undefined,
     runners: digest.runners,

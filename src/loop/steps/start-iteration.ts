@@ -22,7 +22,9 @@ export async function startIteration(context: RunContext, iteration: number): Pr
   const lessons = lessonsFile.ok ? lessonsFile.text : undefined;
   const previous = state.iterations.at(-1);
   const digests: Record<string, string> = {};
-  for (const result of previous ? redResults(state, previous) : []) {
+  const baseRuns = Object.values(state.baseRuns.gates).flatMap((byGate) => Object.values(byGate ?? {}));
+  const red = previous ? redResults(state, previous) : baseRuns.filter((result) => !result.passed);
+  for (const result of red) {
     if (!result.digestPath) continue;
     const text = await readFile(result.digestPath, "utf8").catch(() => undefined);
     if (text) digests[`${result.phase}:${result.id}`] = text;

@@ -7,12 +7,13 @@ import { html } from "hono/html";
 import YAML from "yaml";
 import { budgetSchema, type GateSpec, verifierGateId } from "../../core/spec.ts";
 import type { LoopState } from "../../loop/state.ts";
+import { secretField } from "../access-guard.ts";
 import { links } from "./links.ts";
 import type { DisplayStatus } from "./loop-view.ts";
 import type { Markup } from "./page-layout.ts";
 
 /** The form field that carries the per-service secret. */
-export const secretField = "loopwright_secret";
+export { secretField };
 
 /** What an action left to say: a problem (shown next to the form, with what was typed) or a notice. */
 export interface FormMessage {

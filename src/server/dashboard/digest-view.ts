@@ -1,6 +1,7 @@
 /**
- * A gate's failure digest with its references made links: `log-name:N` opens the full log at line N,
- * `file:line` opens the file at the graded commit. The digest is read from its file (bounded).
+ * A gate's failure digest with its references made links: `log-name:N` opens the full log at line N (an
+ * anchor on the same page when that line is shown there), `file:line` opens the file at the graded
+ * commit. The digest is read from its file (bounded).
  */
 import { basename } from "node:path";
 import { html } from "hono/html";
@@ -17,6 +18,9 @@ export interface GateRunPlace {
   loopId: string;
   iteration: number;
   sha?: string;
+  /** The log lines shown on the same page (`from`, count): a reference to one of them is an anchor there. */
+  shownFrom?: number;
+  shownLines?: number;
 }
 
 /** The digest of `result` as linked text, or a note saying why there is none. */
@@ -40,7 +44,14 @@ export function linkDigest(text: string, place: GateRunPlace, result: GateResult
     const line = Number(lineText);
     let href: string | undefined;
     if (file === logName || file.endsWith(`/${logName}`)) {
-      href = links.gateLogLine(place.loopId, place.iteration, result.id, result.phase, line);
+      const onThisPage =
+        place.shownFrom !== undefined &&
+        place.shownLines !== undefined &&
+        line >= place.shownFrom &&
+        line < place.shownFrom + place.shownLines;
+      href = onThisPage
+        ? `#L${line}`
+        : links.gateLogLine(place.loopId, place.iteration, result.id, result.phase, line);
     } else if (place.sha && !file.startsWith("/") && !file.includes("..")) {
       href = links.fileAt(place.loopId, place.sha, file, line);
     }

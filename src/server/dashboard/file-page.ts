@@ -20,6 +20,7 @@ export function loopCommits(state: LoopState): Set<string> {
   for (const iteration of state.iterations) {
     commits.add(iteration.startSha);
     if (iteration.commit) commits.add(iteration.commit.sha);
+    for (const review of iteration.reviews) commits.add(review.sha).add(review.fromSha);
   }
   for (const result of Object.values(state.baseline)) commits.add(result.sha);
   return commits;

@@ -6,6 +6,7 @@
 import { html } from "hono/html";
 import type { GateResult } from "../../core/events.ts";
 import { allGateResults, type LoopState } from "../../loop/state.ts";
+import { digestView } from "./digest-view.ts";
 import { duration, shortSha } from "./format.ts";
 import { links, logPageLines } from "./links.ts";
 import { readLogLines } from "./log-lines.ts";
@@ -62,6 +63,8 @@ ${pager(read.totalLines)}`
     html`<p><a href="${links.iteration(loopId, iteration)}">← ${view.loop.name}, ${iteration === 0 ? "baseline" : `iteration ${iteration}`}</a></p>
 <h1>Log of gate ${result.id} <small>${result.phase}</small> ${badge(result.passed ? "pass" : "fail")}</h1>
 <p><code>${result.command}</code> on <code>${shortSha(result.sha)}</code>: exit ${result.exitCode ?? "–"}${result.timedOut ? " (timed out)" : ""} in ${duration(result.durationMs)}</p>
+${result.digestPath ? html`<section id="digest"><h2>Failure digest</h2>${digestView({ loopId, iteration, sha: result.sha, shownFrom: from, shownLines: logPageLines }, result)}</section>` : ""}
+<h2>Log</h2>
 ${body}`,
   );
 }

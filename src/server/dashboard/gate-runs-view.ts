@@ -1,7 +1,8 @@
 /**
  * An iteration's gate runs: per gate and phase, the exit code, duration, tests executed, the baseline
  * comparison (new failures against those the base commit already had), the gate's standing (pass, fail,
- * flaky, pending) with its flake note, a link to the full log and the digest.
+ * flaky, pending) with its flake note, links to the full log and to its failure digest (read on the
+ * log's page, so that this table reads no file).
  */
 import { html } from "hono/html";
 import type { GateResult } from "../../core/events.ts";
@@ -9,7 +10,7 @@ import { type GateSpec, isDeterministic } from "../../core/spec.ts";
 import { assessGate } from "../../loop/gate-assessment.ts";
 import { describeRed } from "../../loop/gate-wording.ts";
 import { allGateResults, type IterationState, type LoopState } from "../../loop/state.ts";
-import { digestView, type GateRunPlace } from "./digest-view.ts";
+import type { GateRunPlace } from "./digest-view.ts";
 import { duration } from "./format.ts";
 import { links } from "./links.ts";
 import { badge, type Markup } from "./page-layout.ts";
@@ -55,7 +56,7 @@ ${
 <td class="number">${result.testsExecuted ?? "–"}</td>
 <td>${comparison(result, baseline, gate)}</td>
 <td><a href="${links.gateLog(place.loopId, place.iteration, result.id, result.phase)}">full log</a>
-${result.passed ? "" : html`<details id="digest-${place.iteration}-${result.id}-${result.phase}"><summary>digest</summary>${digestView(place, result)}</details>`}</td>
+${result.passed || !result.digestPath ? "" : html`· <a href="${links.gateLog(place.loopId, place.iteration, result.id, result.phase)}#digest">digest</a>`}</td>
 </tr>`,
   );
   const pending = running

@@ -63,6 +63,9 @@ export function iterationFacts(events: readonly LoopEvent[], number: number): It
       case "verdict_rejected":
         facts.rejectedVerdicts.push(event.data);
         break;
+      case "review_ended":
+        count(event.data.costUsd, event.data.usage);
+        break;
       case "replan_ended":
         facts.replans.push(event.data);
         count(event.data.costUsd, event.data.usage);
@@ -77,5 +80,22 @@ export function iterationFacts(events: readonly LoopEvent[], number: number): It
   }
   if (firstGate !== undefined && lastGate !== undefined)
     facts.times.gatesMs = Math.max(0, lastGate - firstGate);
+  return facts;
+}
+
+/**
+ * `iterationFacts` of every iteration in one pass over the events (the charts need them all: calling
+ * `iterationFacts` once per iteration reads the whole timeline each time, quadratic in a long loop).
+ */
+export function iterationFactsByNumber(events: readonly LoopEvent[]): Map<number, IterationFacts> {
+  const byIteration = new Map<number, LoopEvent[]>();
+  for (const event of events) {
+    if (!("iteration" in event.data) || typeof event.data.iteration !== "number") continue;
+    const list = byIteration.get(event.data.iteration);
+    if (list) list.push(event);
+    else byIteration.set(event.data.iteration, [event]);
+  }
+  const facts = new Map<number, IterationFacts>();
+  for (const [number, list] of byIteration) facts.set(number, iterationFacts(list, number));
   return facts;
 }

@@ -13,6 +13,7 @@ import { iterationFacts } from "./iteration-facts.ts";
 import { links } from "./links.ts";
 import type { LoopView } from "./loop-view.ts";
 import { badge, type Markup } from "./page-layout.ts";
+import { reviewsView } from "./review-view.ts";
 import { tamperView, verdictView } from "./verdict-view.ts";
 
 export function iterationView(view: LoopView, state: LoopState, iteration: IterationState): Markup {
@@ -33,6 +34,7 @@ ${claimedVersusVerified(state, iteration, facts)}
 <pre class="brief">${iteration.brief}</pre><a href="${links.brief(loopId, n)}">open the brief alone</a></details>
 <h4>Commit</h4>${commitView(loopId, iteration)}
 <h4>Gates</h4>${gateRunsView(state, place, iteration)}
+${reviewsView(loopId, iteration)}
 <h4>Tamper flags</h4>${tamperView(loopId, state, iteration)}
 <h4>Verifier</h4>${verdictView(loopId, iteration, facts)}
 ${facts.replans.map(

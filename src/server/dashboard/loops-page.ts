@@ -21,7 +21,7 @@ export function loopsFragment(
 ${warnings.map((warning) => html`<p class="warning">${warning}</p>`)}
 ${rows.length === 0 ? html`<p class="empty">No loops yet. <a href="${links.newLoop()}">Start one</a>.</p>` : loopsTable(rows)}
 </section>
-<section><h2>Scheduled</h2>
+<section id="schedules"><h2>Scheduled</h2>
 ${schedules.length === 0 ? html`<p class="empty">No schedules.</p>` : schedulesTable(schedules)}
 </section>`;
 }

@@ -1,33 +1,31 @@
 /**
- * `mountDashboard(app, deps)`: adds the dashboard's pages to the server's hono app. Pages are rendered
- * on the server from the application layer (src/app/) and read fine without JavaScript; a small script
- * (served from /assets) makes them live through the API's Server-Sent Events. Every owner action checks
- * the page's secret, Origin and Host; every rendered answer passes through the HTML redactor.
+ * `mountDashboard(app, deps)`: adds the dashboard's pages to the app `createServer` builds (pass it as
+ * its `mount` option). Pages are rendered on the server from the application layer (src/app/) and read
+ * fine without JavaScript; a small script (served from /assets) makes them live through the API's
+ * Server-Sent Events. The server's guard already holds every request (the Host check, and for each
+ * action the Origin and the per-service secret that every form here embeds) and its redaction covers
+ * every page: nothing here repeats them.
  */
 import { isAbsolute } from "node:path";
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
-import type { AppContext } from "../../app/app-context.ts";
 import { cancelLoop } from "../../app/cancel-loop.ts";
 import { listLoops } from "../../app/list-loops.ts";
-import { createLoopCache } from "../../app/loop-cache.ts";
 import { pauseLoop } from "../../app/pause-loop.ts";
 import { resumeLoop } from "../../app/resume-loop.ts";
 import { listScheduleViews } from "../../app/schedules.ts";
 import { steerLoop } from "../../app/steer-loop.ts";
-import { submitLoop } from "../../app/submit-loop.ts";
+import { submitSpec } from "../../app/submit-spec.ts";
 import type { Actor } from "../../core/events.ts";
 import { maximumSpecBytes } from "../../core/spec-file.ts";
 import { LoopBusyError, LoopNotFoundError, SpecError, UsageError } from "../../errors.ts";
-import type { Store } from "../../store/store.ts";
+import type { ServerDependencies } from "../create-server.ts";
 import { type FormMessage, type SteerFormValues, secretField } from "./action-forms.ts";
-import { refuseAction } from "./action-guard.ts";
 import { serveAsset } from "./assets.ts";
 import { briefPage } from "./brief-page.ts";
 import { diffPage } from "./diff-page.ts";
 import { filePage, loopCommits, readFileAtCommit, safeRepositoryPath } from "./file-page.ts";
 import { findGateRun, gateLogPage } from "./gate-log-page.ts";
-import { createHtmlRedactor } from "./html-redaction.ts";
 import { iterationPage } from "./iteration-page.ts";
 import { livePart, loopFragment, loopPage } from "./loop-page.ts";
 import { type LoopView, readLoopView } from "./loop-view.ts";
@@ -36,35 +34,21 @@ import { newLoopPage } from "./new-loop-page.ts";
 import { page } from "./page-layout.ts";
 import { steerBodyFromForm } from "./steer-form-body.ts";
 
-export interface DashboardDependencies {
-  store: Store;
-  home: string;
-  /** The per-service secret every form embeds and every action checks. */
-  secret: string;
-  /** The application layer's context; default: the store and home with a replay cache. */
-  context?: AppContext;
-  /** Host names besides loopback this server answers to (its `--host`). */
-  hosts?: string[];
-  /** Who acts through a request; default `{via: "web", name: "loopback"}`. */
-  actorOf?: (context: Context) => Actor;
-  /** The folder a pasted spec's relative paths are read from, by default. */
+/** What the dashboard uses of the server (`ServerDependencies` fits), and where pasted specs' paths start. */
+export type DashboardDependencies = Pick<
+  ServerDependencies,
+  "store" | "home" | "secret" | "actorOf" | "context"
+> & {
+  /** The folder a pasted spec's relative paths are read from, by default (default: the working directory). */
   specFolder?: string;
-  /** Where secret values come from (default process.env): none of them is ever rendered. */
-  env?: NodeJS.ProcessEnv;
-}
+};
 
 type OwnerAction = "steer" | "pause" | "resume" | "cancel";
 
 export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
-  const context: AppContext = deps.context ?? {
-    store: deps.store,
-    home: deps.home,
-    cache: createLoopCache(),
-  };
-  const redact = createHtmlRedactor(deps.env);
-  const actorOf = deps.actorOf ?? (() => ({ via: "web", name: "loopback" }));
+  const { context, actorOf } = deps;
   const findView = async (reference: string): Promise<LoopView | undefined> => {
-    const loop = await deps.store.findLoop(reference);
+    const loop = await context.store.findLoop(reference);
     return loop ? readLoopView(context, loop) : undefined;
   };
   const loopsPart = async () => {
@@ -72,15 +56,6 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
     const schedules = await listScheduleViews(context, { all: true, firings: 3 });
     return livePart("loops", loopsFragment(list.loops, schedules, list.warnings));
   };
-
-  // Every HTML answer is redacted on its way out.
-  const redactPages = async (request: Context, next: () => Promise<void>) => {
-    await next();
-    if (!request.res.headers.get("content-type")?.startsWith("text/html")) return;
-    const text = redact(await request.res.text());
-    request.res = new Response(text, { status: request.res.status, headers: request.res.headers });
-  };
-  for (const path of ["/", "/fragments/*", "/loops", "/loops/*"]) app.use(path, redactPages);
 
   app.get("/assets/:name", (request) => serveAsset(request, request.req.param("name")));
 
@@ -95,12 +70,10 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   app.get("/fragments/loops", async (request) => request.html(await loopsPart()));
 
   app.get("/loops/new", (request) =>
-    request.html(newLoopPage(deps.secret, { folder: deps.specFolder ?? "" })),
+    request.html(newLoopPage(deps.secret, { folder: deps.specFolder ?? process.cwd() })),
   );
   app.post("/loops", async (request) => {
     const form = await request.req.parseBody({ all: true });
-    const refused = guard(request, deps, form);
-    if (refused) return refused;
     const upload = form.spec_file;
     const file = upload instanceof File && upload.size > 0 ? upload : undefined;
     const values = {
@@ -115,12 +88,14 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
         throw new SpecError([`${values.label}: the spec is empty; paste or upload one`]);
       if (Buffer.byteLength(values.spec) > maximumSpecBytes)
         throw new SpecError([`${values.label}: too large (a spec is at most 1 MiB)`]);
-      const { loop } = await submitLoop({
+      const submitted = await submitSpec({
         context,
         source: { text: values.spec, label: values.label, directory: values.folder },
         by: actorOf(request),
       });
-      return request.redirect(`/loops/${encodeURIComponent(loop.id)}`, 303);
+      // A spec with `schedule:` registers its schedule, listed on the loops page with its next firing.
+      if (submitted.kind === "schedule") return request.redirect("/#schedules", 303);
+      return request.redirect(`/loops/${encodeURIComponent(submitted.loop.id)}`, 303);
     } catch (error) {
       if (error instanceof SpecError)
         return request.html(newLoopPage(deps.secret, values, error.problems), 400);
@@ -202,8 +177,6 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   for (const action of ["steer", "pause", "resume", "cancel"] as const) {
     app.post(`/loops/:id/${action}`, async (request) => {
       const form = await request.req.parseBody({ all: true });
-      const refused = guard(request, deps, form);
-      if (refused) return refused;
       const view = await findView(request.req.param("id"));
       if (!view?.state) return notFound(request);
       const values = formValues(form);
@@ -237,22 +210,6 @@ function noticeOf(notice: string | undefined): FormMessage | undefined {
     text: notice.slice(0, 300),
     form: notice.startsWith("steering") ? "steer" : "control",
   };
-}
-
-function guard(
-  request: Context,
-  deps: DashboardDependencies,
-  form: Record<string, unknown>,
-): Response | Promise<Response> | undefined {
-  const refusal = refuseAction(
-    {
-      host: request.req.header("host"),
-      origin: request.req.header("origin"),
-      secret: text(form[secretField]) || undefined,
-    },
-    { secret: deps.secret, hosts: deps.hosts },
-  );
-  return refusal ? request.html(problemPage("Refused", refusal), 403) : undefined;
 }
 
 /** A page that says what went wrong, in one line. */

@@ -18,6 +18,8 @@ import { type MakeRecipe, makeRecipe } from "./make-recipes.ts";
 export interface SpecCommand {
   command: string;
   gate?: string;
+  /** Who runs it, in flag details, when not a gate (default: `the setup`). */
+  runner?: string;
 }
 
 /** File texts by repository path at the base and at the graded commit; undefined when absent. */
@@ -46,7 +48,7 @@ export function specCommandFiles(commands: readonly SpecCommand[], files: Commit
   const manifest = (text: (path: string) => string | undefined) => (directory: string) =>
     scriptsIn(text(posix.join(directory, "package.json")));
   for (const spec of commands) {
-    const who = spec.gate === undefined ? "the setup" : `gate ${spec.gate}`;
+    const who = spec.gate === undefined ? (spec.runner ?? "the setup") : `gate ${spec.gate}`;
     const read = (
       command: string,
       from: string | undefined,

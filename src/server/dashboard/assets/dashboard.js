@@ -88,47 +88,7 @@
     if (!polling) setInterval(refresh, 5000);
     polling = true;
   };
+  // The API sends every timeline event as an unnamed message; heartbeats are comments, never messages.
   events.onmessage = schedule;
-  // Events may be named by their type; every timeline event refreshes, heartbeats do not.
-  const types = [
-    "loop_created",
-    "loop_queued",
-    "loop_deleted",
-    "run_started",
-    "run_ended",
-    "processes_swept",
-    "engines_resolved",
-    "loop_prepared",
-    "setup_ran",
-    "steer_requested",
-    "steering_applied",
-    "pause_requested",
-    "resume_requested",
-    "cancel_requested",
-    "loop_paused",
-    "loop_resumed",
-    "loop_parked",
-    "loop_unparked",
-    "iteration_started",
-    "maker_started",
-    "maker_ended",
-    "commit_created",
-    "change_screened",
-    "gate_started",
-    "gate_ended",
-    "gate_interrupted",
-    "tamper_flagged",
-    "verdict_rejected",
-    "verifier_started",
-    "verifier_ended",
-    "iteration_ended",
-    "replan_started",
-    "replan_ended",
-    "loop_finished",
-    "pull_request_recorded",
-    "loop_stopped",
-    "event",
-  ];
-  for (const type of types) events.addEventListener(type, schedule);
   window.addEventListener("pagehide", () => events.close());
 })();
