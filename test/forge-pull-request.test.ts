@@ -216,3 +216,30 @@ test("kill -9 between the push and the pull request, then resume: one pull reque
     await sandbox.cleanup();
   }
 });
+
+test("a pull request the forge refuses is recorded and named; the loop is still verified and its branch pushed", async () => {
+  const { sandbox, remote } = await sandboxWithRemote();
+  try {
+    github.missingBases.add("release-9");
+    const text = spec({ name: "refused" }).replace(
+      "  labels: [loopwright]",
+      "  labels: [loopwright]\n  base: release-9",
+    );
+    const run = await sandbox.cli(["run", await sandbox.spec(text), "--json"], { env });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    const events = eventsIn(run.stdout);
+    const recorded = events.find((event) => event.type === "pull_request_recorded");
+    assert.match(String(recorded?.data.error), /GitHub API answered 422: Validation Failed/);
+    assert.match(
+      JSON.stringify(events.find((event) => event.type === "loop_stopped")?.data),
+      /no pull request: GitHub API answered 422/,
+    );
+    assert.notEqual(await git(["branch", "--list", "*refused*"], remote, { trim: true }), "");
+    assert.equal(
+      github.pulls.some((pull) => pull.head.ref.endsWith("refused")),
+      false,
+    );
+  } finally {
+    await sandbox.cleanup();
+  }
+});

@@ -319,7 +319,8 @@ export interface EventPayloads {
    * A loop killed before this event finds the open request on resume and updates it: never a duplicate.
    */
   pull_request_recorded: {
-    forge: "github" | "gitlab" | "gitea";
+    /** Absent when the forge could not be told. */
+    forge?: "github" | "gitlab" | "gitea";
     sha: string;
     number?: number;
     url?: string;

@@ -23,12 +23,15 @@ export interface FakeGithub {
   requests: string[];
   /** Answer the next N requests to pull request paths with a secondary rate limit (403, retry-after: 1). */
   rateLimitNext(count: number): void;
+  /** Pull request creations into these base branches fail as GitHub fails them for a missing base (422). */
+  missingBases: Set<string>;
   close(): Promise<void>;
 }
 
 export async function startFakeGithub(options: { token: string; repository: string }): Promise<FakeGithub> {
   const pulls: FakePull[] = [];
   const requests: string[] = [];
+  const missingBases = new Set<string>();
   let limited = 0;
   const [owner] = options.repository.split("/");
   const server: Server = createServer(async (request, response) => {
@@ -78,6 +81,12 @@ export async function startFakeGithub(options: { token: string; repository: stri
       );
     }
     if (rest === "/pulls" && request.method === "POST") {
+      if (missingBases.has(body.base))
+        return send(422, {
+          message: "Validation Failed",
+          errors: [{ resource: "PullRequest", field: "base", code: "invalid" }],
+          documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+        });
       if (pulls.some((pull) => pull.state === "open" && pull.head.ref === body.head))
         return send(422, {
           message: "Validation Failed",
@@ -127,6 +136,7 @@ export async function startFakeGithub(options: { token: string; repository: stri
     url: `http://127.0.0.1:${port}`,
     pulls,
     requests,
+    missingBases,
     rateLimitNext: (count) => {
       limited = count;
     },

@@ -20,11 +20,12 @@ export async function openPullRequest(context: RunContext): Promise<void> {
   const waits: string[] = [];
   const remoteUrl = remote ? await remoteUrlOf(context.loop.repoRoot, remote) : undefined;
   const opened = await openForge(finish, remoteUrl, { onWait: (message) => waits.push(message) });
-  const forge = "client" in opened ? opened.target.forge : finish.forge === "auto" ? "github" : finish.forge;
   if ("problem" in opened) {
+    const forge = finish.forge === "auto" ? undefined : finish.forge;
     await context.append("pull_request_recorded", { forge, sha, created: false, error: opened.problem });
     return;
   }
+  const forge = opened.target.forge;
   const base = await pullRequestBase(context);
   const { events } = await readState(context.store, context.loop);
   const content = {
