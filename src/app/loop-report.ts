@@ -1,8 +1,8 @@
 /** A loop's final report: Markdown (src/loop/report.ts renders it) and its data as JSON. */
 import { summarizeLoop } from "../loop/iteration-summary.ts";
 import { gateStandings, renderReport } from "../loop/report.ts";
-import { type StrategyData, strategyData } from "../loop/strategies/strategy-data.ts";
 import type { LoopState } from "../loop/state.ts";
+import { type StrategyData, strategyData } from "../loop/strategies/strategy-data.ts";
 import { type AppContext, readLoop } from "./app-context.ts";
 import type { LoopReport, LoopReportMarkdown } from "./schemas/report-schemas.ts";
 

@@ -1,6 +1,6 @@
 /** A loop's strategy and what it found, as data for `report --json`, the API and the dashboard. Pure. */
 import type { LoopState } from "../state.ts";
-import { measurementOf, type MetricState, metricStanding } from "./metric-state.ts";
+import { type MetricState, measurementOf, metricStanding } from "./metric-state.ts";
 import { streakProofStatement } from "./streak-report.ts";
 import { type StreakStatistics, streakStatistics } from "./streak-statistics.ts";
 import { suiteRuns } from "./suite-runs.ts";
