@@ -13,103 +13,7 @@ import { mountDashboard } from "../src/server/dashboard/mount-dashboard.ts";
 import { openStore } from "../src/store/open-store.ts";
 import type { Store } from "../src/store/store.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
-
-const racyTotal = `import { readFileSync, writeFileSync } from "node:fs";
-
-/** Who writes last decides the total: every third caller loses the race. */
-export function total() {
-  const file = process.env.RACE_FILE;
-  let count = 0;
-  try {
-    count = Number(readFileSync(file, "utf8")) || 0;
-  } catch {}
-  writeFileSync(file, String(count + 1));
-  return (count + 1) % 3 === 2 ? 41 : 42;
-}
-`;
-
-const params = (value: number) => `{\n  "value": ${value},\n  "seed": 1\n}\n`;
-
-const files = {
-  "package.json": '{ "type": "module" }\n',
-  "src/total.js": racyTotal,
-  "test/total.test.js": `import assert from "node:assert/strict";
-import { test } from "node:test";
-import { total } from "../src/total.js";
-
-test("racy total", () => {
-  assert.equal(total(), 42);
-});
-`,
-  "tasks.md": `# Numbers
-
-- [ ] Write one.txt
-  - one.txt says one
-- [ ] Write two.txt
-  - two.txt says two
-- [ ] Write three.txt
-  - three.txt says three
-- [ ] Write four.txt
-  - four.txt says four
-  - nothing else changes
-`,
-  "params.json": params(1.0),
-  "score.cjs": `const { readFileSync, writeFileSync } = require("node:fs");
-const { value } = JSON.parse(readFileSync("params.json", "utf8"));
-const file = process.env.METRIC_COUNTER;
-let count = 0;
-try { count = Number(readFileSync(file, "utf8")) || 0; } catch {}
-writeFileSync(file, String(count + 1));
-const jitter = [0, 0.01, -0.01][(count + 1) % 3];
-console.log("score: " + (value + jitter).toFixed(4));
-`,
-};
-
-const streakSpec = `name: racy
-goal: The suite passes every time.
-repo: ./repo
-strategy: { kind: streak, passes: 3, maxRuns: 12 }
-maker:
-  engine: scripted
-  turns:
-    - say: "fix: total no longer reads shared state"
-      write: { src/total.js: "export function total() {\\n  return 42;\\n}\\n" }
-verifier: { engine: scripted, turns: [{ verdict: auto }] }
-gates:
-  - { id: suite, kind: tests-pass, run: "node --test test/" }
-budget: { maxIterations: 3 }
-`;
-
-const tasksSpec = `name: numbers
-goal: Write the number files the task list asks for.
-repo: ./repo
-strategy: { kind: tasks, file: tasks.md, maxAttemptsPerTask: 1, onStuck: skip }
-maker:
-  engine: scripted
-  turns:
-    - { say: "wrote one", write: { one.txt: "one\\n" } }
-    - { say: "broke it", write: { broken.txt: "oops\\n" } }
-    - { say: "wrote three, removed the breakage", delete: [broken.txt], write: { three.txt: "three\\n" } }
-verifier: { engine: scripted, turns: [{ verdict: auto }] }
-gates:
-  - { id: intact, kind: build-succeeds, run: "test ! -e broken.txt" }
-budget: { maxIterations: 3 }
-`;
-
-const attempts = [params(0.9), params(0.895), params(0.8), params(0.85)];
-const metricSpec = `name: tune
-goal: Lower the score that score.cjs prints.
-repo: ./repo
-strategy: { kind: metric, run: "node score.cjs", pattern: "score: ([0-9.]+)", direction: minimize, samples: 3, plateau: 0 }
-maker:
-  engine: scripted
-  turns:
-${attempts.map((text, index) => `    - { say: "attempt ${index + 1}", write: { params.json: ${JSON.stringify(text)} } }`).join("\n")}
-verifier: { engine: scripted, turns: [{ verdict: auto }] }
-gates:
-  - { id: valid, kind: build-succeeds, run: "node -e 'JSON.parse(require(\\"fs\\").readFileSync(\\"params.json\\", \\"utf8\\"))'" }
-budget: { maxIterations: 4 }
-`;
+import { metricSpec, strategyEnv, strategyFiles, streakSpec, tasksSpec } from "./support/strategy-loops.ts";
 
 let sandbox: Sandbox;
 let store: Store;
@@ -117,23 +21,23 @@ let app: Hono;
 let server: LoopwrightServer;
 
 before(async () => {
-  sandbox = await createSandbox(files);
-  const env = {
-    RACE_FILE: join(sandbox.root, "race-count"),
-    METRIC_COUNTER: join(sandbox.root, "metric-count"),
-  };
+  sandbox = await createSandbox(strategyFiles);
+  const env = strategyEnv(sandbox);
   const streak = await sandbox.cli(["run", await sandbox.spec(streakSpec, join(sandbox.root, "racy.yaml"))], {
     env,
   });
   assert.equal(streak.code, 0, streak.stdout + streak.stderr);
   const tasks = await sandbox.cli(
-    ["run", await sandbox.spec(tasksSpec, join(sandbox.root, "numbers.yaml"))],
+    ["run", await sandbox.spec(tasksSpec(), join(sandbox.root, "numbers.yaml"))],
     { env },
   );
   assert.notEqual(tasks.code, 0, "the task list is not finished within three iterations");
-  const metric = await sandbox.cli(["run", await sandbox.spec(metricSpec, join(sandbox.root, "tune.yaml"))], {
-    env,
-  });
+  const metric = await sandbox.cli(
+    ["run", await sandbox.spec(metricSpec(), join(sandbox.root, "tune.yaml"))],
+    {
+      env,
+    },
+  );
   assert.equal(metric.code, 3, metric.stdout + metric.stderr);
   store = await openStore(sandbox.home);
   server = createServer({ store, home: sandbox.home, secret: "strategy-page-secret", mount: mountDashboard });
