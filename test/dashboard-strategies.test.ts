@@ -158,3 +158,54 @@ test("a metric loop's page: the results table, the noise floor, best so far, and
   );
   assert.match(html, /<polyline class="best-line" fill="none" points="[0-9., ]+">/);
 });
+
+test("review rounds on a tasks loop: the page shows the rounds, their findings and the set-aside ones, beside the task list", {
+  timeout: 120_000,
+}, async () => {
+  await sandbox.commit({ "review-tasks.md": "- [ ] Write a.txt\n  - a.txt says a\n" }, "a one-task list");
+  const says = (answer: unknown) => `{ print: ${JSON.stringify(JSON.stringify(answer))} }`;
+  const changes = says({
+    verdict: "changes_requested",
+    findings: [
+      { severity: "major", file: "notes.txt", line: 1, message: "remove the debugging note" },
+      { severity: "minor", file: "ghost.txt", line: 3, message: "a file the patch never touched" },
+    ],
+  });
+  const spec = await sandbox.spec(
+    `name: reviewed-tasks
+goal: Do the task list, leaving nothing behind.
+repo: ./repo
+strategy: { kind: tasks, file: review-tasks.md }
+maker:
+  engine: scripted
+  turns:
+    - { say: "wrote a", write: { a.txt: "a\\n", notes.txt: "debug: remove me\\n" } }
+    - { say: "removed the note", delete: [notes.txt] }
+verifier: { engine: scripted, turns: [{ verdict: auto }] }
+review:
+  engine: scripted
+  rounds: 3
+  turns: [${changes}, ${says({ verdict: "ok", findings: [] })}]
+gates: [{ id: intact, kind: build-succeeds, run: "test ! -e broken.txt" }]
+budget: { maxIterations: 2 }
+`,
+    join(sandbox.root, "reviewed-tasks.yaml"),
+  );
+  const run = await sandbox.cli(["run", spec]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const page = await pageOf("reviewed-tasks");
+  assert.match(page, /<h4>Review rounds<\/h4>/);
+  assert.match(
+    page,
+    /Round 1: <code>[0-9a-f]{10}<\/code>\.\.<code>[0-9a-f]{10}<\/code>, 2 files <span class="badge status-fail">changes_requested/,
+  );
+  assert.match(page, /Round 2: [^\n]*1 file <span class="badge status-pass">ok/);
+  assert.match(page, /<code>notes\.txt:1<\/code><\/a> remove the debugging note/);
+  assert.match(
+    page,
+    /<summary>1 finding set aside<\/summary><ul><li><code>ghost\.txt:3<\/code> a file the patch never touched/,
+  );
+  const html = section(page);
+  assert.match(html, /1 of 1 tasks done in <code>review-tasks.md<\/code>/);
+  assert.match(html, /data-task="1" data-status="done">.*by iteration <a href="[^"]+">1<\/a>/);
+});
