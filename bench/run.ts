@@ -11,6 +11,9 @@ import { benchControllerOverhead } from "./controller-overhead.ts";
 import { benchDigest } from "./digest.ts";
 import { benchHooks } from "./hooks.ts";
 import { benchParallelGates } from "./parallel-gates.ts";
+import { benchServicePages } from "./service-pages.ts";
+import { benchServiceThroughput } from "./service-throughput.ts";
+import { benchSseFanout } from "./sse-fanout.ts";
 import { benchStartup } from "./startup.ts";
 import { benchStreakRerun } from "./streak-rerun.ts";
 import { type BenchRow, formatMs } from "./support.ts";
@@ -23,6 +26,9 @@ const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
   agent: benchAgent,
   hooks: benchHooks,
   streak: benchStreakRerun,
+  "service-pages": benchServicePages,
+  "service-throughput": benchServiceThroughput,
+  "sse-fanout": benchSseFanout,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -69,7 +75,7 @@ function renderTable(rows: BenchRow[], loadBefore: number): string {
       .join("  ")
       .trimEnd();
   const out = [
-    `node ${process.version}, ${availableParallelism()} cpus, 1-minute load ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after; times are medians`,
+    `node ${process.version}, ${availableParallelism()} cpus, 1-minute load ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after; times are medians (p95 where the name says so)`,
     "",
     line(header),
     ...cells.map(line),

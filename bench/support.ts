@@ -54,8 +54,12 @@ export interface BenchSandbox {
   cleanup(): Promise<void>;
 }
 
-export async function createBenchSandbox(): Promise<BenchSandbox> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), "loopwright-bench-")));
+/**
+ * `parent`: where the sandbox's folder goes (default the temp folder); `/dev/shm` when a benchmark
+ * writes far more than it measures (SQLite's fsync per append is free on tmpfs).
+ */
+export async function createBenchSandbox(options: { parent?: string } = {}): Promise<BenchSandbox> {
+  const root = await realpath(await mkdtemp(join(options.parent ?? tmpdir(), "loopwright-bench-")));
   const repo = join(root, "repo");
   const home = join(root, "home");
   await mkdir(repo, { recursive: true });
@@ -82,8 +86,14 @@ export async function createBenchSandbox(): Promise<BenchSandbox> {
   await writeFile(join(repo, "README.md"), "# bench\n");
   await git("add", "-A");
   await git("commit", "-q", "-m", "initial");
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": node options for the CLI processes (to profile them).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const spawnCli = (args: string[]) =>
-    spawn(process.execPath, [binary, ...args], { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] });
+    spawn(process.execPath, [...nodeArgs, binary, ...args], {
+      cwd: repo,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   return {
     root,
     repo,
@@ -188,4 +198,11 @@ export function collect(map: Map<string, number[]>, key: string, value: number):
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
+}
+
+/** The `p`th percentile (0–100) by the nearest-rank method; NaN for no values. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }

@@ -7,7 +7,7 @@ import { html } from "hono/html";
 import type { LoopState } from "../../loop/state.ts";
 import { phaseResults } from "../../loop/state.ts";
 import { dollars, duration } from "./format.ts";
-import { iterationFacts } from "./iteration-facts.ts";
+import { iterationFacts, iterationFactsByNumber } from "./iteration-facts.ts";
 import type { LoopView } from "./loop-view.ts";
 import type { Markup } from "./page-layout.ts";
 
@@ -25,7 +25,8 @@ const axis = 18;
 export function chartsView(view: LoopView, state: LoopState): Markup {
   if (state.iterations.length === 0) return html``;
   const numbers = state.iterations.map((iteration) => iteration.number);
-  const facts = numbers.map((number) => iterationFacts(view.events, number));
+  const byNumber = iterationFactsByNumber(view.events);
+  const facts = numbers.map((number) => byNumber.get(number) ?? iterationFacts([], number));
   const failing = state.iterations.map((iteration) =>
     Object.values(phaseResults(iteration, "grade")).reduce(
       (total, result) => total + (result.passed ? 0 : Math.max(result.failures?.length ?? 0, 1)),

@@ -61,11 +61,20 @@ function statusDetail(row: LoopListing): string {
   }
 }
 
-/** One square per iteration, coloured by outcome, each linking to its iteration on the loop's page. */
+/** How many of a loop's latest iterations the loops page draws; the loop's own page has them all. */
+export const stripLength = 20;
+
+/**
+ * One square per iteration, coloured by outcome, each linking to its iteration on the loop's page: the
+ * latest `stripLength`, after a link naming how many earlier ones the loop's page holds (a page of 100
+ * loops with 100 iterations each stays small).
+ */
 export function outcomeStrip(loopId: string, outcomes: string[]): Markup {
-  return html`<span class="strip">${outcomes.map(
+  const hidden = Math.max(0, outcomes.length - stripLength);
+  const shown = outcomes.slice(hidden);
+  return html`<span class="strip">${hidden > 0 ? html`<a class="earlier" href="${links.loop(loopId)}" title="the loop's page lists every iteration">${hidden} earlier</a> ` : ""}${shown.map(
     (outcome, index) =>
-      html`<a class="cell outcome-${outcome}" href="${links.iteration(loopId, index + 1)}" title="iteration ${index + 1}: ${outcome}">${index + 1}</a>`,
+      html`<a class="cell outcome-${outcome}" href="${links.iteration(loopId, hidden + index + 1)}" title="iteration ${hidden + index + 1}: ${outcome}">${hidden + index + 1}</a>`,
   )}</span>`;
 }
 

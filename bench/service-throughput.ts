@@ -1,0 +1,223 @@
+/**
+ * The service under a burst: a real `loopwright serve --max-active 50` (the CLI, its own process) and 50
+ * loops with instant scripted engines (the maker writes one file, one gate checks it, the scripted
+ * verifier approves) submitted back to back with `submitLoop`, the function behind `run --detach`, from
+ * this process. Measured from the timelines: every loop verified, events per second over the burst, and
+ * the delay from submission (`loop_queued`) to the first maker command (`maker_started`, after the
+ * service picked the loop up, prepared its worktrees and ran the baseline gate). Baseline, in the same
+ * run and on the same service: that delay for one loop submitted alone (three times, before the burst).
+ * No event lost: each loop's seq runs 1..n without a gap, global ids rise with seq, every loop has the
+ * same event types as a lone loop, and the global feed (`readEventsAfter`) holds exactly the loops' events.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import type { AppContext } from "../src/app/app-context.ts";
+import { submitLoop } from "../src/app/submit-loop.ts";
+import { openStore } from "../src/store/open-store.ts";
+import type { Store, StoredEvent } from "../src/store/store.ts";
+import {
+  type BenchRow,
+  type BenchSandbox,
+  collect,
+  createBenchSandbox,
+  describeMedians,
+  median,
+  percentile,
+} from "./support.ts";
+
+const burst = 50;
+const aloneRuns = 3;
+const targetMs = 2000;
+const timeoutMs = 300_000;
+
+export async function benchServiceThroughput(): Promise<BenchRow[]> {
+  const sandbox = await createBenchSandbox();
+  const service = sandbox.spawnCli(["serve", "--port", "0", "--max-active", String(burst)]);
+  let serviceLog = "";
+  service.stdout?.on("data", (chunk) => {
+    serviceLog += chunk;
+  });
+  service.stderr?.on("data", (chunk) => {
+    serviceLog += chunk;
+  });
+  const store = await openStore(sandbox.home);
+  try {
+    await waitForService(sandbox, service.pid as number, () => serviceLog);
+    const context: AppContext = { store, home: sandbox.home };
+    const alone: number[] = [];
+    for (let run = 1; run <= aloneRuns; run++) {
+      const [id] = await submit(context, sandbox, [`alone-${run}`]);
+      await waitForStopped(store, [id], () => serviceLog);
+      alone.push(...delays(await store.readEvents(id)));
+    }
+    const submitStart = Date.now();
+    const ids = await submit(
+      context,
+      sandbox,
+      Array.from({ length: burst }, (_, index) => `burst-${String(index + 1).padStart(2, "0")}`),
+    );
+    const submitMs = Date.now() - submitStart;
+    await waitForStopped(store, ids, () => serviceLog);
+
+    const timelines = new Map<string, StoredEvent[]>();
+    for (const id of ids) timelines.set(id, await store.readEvents(id));
+    const reference = typesOf(await store.readEvents((await store.findLoop("alone-1"))?.id ?? ""));
+    const problems = checkNothingLost(timelines, reference, await readAll(store));
+    if (problems.length > 0) throw new Error(`events lost or out of order:\n${problems.join("\n")}`);
+    const notVerified = [...timelines].filter(
+      ([, events]) => events.findLast((event) => event.type === "loop_stopped")?.data.reason !== "verified",
+    );
+    if (notVerified.length > 0) throw new Error(`not verified: ${notVerified.map(([id]) => id).join(", ")}`);
+
+    const all = [...timelines.values()].flat();
+    const first = Math.min(...all.map((event) => Date.parse(event.at)));
+    const last = Math.max(...all.map((event) => Date.parse(event.at)));
+    const eventsPerSecond = all.length / ((last - first) / 1000);
+    const burstDelays = [...timelines.values()].flatMap(delays);
+    const pickups = [...timelines.values()].map((events) => gap(events, "loop_queued", "run_started"));
+    const preparing = [...timelines.values()].map((events) => gap(events, "run_started", "maker_started"));
+    const p95 = percentile(burstDelays, 95);
+    const steps = new Map<string, number[]>();
+    const aloneSteps = new Map<string, number[]>();
+    for (const events of timelines.values()) stepGaps(events, steps);
+    stepGaps(await store.readEvents((await store.findLoop("alone-1"))?.id ?? ""), aloneSteps);
+    return [
+      {
+        name: "service-throughput: submit → maker p95",
+        median: p95,
+        baselineName: "one loop alone, median",
+        baselineMedian: median(alone),
+        ratio: p95 / median(alone),
+        target: `< ${targetMs} ms`,
+        met: p95 < targetMs,
+        samples: burstDelays,
+        baselineSamples: alone,
+        details: [
+          `${burst} loops, all verified, submitted in ${submitMs} ms; median delay ${median(burstDelays).toFixed(0)} ms, max ${Math.max(...burstDelays).toFixed(0)} ms; alone: ${alone.map((value) => value.toFixed(0)).join(", ")} ms`,
+          `where the delay goes (median ms): queued → run_started ${median(pickups).toFixed(0)}, run_started → maker_started ${median(preparing).toFixed(0)} (worktrees, baseline gate)`,
+          `gap before each event up to the maker (median ms), burst: ${describeMedians(steps)}`,
+          `alone: ${describeMedians(aloneSteps)}`,
+          `${all.length} events in ${((last - first) / 1000).toFixed(1)} s: ${eventsPerSecond.toFixed(0)} events/s; none lost (seq contiguous per loop, global ids rising, ${reference.length} events per loop as alone)`,
+        ],
+      },
+    ];
+  } finally {
+    await store.close();
+    if (service.exitCode === null) {
+      service.kill("SIGTERM");
+      await new Promise((done) => service.once("exit", done));
+    }
+    await sandbox.cleanup();
+  }
+}
+
+/** Submits one loop per name, back to back, as `run --detach` does; returns their ids in order. */
+async function submit(context: AppContext, sandbox: BenchSandbox, names: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of names) {
+    const path = await sandbox.spec(
+      name,
+      `name: ${name}
+goal: done.txt exists.
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { done.txt: "done\\n" } }] }
+gates: [{ id: done, kind: tests-pass, run: "test -f done.txt" }]
+budget: { maxIterations: 2 }
+`,
+    );
+    const { loop } = await submitLoop({ context, source: { path }, by: { via: "cli", name: "bench" } });
+    ids.push(loop.id);
+  }
+  return ids;
+}
+
+async function waitForService(sandbox: BenchSandbox, pid: number, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if (JSON.parse(await readFile(join(sandbox.home, "service.json"), "utf8")).pid === pid) return;
+    } catch {
+      // Not written yet.
+    }
+    await delay(50);
+  }
+  throw new Error(`the service did not start:\n${log()}`);
+}
+
+/** Waits until every loop's last run ended (`run_ended` after its `loop_stopped`). */
+async function waitForStopped(store: Store, ids: string[], log: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let pending = ids;
+  while (Date.now() < deadline) {
+    const still: string[] = [];
+    for (const id of pending) {
+      const events = await store.readEvents(id);
+      const stopped = events.findLastIndex((event) => event.type === "loop_stopped");
+      if (stopped < 0 || events.findLastIndex((event) => event.type === "run_ended") < stopped)
+        still.push(id);
+    }
+    pending = still;
+    if (pending.length === 0) return;
+    await delay(250);
+  }
+  throw new Error(`${pending.length} loops did not stop in ${timeoutMs / 1000} s:\n${log().slice(-3000)}`);
+}
+
+/** Submission to the first maker command of each run, in ms. */
+function delays(events: StoredEvent[]): number[] {
+  return [gap(events, "loop_queued", "maker_started")];
+}
+
+function gap(events: StoredEvent[], from: string, to: string): number {
+  const start = events.find((event) => event.type === from);
+  const end = events.find((event) => event.type === to);
+  if (!start || !end) throw new Error(`no ${start ? to : from} event in loop ${events[0]?.loopId}`);
+  return Date.parse(end.at) - Date.parse(start.at);
+}
+
+/** The time before each event from `loop_queued` to the first `maker_started`, by event type. */
+function stepGaps(events: StoredEvent[], gaps: Map<string, number[]>): void {
+  const start = events.findIndex((event) => event.type === "loop_queued");
+  const end = events.findIndex((event) => event.type === "maker_started");
+  for (let index = start + 1; index <= end; index++)
+    collect(gaps, events[index].type, Date.parse(events[index].at) - Date.parse(events[index - 1].at));
+}
+
+function typesOf(events: StoredEvent[]): string[] {
+  return events.map((event) => event.type);
+}
+
+/** Every event of the store through the global feed, a page at a time. */
+async function readAll(store: Store): Promise<StoredEvent[]> {
+  const all: StoredEvent[] = [];
+  for (;;) {
+    const page = await store.readEventsAfter(all.at(-1)?.id ?? 0, 10_000);
+    all.push(...page);
+    if (page.length < 10_000) return all;
+  }
+}
+
+function checkNothingLost(
+  timelines: Map<string, StoredEvent[]>,
+  reference: string[],
+  feed: StoredEvent[],
+): string[] {
+  const problems: string[] = [];
+  for (const [id, events] of timelines) {
+    events.forEach((event, index) => {
+      if (event.seq !== index + 1) problems.push(`${id}: event ${index + 1} has seq ${event.seq}`);
+      if (index > 0 && event.id <= events[index - 1].id) problems.push(`${id}: id ${event.id} not rising`);
+    });
+    const types = typesOf(events).join(",");
+    if (types !== reference.join(","))
+      problems.push(`${id}: events ${types} differ from a lone loop's ${reference.join(",")}`);
+  }
+  for (let index = 1; index < feed.length; index++)
+    if (feed[index].id <= feed[index - 1].id) problems.push(`global feed: id ${feed[index].id} not rising`);
+  const burstIds = new Set(timelines.keys());
+  const fromFeed = feed.filter((event) => burstIds.has(event.loopId)).length;
+  const fromLoops = [...timelines.values()].reduce((total, events) => total + events.length, 0);
+  if (fromFeed !== fromLoops) problems.push(`global feed holds ${fromFeed} events, the loops ${fromLoops}`);
+  return problems;
+}
