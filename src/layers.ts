@@ -25,8 +25,8 @@ export const layers: readonly Layer[] = [
   },
   {
     name: "system",
-    areas: ["git", "process", "sandbox", "store"],
-    holds: "the operating system, git and the timeline store",
+    areas: ["git", "process", "sandbox", "store", "forge"],
+    holds: "the operating system, git, the timeline store and the forges' APIs (pull requests)",
   },
   {
     name: "parts",

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { listGateLogs, readGateLog } from "../src/app/gate-logs.ts";
 import { gateLogListSchema, gateLogRangeSchema } from "../src/app/schemas/file-schemas.ts";
+import { createRedactor } from "../src/core/redact.ts";
 import { FieldError, UsageError } from "../src/errors.ts";
 import { type AppSandbox, createAppSandbox, exhaustedSpec } from "./support/app-loops.ts";
 
@@ -99,6 +100,47 @@ test("bad ranges are refused on the field: past the end, negative, zero or over 
     assert.equal(error.field, "gate");
     return true;
   });
+});
+
+test("with a redactor, the log is redacted whole before a range is cut: pages never split a secret", async () => {
+  const secretValue = "sk-test-0123456789abcdef";
+  const redact = createRedactor({ SERVICE_API_KEY: secretValue });
+  const recheck = (await listGateLogs(sandbox.context, "noisy")).logs.find((log) => log.phase === "recheck");
+  assert.ok(recheck);
+  await appendFile(recheck.logPath, `the key is ${secretValue} (héllo)\n`);
+  const redacted = redact(await readFile(recheck.logPath, "utf8"));
+  const pieces = Array.from({ length: secretValue.length - 5 }, (_, at) => secretValue.slice(at, at + 6));
+  const marker = Buffer.byteLength(redacted) - Buffer.byteLength("[redacted:SERVICE_API_KEY] (héllo)\n");
+  for (const length of [5, 7, 13]) {
+    const parts: string[] = [];
+    for (let offset = marker - 40; ; ) {
+      const part = await readGateLog(
+        sandbox.context,
+        "noisy",
+        { gate: "done", phase: "recheck", offset, length },
+        { redact },
+      );
+      assert.equal(part.totalBytes, Buffer.byteLength(redacted), "sizes are the redacted log's");
+      for (const piece of pieces) assert.ok(!part.text.includes(piece), `a page shows '${piece}'`);
+      parts.push(part.text);
+      offset = part.nextOffset;
+      if (part.complete) break;
+    }
+    assert.equal(
+      parts.join(""),
+      Buffer.from(redacted)
+        .subarray(marker - 40)
+        .toString(),
+    );
+  }
+  // Without a redactor (the CLI's own logs), the bytes on disk.
+  const size = (await readFile(recheck.logPath)).length;
+  const raw = await readGateLog(sandbox.context, "noisy", {
+    gate: "done",
+    phase: "recheck",
+    offset: size - 40,
+  });
+  assert.ok(raw.text.endsWith(`${secretValue} (héllo)\n`), raw.text);
 });
 
 test("a log beyond the 16 MiB cap is read in ranges to its very end", async () => {

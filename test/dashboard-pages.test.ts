@@ -160,6 +160,22 @@ test("a gate log has line anchors; a large log is read a page of lines at a time
   assert.equal((await get(`/loops/${loopId}/iterations/1/gates/nope/grade/log`)).status, 404);
 });
 
+test("a log line cut at the long-line limit is redacted first: no half of a secret shows", async () => {
+  const graded = (await store.readEvents(loopId)).find(
+    (event) => event.type === "gate_ended" && (event.data.result as { phase: string }).phase === "grade",
+  );
+  assert.ok(graded);
+  const logPath = (graded.data.result as { logPath: string }).logPath;
+  // The secret straddles character 4000, where a long line is cut.
+  await writeFile(logPath, `first\n${"x".repeat(3990)}${secretValue}${"y".repeat(100)}\nlast\r\n`);
+  const page = await get(`/loops/${loopId}/iterations/1/gates/answer/grade/log`);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /Lines 1–3 of 3/);
+  assert.match(page.text, /more characters cut\)/);
+  assert.ok(!page.text.includes("s3cr3t"), "the page shows the start of the secret");
+  assert.match(page.text, /id="L3"><a class="number" href="#L3">3<\/a>last\n/);
+});
+
 test("the diff page shows the iteration's change per file; the file page reads a commit through git", async () => {
   const diff = await get(`/loops/${loopId}/iterations/2/diff`);
   assert.equal(diff.status, 200);

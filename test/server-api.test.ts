@@ -265,6 +265,36 @@ describe("secrets from the environment never appear in an answer", () => {
   });
 });
 
+describe("a secret straddling the boundary of two adjacent ranges", () => {
+  test("is never revealed by the two answers, wherever the boundary falls in it", async () => {
+    const url = `/api/loops/${loopId}/iterations/2/gates/count/log`;
+    const raw = await readFile(await lastLogPath());
+    const whole = Buffer.from(await (await request(url)).text());
+    const redactedAt = whole.indexOf("[redacted:DEPLOY_KEY]");
+    assert.ok(redactedAt > 0, "the answer holds the secret's place");
+    // Boundaries inside the secret as it lies on disk (where a cut of the raw log would split it) and
+    // inside its redacted place (where a cut of the answer falls).
+    const rawAt = raw.indexOf(secretValue);
+    assert.ok(rawAt > 0, "the log on disk holds the secret");
+    const boundaries = [1, 4, 8, secretValue.length - 1].flatMap((into) => [rawAt + into, redactedAt + into]);
+    const pieces = Array.from({ length: secretValue.length - 5 }, (_, at) => secretValue.slice(at, at + 6));
+    for (const boundary of boundaries) {
+      const first = await request(url, { headers: { range: `bytes=0-${boundary - 1}` } });
+      const second = await request(url, { headers: { range: `bytes=${boundary}-` } });
+      assert.equal(first.status, 206);
+      assert.equal(second.status, 206);
+      const joined = Buffer.concat([
+        Buffer.from(await first.arrayBuffer()),
+        Buffer.from(await second.arrayBuffer()),
+      ]).toString();
+      assert.ok(!joined.includes(secretValue), `the ranges split at ${boundary} join into the secret`);
+      for (const piece of pieces)
+        assert.ok(!joined.includes(piece), `the ranges split at ${boundary} show '${piece}' of the secret`);
+      assert.equal(joined, whole.toString(), "adjacent ranges join into the whole (redacted) log");
+    }
+  });
+});
+
 describe("bad bodies", () => {
   test("steer: unknown field, wrong type, nothing to change, an invalid gate: 400 naming the field, nothing filed", async () => {
     const before = (await store.readEvents(loopId)).length;

@@ -1,7 +1,8 @@
 /** A loop's final report: Markdown (src/loop/report.ts renders it) and its data as JSON. */
 import { summarizeLoop } from "../loop/iteration-summary.ts";
 import { gateStandings, renderReport } from "../loop/report.ts";
-import { strategyData } from "../loop/strategies/strategy-data.ts";
+import type { LoopState } from "../loop/state.ts";
+import { type StrategyData, strategyData } from "../loop/strategies/strategy-data.ts";
 import { type AppContext, readLoop } from "./app-context.ts";
 import type { LoopReport, LoopReportMarkdown } from "./schemas/report-schemas.ts";
 
@@ -20,7 +21,15 @@ export async function getReportData(context: AppContext, reference: string): Pro
     goal: state.spec.goal,
     ...summarizeLoop(state, events),
     gateStandings: gateStandings(state),
-    strategy: strategyData(state),
+    strategy: loopStrategyData(state),
     verdict: verdict ?? null,
   };
+}
+
+/**
+ * The strategy's part of the report's data (`report --json`'s `strategy`) for a replayed loop: the
+ * dashboard shows exactly this, so the page and the report never disagree.
+ */
+export function loopStrategyData(state: LoopState): StrategyData {
+  return strategyData(state);
 }

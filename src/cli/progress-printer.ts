@@ -117,7 +117,13 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return event.data.status === "completed"
         ? `  replanned: ${event.data.approach?.slice(0, 120)}`
         : `  replan ${event.data.status}${event.data.error ? `: ${event.data.error}` : ""}`;
+    case "pull_request_recorded":
+      return event.data.error
+        ? `pull request not opened: ${event.data.error}`
+        : `pull request ${event.data.created ? "opened" : "updated"}: ${event.data.url}${(event.data.waits ?? []).map((wait) => `\n        ${wait}`).join("")}`;
     case "loop_finished":
+      if (event.data.unchanged)
+        return `branch ${event.data.branch}: the tree is unchanged; nothing pushed, no pull request`;
       return `branch ${event.data.branch} at ${event.data.sha.slice(0, 10)}${event.data.pushed ? ` pushed to ${event.data.remote}` : ""}${event.data.error ? ` (push failed: ${event.data.error})` : ""}`;
     case "metric_measured": {
       const where =

@@ -304,12 +304,30 @@ export interface EventPayloads {
     usage?: TurnUsage;
   };
   loop_finished: {
-    action: "none" | "branch";
+    action: "none" | "branch" | "pull-request";
     branch: string;
     sha: string;
     pushed: boolean;
     remote?: string;
     error?: string;
+    /** The verified tree is the base's: nothing was pushed and no pull request is opened. */
+    unchanged?: boolean;
+  };
+  /**
+   * The pull request step of a `pull-request` finish, after the push: the pull (merge) request of the
+   * loop's branch was opened (`created`) or the open one updated, or the attempt failed (`error`).
+   * A loop killed before this event finds the open request on resume and updates it: never a duplicate.
+   */
+  pull_request_recorded: {
+    /** Absent when the forge could not be told. */
+    forge?: "github" | "gitlab" | "gitea";
+    sha: string;
+    number?: number;
+    url?: string;
+    created: boolean;
+    error?: string;
+    /** Rate limits waited out on the way, one line each. */
+    waits?: string[];
   };
   loop_stopped: { reason: StopReason; message: string };
   /** strategy metric: `samples` runs of the metric command on one commit (0: the base commit). */

@@ -42,6 +42,7 @@ const known: Record<EventType, true> = {
   replan_started: true,
   replan_ended: true,
   loop_finished: true,
+  pull_request_recorded: true,
   loop_stopped: true,
   tasks_read: true,
   task_completed: true,

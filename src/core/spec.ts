@@ -215,6 +215,34 @@ export const tamperSchema = z
     }
   });
 
+/**
+ * `finish:` what a verified loop leaves behind: nothing, its branch (pushed when there is a remote), or a
+ * pull request (GitLab: merge request) from that branch, opened or updated, never merged. `forge`,
+ * `api` and `repository` default to what the remote URL and the forge's environment variables say;
+ * `base` to the branch the loop started from.
+ */
+export const finishSchema = z
+  .object({
+    action: z.enum(["none", "branch", "pull-request"]).default("branch"),
+    forge: z.enum(["auto", "github", "gitlab", "gitea"]).default("auto"),
+    base: z.string().min(1).optional(),
+    draft: z.boolean().default(false),
+    labels: z.array(z.string().min(1)).default([]),
+    api: z.url({ protocol: /^https?$/, message: "an http(s) URL, e.g. https://api.github.com" }).optional(),
+    repository: z
+      .string()
+      .regex(/^[^/\s]+(\/[^/\s]+)+$/, "owner/name (GitLab: group/subgroup/name)")
+      .optional(),
+  })
+  .strict()
+  .superRefine((finish, context) => {
+    if (finish.action === "pull-request") return;
+    for (const field of ["base", "api", "repository"] as const)
+      if (finish[field] !== undefined)
+        context.addIssue({ code: "custom", path: [field], message: "only for action pull-request" });
+  });
+export type FinishSpec = z.infer<typeof finishSchema>;
+
 export const specSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9-]+$/, "use lowercase letters, digits and -"),
@@ -240,10 +268,7 @@ export const specSchema = z
       .strict()
       .default({ allow: ["**"], deny: [], protect: [] }),
     tamper: tamperSchema.default({ accept: [] }),
-    finish: z
-      .object({ action: z.enum(["none", "branch"]).default("branch") })
-      .strict()
-      .default({ action: "branch" }),
+    finish: finishSchema.default({ action: "branch", forge: "auto", draft: false, labels: [] }),
     /** When the service starts a new run of this loop; only `run --detach` registers it (see schedule-field.ts). */
     schedule: scheduleSchema.optional(),
   })

@@ -81,18 +81,26 @@ export function readRegularFileSync(path: string, options: ReadRegularFileOption
   }
 }
 
-/** Part of a regular file: `bytes` from `offset`, and the file's size when it was opened. */
-export type RegularFileRange = { ok: true; bytes: Buffer; totalBytes: number } | RegularFileRefusal;
+/**
+ * Part of a regular file: `bytes` from `offset`, and the file's size and modification time when it was
+ * opened (together they name the version read, for a cache of what was derived from it).
+ */
+export type RegularFileRange =
+  | { ok: true; bytes: Buffer; offset: number; totalBytes: number; modifiedMs: number }
+  | RegularFileRefusal;
+
+/** Which part of a file: at most `length` bytes from `offset`, or the last `lastBytes` bytes. */
+export type RegularFilePart = { offset: number; length: number } | { lastBytes: number };
 
 /**
- * Reads at most `length` bytes from `offset` of a regular file of any size, with the checks of
- * `readRegularFile` (O_NONBLOCK, type checked on the opened descriptor, O_NOFOLLOW with `noFollow`).
- * An offset at or past the end gives no bytes; the caller decides whether that is an error. Never throws
- * for a runtime failure.
+ * Reads part of a regular file of any size, with the checks of `readRegularFile` (O_NONBLOCK, type
+ * checked on the opened descriptor, O_NOFOLLOW with `noFollow`); a file larger than `maximumTotalBytes`
+ * (default: no limit) is refused whole (`EFBIG`) before a byte is read. An offset at or past the end
+ * gives no bytes; the caller decides whether that is an error. Never throws for a runtime failure.
  */
 export async function readRegularFileRange(
   path: string,
-  options: { offset: number; length: number; noFollow?: boolean },
+  options: RegularFilePart & { noFollow?: boolean; maximumTotalBytes?: number },
 ): Promise<RegularFileRange> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -102,17 +110,25 @@ export async function readRegularFileRange(
   }
   try {
     const stats = await handle.stat();
-    const refused = refusal(stats, Number.POSITIVE_INFINITY);
+    const refused = refusal(stats, options.maximumTotalBytes ?? Number.POSITIVE_INFINITY);
     if (refused) return refused;
-    const wanted = Math.max(0, Math.min(options.length, stats.size - options.offset));
+    const offset = "lastBytes" in options ? Math.max(0, stats.size - options.lastBytes) : options.offset;
+    const asked = "lastBytes" in options ? options.lastBytes : options.length;
+    const wanted = Math.max(0, Math.min(asked, stats.size - offset));
     const buffer = Buffer.alloc(wanted);
     let length = 0;
     while (length < wanted) {
-      const { bytesRead } = await handle.read(buffer, length, wanted - length, options.offset + length);
+      const { bytesRead } = await handle.read(buffer, length, wanted - length, offset + length);
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return { ok: true, bytes: buffer.subarray(0, length), totalBytes: stats.size };
+    return {
+      ok: true,
+      bytes: buffer.subarray(0, length),
+      offset,
+      totalBytes: stats.size,
+      modifiedMs: stats.mtimeMs,
+    };
   } catch (error) {
     return failure(error);
   } finally {

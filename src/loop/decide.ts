@@ -49,6 +49,7 @@ export type Action =
   | { kind: "complete_task"; iteration: number; taskId: string }
   | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
   | { kind: "finish" }
+  | { kind: "open_pull_request" }
   | { kind: "pause" }
   | { kind: "park"; until: string; spentTodayUsd: number }
   | { kind: "wait"; until: string }
@@ -222,7 +223,17 @@ function decideBetween(state: LoopState, now: number): Action {
   if (own && own !== "continue") return own;
   if (last?.ended?.outcome === "verified" && own !== "continue") {
     if (!state.finished) return { kind: "finish" };
-    return { kind: "stop", reason: "verified", message: strategy.verifiedMessage(state, last) };
+    if (state.spec.finish.action === "pull-request" && state.finished.pushed && !state.pullRequest)
+      return { kind: "open_pull_request" };
+    const pull = state.pullRequest;
+    const opened = !pull
+      ? state.finished.unchanged
+        ? "; the tree is unchanged, no pull request"
+        : ""
+      : pull.error
+        ? `; no pull request: ${pull.error}`
+        : `; pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`;
+    return { kind: "stop", reason: "verified", message: `${strategy.verifiedMessage(state, last)}${opened}` };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };

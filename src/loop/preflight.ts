@@ -13,8 +13,10 @@ import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
-import { git } from "../git/git.ts";
-import { resolveCommit, resolveRepository } from "../git/repository.ts";
+import { ciTriggerWarnings } from "../forge/forge-doctor.ts";
+import { openForge } from "../forge/open-forge.ts";
+import { git, gitResult } from "../git/git.ts";
+import { defaultRemote, resolveCommit, resolveRepository } from "../git/repository.ts";
 import { fileAt } from "../git/tree-with-file.ts";
 import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
@@ -98,6 +100,11 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
     const problem = await taskListProblem(repoRoot, baseSha, spec.strategy.file);
     if (problem) problems.push(`${label}: strategy.file: ${problem}`);
   }
+  if (spec.finish.action === "pull-request" && repoRoot) {
+    const { problem, warnings: forgeWarnings } = await pullRequestProblem(spec, repoRoot);
+    if (problem) problems.push(`${label}: finish: ${problem}`);
+    warnings.push(...forgeWarnings.map((warning) => `finish: ${warning}`));
+  }
   return { problems, warnings, repoRoot, baseSha };
 }
 
@@ -110,6 +117,23 @@ async function taskListProblem(repoRoot: string, baseSha: string, file: string):
   if (!parsed.ok) return `${file}: ${parsed.problem}`;
   if (parsed.tasks.every((task) => task.done)) return `${file}: every task is already done: nothing to do`;
   return undefined;
+}
+
+/** For `finish: pull-request`: a remote to push to, a forge that can be told, a token it accepts with push access. */
+async function pullRequestProblem(
+  spec: Spec,
+  repoRoot: string,
+): Promise<{ problem?: string; warnings: string[] }> {
+  const remote = await defaultRemote(repoRoot);
+  if (!remote)
+    return { problem: "no remote to push to: add one (git remote add origin <url>)", warnings: [] };
+  const url = await gitResult(["remote", "get-url", remote], repoRoot, { trim: true });
+  const opened = await openForge(spec.finish, url.code === 0 ? url.stdout : undefined, { maxWaitMs: 10_000 });
+  if ("problem" in opened) return { problem: opened.problem, warnings: [] };
+  return {
+    problem: await opened.client.checkAccess(),
+    warnings: ciTriggerWarnings(opened.target.forge, opened.tokenSource, process.env),
+  };
 }
 
 /** A readable summary of what the loop would do, without doing it. */

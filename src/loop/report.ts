@@ -36,6 +36,11 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
       `Branch \`${state.spec.branch}\` at \`${state.finished.sha.slice(0, 12)}\`${state.finished.pushed ? " (pushed)" : ""}.`,
     );
     if (state.finished.error) lines.push(`Push failed: ${state.finished.error}`);
+    if (state.finished.unchanged)
+      lines.push("The tree is unchanged: nothing was pushed and no pull request opened.");
+    const pull = state.pullRequest;
+    if (pull?.error) lines.push(`No pull request: ${pull.error}`);
+    else if (pull) lines.push(`Pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`);
   }
   const strategySection = strategyOf(state.spec).reportSection(state);
   if (strategySection.length > 0) lines.push("", ...strategySection);

@@ -5,6 +5,7 @@
  */
 import type {
   DroppedFinding,
+  EventPayloads,
   GatePhase,
   GateResult,
   IterationOutcome,
@@ -147,7 +148,9 @@ export interface LoopState {
   replanRunning: boolean;
   /** Lessons the loop learned (verifier rejections, replans), in timeline order. */
   lessons: Lesson[];
-  finished?: { pushed: boolean; sha: string; error?: string };
+  finished?: { pushed: boolean; sha: string; error?: string; unchanged?: boolean; remote?: string };
+  /** The pull request step of this run's finish, once recorded. */
+  pullRequest?: EventPayloads["pull_request_recorded"];
   costUsd: number;
   /** Tokens the loop's turns used, where their engines reported them. */
   tokens: { input: number; output: number };
@@ -297,6 +300,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopReason: undefined,
         stopMessage: undefined,
         finished: undefined,
+        pullRequest: undefined,
         resumedAfterIteration: state.iterations.at(-1)?.number ?? 0,
       };
     case "iteration_started":
@@ -508,8 +512,16 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
     case "loop_finished":
       return {
         ...state,
-        finished: { pushed: event.data.pushed, sha: event.data.sha, error: event.data.error },
+        finished: {
+          pushed: event.data.pushed,
+          sha: event.data.sha,
+          error: event.data.error,
+          unchanged: event.data.unchanged,
+          remote: event.data.remote,
+        },
       };
+    case "pull_request_recorded":
+      return { ...state, pullRequest: event.data };
     case "loop_stopped":
       // Stopping removes the worktrees, so a resumed loop prepares them again.
       return {

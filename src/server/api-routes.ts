@@ -2,12 +2,12 @@
  * The JSON API's routes: each one parses its request by the application layer's schema, calls one
  * function of src/app/ (the CLI's commands call the same ones) and answers by its schema.
  */
-import type { Context } from "hono";
 import { z } from "zod";
 import type { AppContext } from "../app/app-context.ts";
 import { getBrief } from "../app/brief.ts";
 import { cancelLoop } from "../app/cancel-loop.ts";
 import { deleteLoop } from "../app/delete-loop.ts";
+import { readGateLogBytes } from "../app/gate-log-reader.ts";
 import { listGateLogs } from "../app/gate-logs.ts";
 import { getIterationDiff } from "../app/iteration-diff.ts";
 import { getIteration, listIterations } from "../app/iterations.ts";
@@ -27,8 +27,6 @@ import { timelinePageRequestSchema, timelinePageSchema } from "../app/schemas/ti
 import { steerLoop } from "../app/steer-loop.ts";
 import { readTimelinePage } from "../app/timeline-page.ts";
 import type { Redact } from "../core/redact.ts";
-import { FieldError } from "../errors.ts";
-import { homeLayout } from "../paths.ts";
 import type { AccessGuard } from "./access-guard.ts";
 import {
   deleteQuerySchema,
@@ -43,7 +41,7 @@ import {
   submitAnswerSchema,
   submitBodySchema,
 } from "./api-schemas.ts";
-import { readLog, requestedRange } from "./log-range.ts";
+import { answerLog, requestedRange } from "./log-answer.ts";
 import { type ApiRoute, defineRoute } from "./route-table.ts";
 import { submitFromBody } from "./submit-route.ts";
 
@@ -183,20 +181,9 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       query: gateLogQuerySchema,
       answer: { kind: "text", status: 200, mediaType: "text/plain", description: "the log", ranged: true },
       handle: async ({ params, query, context: request }) => {
-        const list = await listGateLogs(context, params.id, {
-          iteration: params.iteration,
-          gate: params.gate,
-        });
-        const runs = query.phase ? list.logs.filter((log) => log.phase === query.phase) : list.logs;
-        const run = runs.at(-1);
-        if (!run)
-          throw new FieldError(
-            "phase",
-            `iteration ${list.iteration} has no ${query.phase} run of gate '${params.gate}'`,
-          );
-        const folder = homeLayout(context.home).loopDirectory(list.loopId);
         const range = requestedRange(request.req.header("range"), query);
-        return answerLog(request, await readLog(run.logPath, folder, range, redact));
+        const run = { iteration: params.iteration, gate: params.gate, phase: query.phase };
+        return answerLog(request, await readGateLogBytes(context, params.id, run, { range, redact }));
       },
     }),
     defineRoute({
@@ -244,26 +231,4 @@ export function apiRoutes(dependencies: ApiRouteDependencies): ApiRoute[] {
       }),
     ),
   ];
-}
-
-/** A log read as an answer: 200 whole, 206 with Content-Range, 416 with the size, or the refusal. */
-function answerLog(context: Context, read: Awaited<ReturnType<typeof readLog>>): Response {
-  const type = { "content-type": "text/plain; charset=utf-8", "accept-ranges": "bytes" };
-  switch (read.kind) {
-    case "whole":
-      return context.body(new Uint8Array(read.bytes), 200, type);
-    case "partial":
-      return context.body(new Uint8Array(read.bytes), 206, {
-        ...type,
-        "content-range": `bytes ${read.start}-${read.end - 1}/${read.size}`,
-      });
-    case "unsatisfiable":
-      return context.json(
-        { error: `the range starts past the end of the log (${read.size} bytes)`, field: "range" },
-        416,
-        { "content-range": `bytes */${read.size}` },
-      );
-    case "refused":
-      return context.json({ error: read.reason }, read.status);
-  }
 }

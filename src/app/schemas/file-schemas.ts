@@ -66,12 +66,18 @@ export const gateLogListSchema = z.object({
 /** Largest part of a log one read returns: 16 MiB, the default cap of a whole log. */
 export const maximumLogReadBytes = 16 * 1024 * 1024;
 
-export const gateLogReadRequestSchema = z
+/** Which run's log: iteration (default: the last that ran its gates), gate, phase. */
+export const gateLogRunRequestSchema = z
   .object({
     iteration: iterationField.optional(),
     gate: z.string().min(1),
     /** grade, recheck, confirm, baseline...; default: the gate's last run in the iteration. */
     phase: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const gateLogReadRequestSchema = gateLogRunRequestSchema
+  .extend({
     offset: z.coerce.number().int().nonnegative().default(0),
     length: z.coerce
       .number()
@@ -108,5 +114,6 @@ export type DiffRequest = z.input<typeof diffRequestSchema>;
 export type IterationDiff = z.infer<typeof iterationDiffSchema>;
 export type GateLogsRequest = z.input<typeof gateLogsRequestSchema>;
 export type GateLogList = z.infer<typeof gateLogListSchema>;
+export type GateLogRunRequest = z.input<typeof gateLogRunRequestSchema>;
 export type GateLogReadRequest = z.input<typeof gateLogReadRequestSchema>;
 export type GateLogRange = z.infer<typeof gateLogRangeSchema>;

@@ -12,7 +12,7 @@ export const gateStandingSchema = z.object({
   passedOnBase: z.boolean().nullable(),
 });
 
-/** What the loop's strategy found: a streak's runs and per-test failure rates, a task list's standing. */
+/** What the loop's strategy found: a streak's runs and per-test failure rates, a task list's standing, a metric's results table. */
 export const strategyDataSchema = z.object({
   kind: z.string(),
   streak: z
@@ -32,6 +32,18 @@ export const strategyDataSchema = z.object({
           removedBy: z.number().optional(),
         }),
       ),
+      passes: z.number(),
+      maxRuns: z.number(),
+      runs: z.array(
+        z.object({
+          iteration: z.number(),
+          phase: z.string(),
+          sha: z.string(),
+          passed: z.boolean(),
+          failing: z.array(z.string()),
+        }),
+      ),
+      proves: z.string().optional(),
     })
     .optional(),
   tasks: z
@@ -47,6 +59,8 @@ export const strategyDataSchema = z.object({
       }),
     )
     .optional(),
+  taskFile: z.string().optional(),
+  currentTaskId: z.string().optional(),
   metric: z
     .object({
       measurements: z.array(
@@ -71,6 +85,32 @@ export const strategyDataSchema = z.object({
           keptSha: z.string(),
           ref: z.string().optional(),
           reason: z.string(),
+        }),
+      ),
+      summary: z
+        .object({
+          direction: z.enum(["minimize", "maximize"]),
+          samples: z.number(),
+          baseSha: z.string(),
+          baseMedian: z.number(),
+          noise: z.number(),
+          best: z.number(),
+          bestSha: z.string(),
+          kept: z.number(),
+          target: z.number().optional(),
+        })
+        .optional(),
+      attempts: z.array(
+        z.object({
+          iteration: z.number(),
+          sha: z.string(),
+          samples: z.array(z.number()),
+          median: z.number().optional(),
+          remeasured: z.number().optional(),
+          kept: z.boolean(),
+          reason: z.string(),
+          ref: z.string().optional(),
+          bestAfter: z.number(),
         }),
       ),
     })

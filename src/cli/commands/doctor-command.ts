@@ -1,9 +1,12 @@
 /**
  * `doctor`: which engines are installed, their versions, credentials, providers and cost reporting, and
- * whether turns run in the operating-system sandbox.
+ * whether turns run in the operating-system sandbox, and the forge of the repository in the current
+ * folder (remote, API, token; see forge-doctor.ts).
  */
+
 import { checkEngines } from "../../engines/engine-doctor.ts";
 import { unsandboxedWarning } from "../../engines/engine-notes.ts";
+import { checkForge } from "../../forge/forge-doctor.ts";
 import { sandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 
 const costWords: Record<string, string> = {
@@ -30,6 +33,9 @@ export async function doctorCommand(options: { json?: boolean }): Promise<number
     );
   }
   process.stdout.write("✓ command, scripted: built in\n");
+  const forge = await checkForge(process.cwd());
+  process.stdout.write(`${forge.ok ? "✓" : "✗"} ${forge.line}\n`);
+  for (const warning of forge.warnings) process.stdout.write(`  warning: ${warning}\n`);
   const sandbox = sandboxAvailability();
   process.stdout.write(
     sandbox.available

@@ -7,6 +7,7 @@ import { commitIteration, screenChange } from "./commit-and-screen.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { judgeAttempt, measureMetric } from "./metric-steps.ts";
+import { openPullRequest } from "./open-pull-request.ts";
 import { prepare } from "./prepare.ts";
 import { runReplanTurn } from "./replan-turn.ts";
 import { runReviewTurn } from "./review-turn.ts";
@@ -62,6 +63,8 @@ export async function executeAction(context: RunContext, action: Action): Promis
     }
     case "finish":
       return finishLoop(context);
+    case "open_pull_request":
+      return openPullRequest(context);
     case "pause":
       return context.append("loop_paused", {});
     case "park": {

@@ -7,7 +7,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { StopReason } from "../../core/events.ts";
-import { git } from "../../git/git.ts";
+import { git, gitResult } from "../../git/git.ts";
 import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { pushBranch } from "../../git/push.ts";
 import { defaultRemote } from "../../git/repository.ts";
@@ -29,9 +29,20 @@ export async function finishLoop(context: RunContext): Promise<void> {
     await context.append("loop_finished", { action, branch, sha, pushed: false });
     return;
   }
+  // A pull request only for a change: a verified tree equal to the base's opens nothing.
+  if (
+    action === "pull-request" &&
+    state.baseSha &&
+    (await sameTree(context.loop.repoRoot, state.baseSha, sha))
+  ) {
+    await context.append("loop_finished", { action, branch, sha, pushed: false, unchanged: true });
+    return;
+  }
   const remote = await defaultRemote(context.loop.repoRoot);
   if (!remote) {
-    await context.append("loop_finished", { action, branch, sha, pushed: false });
+    const error =
+      action === "pull-request" ? "no remote to push to: add one (git remote add origin <url>)" : undefined;
+    await context.append("loop_finished", { action, branch, sha, pushed: false, error });
     return;
   }
   // The last line of defence: whatever reached the branch, a known secret value is never pushed.
@@ -61,6 +72,12 @@ export async function finishLoop(context: RunContext): Promise<void> {
     remote,
     error: push.error,
   });
+}
+
+async function sameTree(root: string, first: string, second: string): Promise<boolean> {
+  const trees = await gitResult(["rev-parse", `${first}^{tree}`, `${second}^{tree}`], root, { trim: true });
+  const [a, b] = trees.stdout.split("\n");
+  return trees.code === 0 && a === b;
 }
 
 export async function stopLoop(context: RunContext, reason: StopReason, message: string): Promise<void> {

@@ -1,6 +1,6 @@
 /** The streak's section of the report: what the runs prove, per-test failure rates, which fix removed what. Pure. */
 import type { LoopState } from "../state.ts";
-import { streakStatistics } from "./streak-statistics.ts";
+import { type StreakStatistics, streakStatistics } from "./streak-statistics.ts";
 
 export function streakReport(state: LoopState, passes: number): string[] {
   const stats = streakStatistics(state);
@@ -8,13 +8,8 @@ export function streakReport(state: LoopState, passes: number): string[] {
   lines.push(
     `${stats.fullRuns} full runs of the suite, ${stats.failedRuns} red; the last commit it ran on (\`${stats.finalSha?.slice(0, 12) ?? "none"}\`) ended with ${stats.finalStreak} consecutive passes (${passes} asked).`,
   );
-  if (stats.failureRateBound !== undefined) {
-    const percent = (stats.failureRateBound * 100).toFixed(1);
-    lines.push(
-      "",
-      `What this proves: 0 failures in ${stats.finalStreak} runs bounds that commit's failure rate below ${percent}% at 95% confidence (about 3/${stats.finalStreak}, the rule of three). It does not prove the flake is gone; more runs narrow the bound.`,
-    );
-  }
+  const proves = streakProofStatement(stats);
+  if (proves) lines.push("", proves);
   if (stats.tests.length === 0) {
     lines.push("", "No run failed: the suite was stable, and nothing was changed.");
     return lines;
@@ -32,6 +27,13 @@ export function streakReport(state: LoopState, passes: number): string[] {
     );
   }
   return lines;
+}
+
+/** What the final clean streak proves (the 95% bound, the rule of three); undefined without one. */
+export function streakProofStatement(stats: StreakStatistics): string | undefined {
+  if (stats.failureRateBound === undefined) return undefined;
+  const percent = (stats.failureRateBound * 100).toFixed(1);
+  return `What this proves: 0 failures in ${stats.finalStreak} runs bounds that commit's failure rate below ${percent}% at 95% confidence (about 3/${stats.finalStreak}, the rule of three). It does not prove the flake is gone; more runs narrow the bound.`;
 }
 
 function accountOf(state: LoopState, iteration: number): string | undefined {

@@ -1,40 +1,20 @@
 /**
  * A gate run's full log, a page of lines at a time, each line with an anchor (`#L120`) that the digest
  * links to. The run is named by iteration, gate and phase; its path comes from the timeline, never from
- * the request.
+ * the request (see `readLogLines`).
  */
 import { html } from "hono/html";
-import type { GateResult } from "../../core/events.ts";
-import { allGateResults, type LoopState } from "../../loop/state.ts";
 import { digestView } from "./digest-view.ts";
 import { duration, shortSha } from "./format.ts";
 import { links, logPageLines } from "./links.ts";
-import { readLogLines } from "./log-lines.ts";
+import type { LogLines } from "./log-page-lines.ts";
 import type { LoopView } from "./loop-view.ts";
 import { badge, type Markup, page } from "./page-layout.ts";
 
-/** The gate run of `iteration` (0: the baseline), gate and phase; undefined when there is none. */
-export function findGateRun(
-  state: LoopState,
-  iteration: number,
-  gateId: string,
-  phase: string,
-): GateResult | undefined {
-  if (iteration === 0) return phase === "baseline" ? state.baseline[gateId] : undefined;
-  const found = state.iterations.find((candidate) => candidate.number === iteration);
-  return found
-    ? allGateResults(found).find((result) => result.id === gateId && result.phase === phase)
-    : undefined;
-}
-
-export async function gateLogPage(
-  view: LoopView,
-  iteration: number,
-  result: GateResult,
-  from: number,
-): Promise<Markup> {
+/** The page of a gate run's log that `read` holds (`readLogLines`), from line `from`. */
+export function gateLogPage(view: LoopView, read: LogLines, from: number): Markup {
   const loopId = view.loop.id;
-  const read = await readLogLines(result.logPath, from, logPageLines);
+  const { iteration, result } = read.run;
   const title = `${result.id} (${result.phase}), ${iteration === 0 ? "base commit" : `iteration ${iteration}`}`;
   const pager = (total: number) => {
     const previous =

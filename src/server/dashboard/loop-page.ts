@@ -17,6 +17,7 @@ import { capText, clock, dollars, duration, shortSha, tokens } from "./format.ts
 import { links } from "./links.ts";
 import { costToday, type LoopView, phaseInWords, statusTone } from "./loop-view.ts";
 import { badge, type Markup, page } from "./page-layout.ts";
+import { strategyView } from "./strategy-view.ts";
 import { timelineView } from "./timeline-view.ts";
 
 export interface LoopPageOptions {
@@ -67,12 +68,13 @@ function loopHead(view: LoopView, secret: string, message?: FormMessage): Markup
   return html`${header(view, state)}${controlForms(view.loop.id, view.status, secret, message, state.stopReason === "verified")}`;
 }
 
-/** The charts and the timeline. */
+/** The charts, the strategy's section and the timeline. */
 function loopBody(view: LoopView): Markup {
   const state = view.state;
   if (!state) return html``;
   return html`${view.damaged.length > 0 ? html`<p class="warning">${view.damaged.length} damaged event row(s) skipped: ${view.damaged.map((entry) => `seq ${entry.seq}: ${entry.reason}`).join("; ")}</p>` : ""}
 ${chartsView(view, state)}
+${strategyView(view.loop.id, view.strategy)}
 <h2>Timeline</h2>
 ${timelineView(view, state)}`;
 }

@@ -6,8 +6,10 @@
 import { type AppContext, replay } from "../../app/app-context.ts";
 import { type DisplayStatus, displayStatus } from "../../app/display-status.ts";
 import { listLoops } from "../../app/list-loops.ts";
+import { loopStrategyData } from "../../app/loop-report.ts";
 import type { LoopEvent } from "../../core/events.ts";
 import { currentIteration, type LoopState } from "../../loop/state.ts";
+import type { StrategyData } from "../../loop/strategies/strategy-data.ts";
 import type { DamagedEvent } from "../../loop/timeline.ts";
 import type { LoopRecord } from "../../store/store.ts";
 
@@ -21,6 +23,8 @@ export interface LoopView {
   damaged: DamagedEvent[];
   /** Position in the service's queue (1 = next), when queued. */
   queuePosition?: number;
+  /** The strategy's data as the report gives it (runs, tasks, results table), when the loop was read. */
+  strategy?: StrategyData;
   /** Why the loop could not be read at all (status `damaged`). */
   problem?: string;
 }
@@ -39,7 +43,15 @@ export async function readLoopView(context: AppContext, loop: LoopRecord): Promi
     status === "queued"
       ? ((await listLoops(context)).loops.find((row) => row.id === loop.id)?.queuePosition ?? undefined)
       : undefined;
-  return { loop, status, state: read.state, events: read.events, damaged: read.damaged, queuePosition };
+  return {
+    loop,
+    status,
+    state: read.state,
+    events: read.events,
+    damaged: read.damaged,
+    queuePosition,
+    strategy: loopStrategyData(read.state),
+  };
 }
 
 /**

@@ -25,8 +25,10 @@ import { serveAsset } from "./assets.ts";
 import { briefPage } from "./brief-page.ts";
 import { diffPage } from "./diff-page.ts";
 import { filePage, loopCommits, readFileAtCommit, safeRepositoryPath } from "./file-page.ts";
-import { findGateRun, gateLogPage } from "./gate-log-page.ts";
+import { gateLogPage } from "./gate-log-page.ts";
 import { iterationPage } from "./iteration-page.ts";
+import { logPageLines } from "./links.ts";
+import { createLineIndexCache, readLogLines } from "./log-page-lines.ts";
 import { livePart, loopFragment, loopPage } from "./loop-page.ts";
 import { type LoopView, readLoopView } from "./loop-view.ts";
 import { loopsFragment } from "./loops-page.ts";
@@ -37,7 +39,7 @@ import { steerBodyFromForm } from "./steer-form-body.ts";
 /** What the dashboard uses of the server (`ServerDependencies` fits), and where pasted specs' paths start. */
 export type DashboardDependencies = Pick<
   ServerDependencies,
-  "store" | "home" | "secret" | "actorOf" | "context"
+  "store" | "home" | "secret" | "actorOf" | "context" | "redact"
 > & {
   /** The folder a pasted spec's relative paths are read from, by default (default: the working directory). */
   specFolder?: string;
@@ -47,6 +49,7 @@ type OwnerAction = "steer" | "pause" | "resume" | "cancel";
 
 export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   const { context, actorOf } = deps;
+  const lineIndexes = createLineIndexCache();
   const findView = async (reference: string): Promise<LoopView | undefined> => {
     const loop = await context.store.findLoop(reference);
     return loop ? readLoopView(context, loop) : undefined;
@@ -143,14 +146,29 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   });
   app.get("/loops/:id/iterations/:iteration/gates/:gate/:phase/log", async (request) => {
     const view = await findView(request.req.param("id"));
-    const number = Number(request.req.param("iteration"));
-    const result =
-      view?.state && Number.isInteger(number)
-        ? findGateRun(view.state, number, request.req.param("gate"), request.req.param("phase"))
-        : undefined;
-    if (!view || !result) return notFound(request);
+    if (!view) return notFound(request);
     const from = Math.max(1, Math.floor(Number(request.req.query("from") ?? 1)) || 1);
-    return request.html(await gateLogPage(view, number, result, from));
+    const run = {
+      iteration: request.req.param("iteration"),
+      gate: request.req.param("gate"),
+      phase: request.req.param("phase"),
+    };
+    const read = await readLogLines(
+      context,
+      view.loop.id,
+      run,
+      { from, count: logPageLines },
+      {
+        cache: lineIndexes,
+        redact: deps.redact,
+      },
+    ).catch((error: unknown) => {
+      // No such iteration, gate or run of it: the page is not there.
+      if (error instanceof UsageError) return undefined;
+      throw error;
+    });
+    if (!read) return notFound(request);
+    return request.html(gateLogPage(view, read, from));
   });
   app.get("/loops/:id/files/:sha", async (request) => {
     const view = await findView(request.req.param("id"));

@@ -110,6 +110,16 @@ function eventNote(event: { type: string; at: string; data: Record<string, unkno
         owner: false,
         text: html`finished: ${data.pushed ? html`branch <code>${String(data.branch)}</code> pushed` : html`branch <code>${String(data.branch)}</code> at <code>${String(data.sha).slice(0, 10)}</code>`}${data.error ? html` <span class="warning">${String(data.error)}</span>` : ""}`,
       };
+    case "pull_request_recorded": {
+      if (data.error)
+        return {
+          owner: false,
+          text: html`pull request not opened: <span class="warning">${String(data.error)}</span>`,
+        };
+      const url = String(data.url ?? "");
+      const link = /^https?:\/\//.test(url) ? html`<a href="${url}">${url}</a>` : html`${url}`;
+      return { owner: false, text: html`pull request ${data.created ? "opened" : "updated"}: ${link}` };
+    }
     case "loop_stopped":
       return {
         owner: false,

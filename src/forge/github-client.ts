@@ -1,0 +1,118 @@
+/**
+ * GitHub (github.com and GitHub Enterprise Server) through Octokit, with its retry plugin (server
+ * errors) and throttling plugin (403/429 rate limits waited out up to `maxWaitMs`, each wait reported).
+ */
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+import { Octokit } from "@octokit/rest";
+import {
+  defaultMaxRateLimitWaitMs,
+  type ForgeClient,
+  type ForgeClientOptions,
+  ForgeRequestError,
+  type PullRequestReference,
+} from "./forge-client.ts";
+
+const ThrottledOctokit = Octokit.plugin(retry, throttling);
+
+export function githubClient(options: ForgeClientOptions & { tokenSource: string }): ForgeClient {
+  const maxWaitMs = options.maxWaitMs ?? defaultMaxRateLimitWaitMs;
+  const [owner, repo] = splitRepository(options.target.repository);
+  const waitOut =
+    (kind: string) =>
+    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+      if (retryCount >= 3 || retryAfter * 1000 > maxWaitMs) return false;
+      options.onWait?.(
+        `GitHub ${kind} rate limit on ${request.method} ${request.url}: waiting ${retryAfter}s`,
+      );
+      return true;
+    };
+  const octokit = new ThrottledOctokit({
+    auth: options.token,
+    baseUrl: options.target.api,
+    userAgent: "loopwright",
+    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    retry: { doNotRetry: [400, 401, 403, 404, 422, 429] },
+    throttle: { onRateLimit: waitOut("primary"), onSecondaryRateLimit: waitOut("secondary") },
+  });
+  const fail = (error: unknown): never => {
+    throw asForgeError(error, options.tokenSource);
+  };
+  const reference = (pull: { number: number; html_url: string }): PullRequestReference => ({
+    number: pull.number,
+    url: pull.html_url,
+  });
+  return {
+    forge: "github",
+    async checkAccess() {
+      try {
+        const { data } = await octokit.rest.repos.get({ owner, repo });
+        if (data.permissions && !data.permissions.push)
+          return `the GitHub token from ${options.tokenSource} cannot push to ${options.target.repository}: give it write access`;
+        return undefined;
+      } catch (error) {
+        return asForgeError(error, options.tokenSource).message;
+      }
+    },
+    async findOpen(head, base) {
+      const { data } = await octokit.rest.pulls
+        .list({ owner, repo, state: "open", head: `${owner}:${head}`, base, per_page: 10 })
+        .catch(fail);
+      const pull = data.find((candidate) => candidate.head.ref === head);
+      return pull ? reference(pull) : undefined;
+    },
+    async create(request) {
+      const { data } = await octokit.rest.pulls
+        .create({
+          owner,
+          repo,
+          head: request.head,
+          base: request.base,
+          title: request.title,
+          body: request.body,
+          draft: request.draft,
+        })
+        .catch(fail);
+      if (request.labels.length > 0)
+        await octokit.rest.issues
+          .addLabels({ owner, repo, issue_number: data.number, labels: [...request.labels] })
+          .catch(fail);
+      return reference(data);
+    },
+    async update(number, content) {
+      const { data } = await octokit.rest.pulls
+        .update({ owner, repo, pull_number: number, title: content.title, body: content.body })
+        .catch(fail);
+      return reference(data);
+    },
+  };
+}
+
+function splitRepository(repository: string): [string, string] {
+  const slash = repository.indexOf("/");
+  return [repository.slice(0, slash), repository.slice(slash + 1)];
+}
+
+/** Octokit's RequestError (or a network failure) as a ForgeRequestError with advice for the user. */
+function asForgeError(error: unknown, tokenSource: string): ForgeRequestError {
+  const status =
+    typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : 0;
+  const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  if (status === 401)
+    return new ForgeRequestError(
+      status,
+      `GitHub refused the token from ${tokenSource} (401 ${detail}): renew it or set GITHUB_TOKEN to a valid token`,
+    );
+  if (status === 403)
+    return new ForgeRequestError(
+      status,
+      `GitHub: the token from ${tokenSource} may not do this (403 ${detail}): give it contents and pull-requests write access`,
+    );
+  if (status === 404)
+    return new ForgeRequestError(
+      status,
+      `GitHub: repository not found (404): check finish.repository and finish.api, and that the token from ${tokenSource} can see it`,
+    );
+  if (status === 0) return new ForgeRequestError(0, `GitHub API unreachable: ${detail}`);
+  return new ForgeRequestError(status, `GitHub API answered ${status}: ${detail}`);
+}

@@ -1,0 +1,222 @@
+/**
+ * GitLab and Gitea/Forgejo API stand-ins on loopback for the merge/pull request endpoints loopwright
+ * calls, answering with the shapes of their published API descriptions (GitLab REST v4: projects,
+ * merge_requests with iid/web_url/source_branch; Gitea swagger v1: repos, pulls with number/html_url/
+ * head.ref, labels by id; Gitea answers an edit with 201). GitLab is served under a path prefix, as a
+ * self-hosted GitLab at https://host/gitlab is.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+export interface FakeRequest {
+  number: number;
+  url: string;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  labels: string[];
+}
+
+export interface FakeForge {
+  /** The API base URL to give as finish.api. */
+  api: string;
+  requests: FakeRequest[];
+  /** Answer the next N requests to pull/merge request paths with 429 and retry-after: 1. */
+  rateLimitNext(count: number): void;
+  close(): Promise<void>;
+}
+
+type Handler = (
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: Record<string, unknown> | undefined,
+  authorization: string | undefined,
+) => { status: number; data: unknown };
+
+async function serve(
+  handler: Handler,
+  limitedPath: RegExp,
+): Promise<{ server: Server; port: number; limit: (count: number) => void }> {
+  let limited = 0;
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(request.url ?? "/", "http://localhost");
+    if (limited > 0 && limitedPath.test(url.pathname)) {
+      limited--;
+      response.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      response.end(JSON.stringify({ message: "429 Too Many Requests" }));
+      return;
+    }
+    const authorization =
+      (request.headers["private-token"] as string | undefined) ?? request.headers.authorization;
+    const { status, data } = handler(
+      request.method ?? "GET",
+      url.pathname,
+      url.searchParams,
+      text ? JSON.parse(text) : undefined,
+      authorization,
+    );
+    response.writeHead(status, { "content-type": "application/json" });
+    response.end(JSON.stringify(data));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  return {
+    server,
+    port: typeof address === "object" && address ? address.port : 0,
+    limit: (count) => {
+      limited = count;
+    },
+  };
+}
+
+function finish(
+  server: Server,
+  port: number,
+  api: string,
+  requests: FakeRequest[],
+  limit: (count: number) => void,
+): FakeForge {
+  return {
+    api: api.replace("PORT", String(port)),
+    requests,
+    rateLimitNext: limit,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function startFakeGitlab(options: { token: string; project: string }): Promise<FakeForge> {
+  const requests: FakeRequest[] = [];
+  const prefix = `/gitlab/api/v4/projects/${encodeURIComponent(options.project)}`;
+  const mergeRequest = (request: FakeRequest) => ({
+    id: 1000 + request.number,
+    iid: request.number,
+    project_id: 7,
+    title: request.title,
+    description: request.body,
+    state: "opened",
+    source_branch: request.head,
+    target_branch: request.base,
+    labels: request.labels,
+    draft: request.title.startsWith("Draft: "),
+    web_url: request.url,
+  });
+  const { server, port, limit } = await serve((method, path, query, body, authorization) => {
+    if (authorization !== options.token) return { status: 401, data: { message: "401 Unauthorized" } };
+    if (!path.startsWith(prefix)) return { status: 404, data: { message: "404 Project Not Found" } };
+    const rest = path.slice(prefix.length);
+    if (rest === "" && method === "GET")
+      return {
+        status: 200,
+        data: {
+          id: 7,
+          path_with_namespace: options.project,
+          permissions: { project_access: { access_level: 30, notification_level: 3 }, group_access: null },
+        },
+      };
+    if (rest === "/merge_requests" && method === "GET")
+      return {
+        status: 200,
+        data: requests
+          .filter(
+            (request) =>
+              (!query.get("source_branch") || request.head === query.get("source_branch")) &&
+              (!query.get("target_branch") || request.base === query.get("target_branch")),
+          )
+          .map(mergeRequest),
+      };
+    if (rest === "/merge_requests" && method === "POST") {
+      if (requests.some((request) => request.head === body?.source_branch))
+        return {
+          status: 409,
+          data: { message: ["Another open merge request already exists for this source branch"] },
+        };
+      const number = requests.length + 1;
+      const request: FakeRequest = {
+        number,
+        url: `https://gitlab.example/gitlab/${options.project}/-/merge_requests/${number}`,
+        head: String(body?.source_branch),
+        base: String(body?.target_branch),
+        title: String(body?.title),
+        body: String(body?.description ?? ""),
+        labels: body?.labels ? String(body.labels).split(",") : [],
+      };
+      requests.push(request);
+      return { status: 201, data: mergeRequest(request) };
+    }
+    const match = /^\/merge_requests\/(\d+)$/.exec(rest);
+    const found = match && requests.find((request) => request.number === Number(match[1]));
+    if (found && method === "PUT") {
+      if (typeof body?.description === "string") found.body = body.description;
+      return { status: 200, data: mergeRequest(found) };
+    }
+    return { status: 404, data: { message: "404 Not Found" } };
+  }, /merge_requests/);
+  return finish(server, port, "http://127.0.0.1:PORT/gitlab/api/v4", requests, limit);
+}
+
+export async function startFakeGitea(options: { token: string; repository: string }): Promise<FakeForge> {
+  const requests: FakeRequest[] = [];
+  const labels = [
+    { id: 11, name: "loopwright", color: "00aabb" },
+    { id: 12, name: "bug", color: "ee0701" },
+  ];
+  const prefix = `/api/v1/repos/${options.repository}`;
+  const pull = (request: FakeRequest) => ({
+    id: 500 + request.number,
+    number: request.number,
+    html_url: request.url,
+    state: "open",
+    title: request.title,
+    body: request.body,
+    head: { ref: request.head, label: request.head },
+    base: { ref: request.base, label: request.base },
+    labels: labels.filter((label) => request.labels.includes(label.name)),
+  });
+  const { server, port, limit } = await serve((method, path, query, body, authorization) => {
+    if (authorization !== `token ${options.token}`)
+      return { status: 401, data: { message: "user does not exist [uid: 0, name: ]", url: "" } };
+    if (!path.startsWith(prefix))
+      return { status: 404, data: { message: "The target couldn't be found.", errors: [] } };
+    const rest = path.slice(prefix.length);
+    if (rest === "" && method === "GET")
+      return {
+        status: 200,
+        data: { id: 3, full_name: options.repository, permissions: { admin: false, push: true, pull: true } },
+      };
+    if (rest === "/labels" && method === "GET") return { status: 200, data: labels };
+    if (rest === "/pulls" && method === "GET") {
+      const page = Number(query.get("page") ?? 1);
+      const size = Number(query.get("limit") ?? 30);
+      return { status: 200, data: requests.slice((page - 1) * size, page * size).map(pull) };
+    }
+    if (rest === "/pulls" && method === "POST") {
+      if (requests.some((request) => request.head === body?.head))
+        return { status: 409, data: { message: "pull request already exists for these targets" } };
+      const number = requests.length + 1;
+      const ids = (body?.labels as number[] | undefined) ?? [];
+      const request: FakeRequest = {
+        number,
+        url: `http://127.0.0.1:${port}/${options.repository}/pulls/${number}`,
+        head: String(body?.head),
+        base: String(body?.base),
+        title: String(body?.title),
+        body: String(body?.body ?? ""),
+        labels: labels.filter((label) => ids.includes(label.id)).map((label) => label.name),
+      };
+      requests.push(request);
+      return { status: 201, data: pull(request) };
+    }
+    const match = /^\/pulls\/(\d+)$/.exec(rest);
+    const found = match && requests.find((request) => request.number === Number(match[1]));
+    if (found && method === "PATCH") {
+      if (typeof body?.body === "string") found.body = body.body;
+      return { status: 201, data: pull(found) };
+    }
+    return { status: 404, data: { message: "The target couldn't be found.", errors: [] } };
+  }, /\/pulls/);
+  return finish(server, port, "http://127.0.0.1:PORT/api/v1", requests, limit);
+}

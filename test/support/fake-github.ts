@@ -1,0 +1,145 @@
+/**
+ * A GitHub REST API stand-in on loopback for the pull request endpoints loopwright calls, answering with
+ * the shapes of GitHub's published description (repos get, pulls list/create/update, issues addLabels,
+ * error bodies `{ message, documentation_url }`, rate limits as 403 with `retry-after`).
+ */
+import { createServer, type Server } from "node:http";
+
+export interface FakePull {
+  number: number;
+  html_url: string;
+  state: "open" | "closed";
+  title: string;
+  body: string;
+  draft: boolean;
+  head: { ref: string; label: string };
+  base: { ref: string };
+  labels: { id: number; name: string }[];
+}
+
+export interface FakeGithub {
+  url: string;
+  pulls: FakePull[];
+  requests: string[];
+  /** Answer the next N requests to pull request paths with a secondary rate limit (403, retry-after: 1). */
+  rateLimitNext(count: number): void;
+  /** Pull request creations into these base branches fail as GitHub fails them for a missing base (422). */
+  missingBases: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startFakeGithub(options: { token: string; repository: string }): Promise<FakeGithub> {
+  const pulls: FakePull[] = [];
+  const requests: string[] = [];
+  const missingBases = new Set<string>();
+  let limited = 0;
+  const [owner] = options.repository.split("/");
+  const server: Server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
+    const url = new URL(request.url ?? "/", "http://localhost");
+    requests.push(`${request.method} ${url.pathname}${url.search}`);
+    const send = (status: number, data: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+      response.end(JSON.stringify(data));
+    };
+    if (request.headers.authorization !== `token ${options.token}`)
+      return send(401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" });
+    if (limited > 0 && url.pathname.includes("/pulls")) {
+      limited--;
+      return send(
+        403,
+        {
+          message:
+            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+          documentation_url: "https://docs.github.com/rest",
+        },
+        { "retry-after": "1" },
+      );
+    }
+    const prefix = `/repos/${options.repository}`;
+    if (!url.pathname.startsWith(prefix)) return send(404, { message: "Not Found", documentation_url: "" });
+    const rest = url.pathname.slice(prefix.length);
+    if (rest === "" && request.method === "GET")
+      return send(200, {
+        id: 1,
+        full_name: options.repository,
+        permissions: { admin: false, push: true, pull: true },
+      });
+    if (rest === "/pulls" && request.method === "GET") {
+      const head = url.searchParams.get("head");
+      const base = url.searchParams.get("base");
+      return send(
+        200,
+        pulls.filter(
+          (pull) =>
+            pull.state === (url.searchParams.get("state") ?? "open") &&
+            (!head || pull.head.label === head) &&
+            (!base || pull.base.ref === base),
+        ),
+      );
+    }
+    if (rest === "/pulls" && request.method === "POST") {
+      if (missingBases.has(body.base))
+        return send(422, {
+          message: "Validation Failed",
+          errors: [{ resource: "PullRequest", field: "base", code: "invalid" }],
+          documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+        });
+      if (pulls.some((pull) => pull.state === "open" && pull.head.ref === body.head))
+        return send(422, {
+          message: "Validation Failed",
+          errors: [
+            {
+              resource: "PullRequest",
+              code: "custom",
+              message: `A pull request already exists for ${owner}:${body.head}.`,
+            },
+          ],
+        });
+      const number = pulls.length + 1;
+      const pull: FakePull = {
+        number,
+        html_url: `https://github.example/${options.repository}/pull/${number}`,
+        state: "open",
+        title: body.title,
+        body: body.body,
+        draft: body.draft ?? false,
+        head: { ref: body.head, label: `${owner}:${body.head}` },
+        base: { ref: body.base },
+        labels: [],
+      };
+      pulls.push(pull);
+      return send(201, pull);
+    }
+    const pullMatch = /^\/pulls\/(\d+)$/.exec(rest);
+    if (pullMatch && request.method === "PATCH") {
+      const pull = pulls.find((candidate) => candidate.number === Number(pullMatch[1]));
+      if (!pull) return send(404, { message: "Not Found" });
+      Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
+      return send(200, pull);
+    }
+    const labelMatch = /^\/issues\/(\d+)\/labels$/.exec(rest);
+    if (labelMatch && request.method === "POST") {
+      const pull = pulls.find((candidate) => candidate.number === Number(labelMatch[1]));
+      if (!pull) return send(404, { message: "Not Found" });
+      pull.labels.push(...(body.labels as string[]).map((name, index) => ({ id: index + 1, name })));
+      return send(200, pull.labels);
+    }
+    send(404, { message: "Not Found", documentation_url: "" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pulls,
+    requests,
+    missingBases,
+    rateLimitNext: (count) => {
+      limited = count;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
