@@ -127,7 +127,7 @@ describe("loading a valid spec", () => {
       maxCostUsdPerDay: 25,
     });
     assert.deepEqual(spec.scope, { allow: ["src/**", "test/**"], deny: [".env*"], protect: ["bench/**"] });
-    assert.deepEqual(spec.finish, { action: "branch" });
+    assert.deepEqual(spec.finish, { action: "branch", forge: "auto", draft: false, labels: [] });
   });
 
   test("a minimal spec gets every default, the branch named after the loop", () => {
