@@ -5,6 +5,7 @@
  * the Actions API) has no log to read: its description and target URL are all there is.
  */
 import { type CiCheck, type CiClient, type CiLog, runState, statusState } from "./ci-checks.ts";
+import { plainCiLog } from "./ci-log-text.ts";
 import { type ForgeClientOptions, ForgeRequestError } from "./forge-client.ts";
 import { forgeFetch } from "./forge-fetch.ts";
 
@@ -95,7 +96,7 @@ export function giteaCi(options: ForgeClientOptions & { tokenSource: string }): 
       const logs: CiLog[] = [];
       for (const job of failed)
         logs.push({
-          text: await call<string>(`/actions/jobs/${job.id}/logs`, true),
+          text: plainCiLog(await call<string>(`/actions/jobs/${job.id}/logs`, true)),
           source: `job log (${job.name})`,
         });
       return logs;

@@ -6,6 +6,7 @@
  */
 import type { CiCheck, CiClient, CiLog } from "./ci-checks.ts";
 import { runState, statusState } from "./ci-checks.ts";
+import { plainCiLog } from "./ci-log-text.ts";
 import type { ForgeClientOptions } from "./forge-client.ts";
 import { asForgeError, splitRepository } from "./github-client.ts";
 import { githubOctokit } from "./github-octokit.ts";
@@ -47,7 +48,7 @@ export function githubCi(options: ForgeClientOptions & { tokenSource: string }):
         const { data } = await octokit.rest.actions
           .downloadJobLogsForWorkflowRun({ owner, repo, job_id: check.logId })
           .catch(fail);
-        return [{ text: typeof data === "string" ? data : String(data), source: "job log" }];
+        return [{ text: plainCiLog(typeof data === "string" ? data : String(data)), source: "job log" }];
       }
       if (check.kind === "check-run") return [{ text: check.detail ?? "", source: "check output" }];
       return [

@@ -3,6 +3,7 @@
  * stands for itself). A failed job's log is its trace. A job allowed to fail counts as skipped.
  */
 import type { CiCheck, CiClient } from "./ci-checks.ts";
+import { plainCiLog } from "./ci-log-text.ts";
 import type { ForgeClientOptions } from "./forge-client.ts";
 import { asForgeError, gitlabApi } from "./gitlab-client.ts";
 
@@ -58,7 +59,7 @@ export function gitlabCi(options: ForgeClientOptions & { tokenSource: string }):
     async failedLogs(check) {
       if (check.logId === undefined) return [{ text: "", source: "pipeline without jobs: no log" }];
       const trace = await api.Jobs.showLog(project, check.logId).catch(fail);
-      return [{ text: String(trace ?? ""), source: "job trace" }];
+      return [{ text: plainCiLog(String(trace ?? "")), source: "job trace" }];
     },
   };
 }
