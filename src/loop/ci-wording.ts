@@ -3,6 +3,7 @@
  * their digests) and the pull request body's CI standing. Pure.
  */
 import { cap } from "../core/cap-text.ts";
+import type { LoopEvent } from "../core/events.ts";
 import type { LoopState } from "./state.ts";
 
 /** The whole repair section's size in a brief. */
@@ -51,4 +52,33 @@ export function ciBodySection(state: LoopState): string {
       `- ${failure.check}: ${failure.failures.length > 0 ? failure.failures.slice(0, 5).join("; ") : "no failing test named"} (${failure.logSource})`,
     );
   return `${lines.join("\n")}\n`;
+}
+
+/** One line for a CI event in the terminal and the dashboard's timeline; undefined for other events. */
+export function describeCiEvent(event: LoopEvent): string | undefined {
+  switch (event.type) {
+    case "ci_watch_started":
+      return `CI: watching the forge's checks on ${event.data.sha.slice(0, 10)}${event.data.round > 0 ? ` (after repair ${event.data.round})` : ""}${event.data.deadline ? ` until ${event.data.deadline.slice(11, 19)} UTC` : ""}`;
+    case "ci_checks_recorded": {
+      const counts = (["passed", "failed", "pending", "skipped"] as const)
+        .map((state) => [state, event.data.checks.filter((check) => check.state === state).length] as const)
+        .filter(([, count]) => count > 0)
+        .map(([state, count]) => `${count} ${state}`)
+        .join(", ");
+      const failing = (event.data.failures ?? []).flatMap((failure) => failure.failures).slice(0, 3);
+      const waits = (event.data.waits ?? []).map((wait) => `; ${wait}`).join("");
+      return `CI ${event.data.standing} on ${event.data.sha.slice(0, 10)}: ${counts || "no checks"}${failing.length > 0 ? `; failing: ${failing.join(", ")}` : ""}${event.data.error ? `; ${event.data.error}` : ""}${waits}`;
+    }
+    case "ci_repair_started":
+      return `CI repair ${event.data.round}: the next iteration fixes ${event.data.failures.map((failure) => failure.check).join(", ") || "the failed checks"}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The dashboard's phase of a running loop between iterations, when CI is being watched. */
+export function ciPhaseInWords(state: LoopState): string | undefined {
+  const round = state.ci?.rounds.at(-1);
+  if (round?.standing !== "pending" || state.finished?.sha !== round.sha) return undefined;
+  return `watching CI on ${round.sha.slice(0, 10)}`;
 }
