@@ -167,7 +167,8 @@ export function answerGithubCi(
   return {
     status: 200,
     text: stamp(`##[group]Run pytest\n${ci.failLog}\n##[error]Process completed with exit code 1.`),
-    headers: { "content-type": "text/plain" },
+    // The blob storage behind the redirect serves the log as bytes, not as text.
+    headers: { "content-type": "application/octet-stream" },
   };
 }
 
