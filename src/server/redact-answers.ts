@@ -7,29 +7,10 @@
  * decoding and re-encoding it. The only way to make such bytes is `redactedBytes`, which redacts.
  */
 import type { MiddlewareHandler } from "hono";
-import { createRedactor, type Redact } from "../core/redact.ts";
+import type { Redact } from "../core/redact.ts";
 
-/**
- * A redactor for the secrets of `env` as they appear raw, inside a JSON string and HTML-escaped, so
- * that a secret holding `"`, `\` or `&` is still caught after the answer was serialized. One pass over
- * the text: every form of every secret is one alternative of one pattern, longest first, and each is
- * replaced by `[redacted:NAME]` (the variable's name, never which form leaked).
- */
-export function createAnswerRedactor(env: NodeJS.ProcessEnv | Record<string, string>): Redact {
-  const plain = createRedactor(env);
-  const secrets = plain.secrets ?? [];
-  if (secrets.length === 0) return plain;
-  const nameOfForm = new Map<string, string>();
-  for (const { name, value } of secrets)
-    for (const form of [value, JSON.stringify(value).slice(1, -1), escapeHtml(value)])
-      if (!nameOfForm.has(form)) nameOfForm.set(form, name);
-  const forms = [...nameOfForm.keys()].sort((left, right) => right.length - left.length);
-  const pattern = new RegExp(forms.map(escapeRegularExpression).join("|"), "g");
-  return Object.assign(
-    (text: string) => text.replace(pattern, (form) => `[redacted:${nameOfForm.get(form)}]`),
-    { secrets },
-  );
-}
+/** The answers' redactor (raw, JSON-escaped and HTML-escaped forms of each secret): see core/redact.ts. */
+export { createAnswerRedactor } from "../core/redact.ts";
 
 declare const redactedBrand: unique symbol;
 /** UTF-8 bytes of a text that went through a redactor (made by `redactedBytes` only). */
@@ -69,17 +50,4 @@ export function redactAnswers(redact: Redact): MiddlewareHandler {
     context.res = undefined;
     context.res = new Response(redact(text), { status: response.status, headers });
   };
-}
-
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
-
-function escapeRegularExpression(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
