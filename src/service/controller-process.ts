@@ -25,10 +25,15 @@ export interface ControllerProcess {
   pid: number;
   /** Every message the controller sends, in order. */
   onMessage(listener: (message: ControllerMessage) => void): void;
-  /** Resolves once the controller has said `ready` (its modules are loaded); never rejects. */
+  /** Resolves once the controller has said `ready` (its modules are loaded and its store open) or exited. */
   ready: Promise<void>;
   /** Sends the order (once it is ready). */
   order(order: RunOrder): void;
+  /**
+   * Resolves once the ordered run has started (`run_started` recorded) or will not (the controller said
+   * how it ended, or exited); never rejects.
+   */
+  started: Promise<void>;
   /** Resolves when the process has exited; never rejects. */
   exited: Promise<ControllerExit>;
   /** Sends a signal if it still runs. */
@@ -57,9 +62,15 @@ export function startController(home: string, loopId: string): ControllerProcess
       child.once("error", () => resolve({ code: null, signal: null })); // could not be spawned
     });
     const { promise: ready, resolve: setReady } = Promise.withResolvers<void>();
+    const { promise: started, resolve: setStarted } = Promise.withResolvers<void>();
+    void exited.then(() => {
+      setReady();
+      setStarted();
+    });
     const listeners: ((message: ControllerMessage) => void)[] = [];
     child.on("message", (message: ControllerMessage) => {
       if (message.type === "ready") setReady();
+      else setStarted();
       for (const listener of listeners) listener(message);
     });
     // A gone controller's channel errors are its exit's business.
@@ -74,6 +85,7 @@ export function startController(home: string, loopId: string): ControllerProcess
         });
       },
       exited,
+      started,
       signal(signal) {
         if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       },

@@ -48,6 +48,9 @@ export async function runController(): Promise<void> {
   if (!process.connected) requestShutdown("the service is gone");
 
   const orderReceived = waitForOrder();
+  // Everything that does not need the loop is done before saying ready: the run starts at once when told.
+  const opening = openStore(home);
+  await opening.catch(() => {}); // a store that does not open fails the run, below, once it is ordered
   await primeSandboxAvailability();
   send({ type: "ready" });
   const order = await Promise.race([orderReceived, aborted(shutdown.signal)]);
@@ -55,7 +58,7 @@ export async function runController(): Promise<void> {
 
   log(`loop ${order.loopId}: ${order.command}${order.stopMessage ? " to stop it" : ""}`);
   try {
-    const store = await openStore(home);
+    const store = await opening;
     const loop = await store.findLoop(order.loopId);
     if (!loop) throw new Error(`no loop ${order.loopId} in the store`);
     const state = await runLoop({

@@ -81,6 +81,9 @@ const retryAfterMs = 5_000;
 /** How long a loop whose controller died waits before it is resumed, times the deaths in a row. */
 const restartDelayMs = 500;
 
+/** The longest a launched controller waits for the one launched before it to start its run. */
+const startTurnTimeoutMs = 5_000;
+
 /** How often the holders of loops run by other processes are read, to notice one that died. */
 const foreignCheckMs = 1_000;
 
@@ -103,6 +106,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   /** Loops held at the first tick by controllers of other processes (a previous service's, a foreground run). */
   const foreign = new Set<string>();
   let foreignCheckedAt = 0;
+  /** Resolves once the last controller launched has started its run (see `launch`). */
+  let startsInOrder = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
@@ -274,7 +279,14 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       if (message.type === "started") run.runId = message.runId;
       else if (message.type !== "ready") closing = message;
     });
-    controller.order({ type: "run", loopId: loop.id, command, ...(stopMessage ? { stopMessage } : {}) });
+    // Controllers load in parallel, but each run starts (takes its lock, records `run_started`) only once
+    // the one launched before it has: loops start in the order they were chosen, whichever loads first.
+    const previous = startsInOrder;
+    startsInOrder = (async () => {
+      await Promise.race([previous, delay(startTurnTimeoutMs)]);
+      controller.order({ type: "run", loopId: loop.id, command, ...(stopMessage ? { stopMessage } : {}) });
+      await Promise.race([controller.started, delay(startTurnTimeoutMs)]);
+    })();
     run.done = controller.exited
       .then(async (exit) => {
         const name = `loop ${loop.name} (${loop.id})`;
