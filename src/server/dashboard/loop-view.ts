@@ -22,6 +22,8 @@ export interface LoopView {
   state?: LoopState;
   events: LoopEvent[];
   damaged: DamagedEvent[];
+  /** The last timeline row read (the loop's `seq`, readable or damaged): a newer event changes it. */
+  lastSeq: number;
   /** Position in the service's queue (1 = next), when queued. */
   queuePosition?: number;
   /** The strategy's data as the report gives it (runs, tasks, results table), when the loop was read. */
@@ -35,7 +37,14 @@ export async function readLoopView(context: AppContext, loop: LoopRecord): Promi
   try {
     read = await replay(context, loop);
   } catch (error) {
-    return { loop, status: "damaged", events: [], damaged: [], problem: (error as Error).message };
+    return {
+      loop,
+      status: "damaged",
+      events: [],
+      damaged: [],
+      lastSeq: 0,
+      problem: (error as Error).message,
+    };
   }
   const running = (await context.store.lockHolder(loop.id)) !== undefined;
   const status = displayStatus(read.state, running);
@@ -50,6 +59,7 @@ export async function readLoopView(context: AppContext, loop: LoopRecord): Promi
     state: read.state,
     events: read.events,
     damaged: read.damaged,
+    lastSeq: read.lastSeq,
     queuePosition,
     strategy: loopStrategyData(read.state),
   };
