@@ -162,6 +162,10 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .command("doctor")
     .description("which agent CLIs are installed, their versions, credentials, providers and cost reporting")
     .option("--json", "machine-readable output")
+    .option(
+      "--spec <file>",
+      "check the forge as this spec's finish settings name it (and warn about its CI watch)",
+    )
     .action(run(async () => (await import("./commands/doctor-command.ts")).doctorCommand));
 
   program

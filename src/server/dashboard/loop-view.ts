@@ -8,6 +8,7 @@ import { type DisplayStatus, displayStatus } from "../../app/display-status.ts";
 import { listLoops } from "../../app/list-loops.ts";
 import { loopStrategyData } from "../../app/loop-report.ts";
 import type { LoopEvent } from "../../core/events.ts";
+import { ciPhaseInWords } from "../../loop/ci-wording.ts";
 import { currentIteration, type LoopState } from "../../loop/state.ts";
 import type { StrategyData } from "../../loop/strategies/strategy-data.ts";
 import type { DamagedEvent } from "../../loop/timeline.ts";
@@ -72,7 +73,7 @@ export function phaseInWords(state: LoopState): string | undefined {
   if (state.baselineRunning.length > 0) return `baseline gates ${state.baselineRunning.join(", ")}`;
   if (state.replanRunning) return "replanning";
   const iteration = currentIteration(state);
-  if (!iteration) return undefined;
+  if (!iteration) return ciPhaseInWords(state);
   const at = `iteration ${iteration.number}`;
   if (iteration.makerRunning) return `maker, ${at}`;
   if (iteration.gatesRunning.length > 0) {
