@@ -173,7 +173,15 @@ export interface Actor {
 export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled" | "over_budget";
 
 export interface EventPayloads {
-  loop_created: { name: string; repoRoot: string; specPath: string; baseSha: string; branch: string };
+  loop_created: {
+    name: string;
+    repoRoot: string;
+    specPath: string;
+    baseSha: string;
+    branch: string;
+    /** The branch the loop started from (the default pull request base); absent on a detached HEAD. */
+    startBranch?: string;
+  };
   /** The loop waits for the service to start it (`run`) or go on with it (`resume`), in the order of `at`. */
   loop_queued: { by: Actor; command: "run" | "resume" };
   run_started: { runId: string; pid: number; host: string; command: string };

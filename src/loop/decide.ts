@@ -229,7 +229,9 @@ function decideBetween(state: LoopState, now: number): Action {
     const opened = !pull
       ? state.finished.unchanged
         ? "; the tree is unchanged, no pull request"
-        : ""
+        : state.finished.error
+          ? `; not pushed: ${state.finished.error}`
+          : ""
       : pull.error
         ? `; no pull request: ${pull.error}`
         : `; pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`;

@@ -124,6 +124,8 @@ export interface LoopState {
   stopReason?: StopReason;
   stopMessage?: string;
   baseSha?: string;
+  /** The branch the loop started from, recorded when it was created (the default pull request base). */
+  startBranch?: string;
   prepared: boolean;
   /** The gates' results on the base commit, recorded before the first iteration. */
   baseline: Record<string, GateResult>;
@@ -250,7 +252,7 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
 function applyEvent(state: LoopState, event: LoopEvent): LoopState {
   switch (event.type) {
     case "loop_created":
-      return { ...state, baseSha: event.data.baseSha };
+      return { ...state, baseSha: event.data.baseSha, startBranch: event.data.startBranch };
     case "loop_queued":
       return { ...state, queued: { command: event.data.command, at: event.at } };
     case "run_started":

@@ -23,6 +23,8 @@ export interface FakeForge {
   requests: FakeRequest[];
   /** Answer the next N requests to pull/merge request paths with 429 and retry-after: 1. */
   rateLimitNext(count: number): void;
+  /** Called when a pull/merge request is created, after it is stored and before the answer is sent. */
+  onCreate?: (request: FakeRequest) => void;
   close(): Promise<void>;
 }
 
@@ -74,22 +76,27 @@ async function serve(
 }
 
 function finish(
+  forge: FakeForge,
   server: Server,
   port: number,
   api: string,
-  requests: FakeRequest[],
   limit: (count: number) => void,
 ): FakeForge {
-  return {
+  return Object.assign(forge, {
     api: api.replace("PORT", String(port)),
-    requests,
     rateLimitNext: limit,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+/** The forge object before its server listens: handlers reach `onCreate` through it. */
+function unstarted(requests: FakeRequest[]): FakeForge {
+  return { api: "", requests, rateLimitNext: () => {}, close: async () => {} };
 }
 
 export async function startFakeGitlab(options: { token: string; project: string }): Promise<FakeForge> {
   const requests: FakeRequest[] = [];
+  const forge = unstarted(requests);
   const prefix = `/gitlab/api/v4/projects/${encodeURIComponent(options.project)}`;
   const mergeRequest = (request: FakeRequest) => ({
     id: 1000 + request.number,
@@ -145,6 +152,7 @@ export async function startFakeGitlab(options: { token: string; project: string 
         labels: body?.labels ? String(body.labels).split(",") : [],
       };
       requests.push(request);
+      forge.onCreate?.(request);
       return { status: 201, data: mergeRequest(request) };
     }
     const match = /^\/merge_requests\/(\d+)$/.exec(rest);
@@ -155,11 +163,12 @@ export async function startFakeGitlab(options: { token: string; project: string 
     }
     return { status: 404, data: { message: "404 Not Found" } };
   }, /merge_requests/);
-  return finish(server, port, "http://127.0.0.1:PORT/gitlab/api/v4", requests, limit);
+  return finish(forge, server, port, "http://127.0.0.1:PORT/gitlab/api/v4", limit);
 }
 
 export async function startFakeGitea(options: { token: string; repository: string }): Promise<FakeForge> {
   const requests: FakeRequest[] = [];
+  const forge = unstarted(requests);
   const labels = [
     { id: 11, name: "loopwright", color: "00aabb" },
     { id: 12, name: "bug", color: "ee0701" },
@@ -208,6 +217,7 @@ export async function startFakeGitea(options: { token: string; repository: strin
         labels: labels.filter((label) => ids.includes(label.id)).map((label) => label.name),
       };
       requests.push(request);
+      forge.onCreate?.(request);
       return { status: 201, data: pull(request) };
     }
     const match = /^\/pulls\/(\d+)$/.exec(rest);
@@ -218,5 +228,5 @@ export async function startFakeGitea(options: { token: string; repository: strin
     }
     return { status: 404, data: { message: "The target couldn't be found.", errors: [] } };
   }, /\/pulls/);
-  return finish(server, port, "http://127.0.0.1:PORT/api/v1", requests, limit);
+  return finish(forge, server, port, "http://127.0.0.1:PORT/api/v1", limit);
 }
