@@ -12,6 +12,7 @@ import {
   ForgeRequestError,
   type PullRequestReference,
 } from "./forge-client.ts";
+import { githubComments } from "./github-comments.ts";
 
 const ThrottledOctokit = Octokit.plugin(retry, throttling);
 
@@ -44,6 +45,7 @@ export function githubClient(options: ForgeClientOptions & { tokenSource: string
   });
   return {
     forge: "github",
+    comments: githubComments(octokit, owner, repo, fail),
     async checkAccess() {
       try {
         const { data } = await octokit.rest.repos.get({ owner, repo });

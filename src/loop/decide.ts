@@ -9,6 +9,7 @@ import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from
 import { type GateAssessment, isAcceptable, passesPolicy } from "../core/gate-status.ts";
 import { type GateSpec, isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
+import { nextCommentStep } from "./comment-rounds.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { nextReviewStep } from "./review-rounds.ts";
 import {
@@ -50,6 +51,13 @@ export type Action =
   | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
   | { kind: "finish" }
   | { kind: "open_pull_request" }
+  | {
+      kind: "answer_comment";
+      id: string;
+      outcome: "changed" | "unchanged" | "failed" | "limit";
+      sha?: string;
+      reason?: string;
+    }
   | { kind: "pause" }
   | { kind: "park"; until: string; spentTodayUsd: number }
   | { kind: "wait"; until: string }
@@ -217,6 +225,9 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
 function decideBetween(state: LoopState, now: number): Action {
+  // A `/loopwright` review request on the pull request reopened the loop: its round comes first.
+  const commentStep = nextCommentStep(state);
+  if (commentStep) return commentStep;
   const last = state.iterations.at(-1);
   const strategy = strategyOf(state.spec);
   const own = last?.ended ? strategy.afterIteration(state, last) : undefined;
