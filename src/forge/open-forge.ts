@@ -5,9 +5,6 @@
 import type { ForgeClient, ForgeClientOptions } from "./forge-client.ts";
 import { type ForgeSettings, type ForgeTarget, resolveForgeTarget } from "./forge-target.ts";
 import { findForgeToken, missingTokenAdvice } from "./forge-token.ts";
-import { giteaClient } from "./gitea-client.ts";
-import { githubClient } from "./github-client.ts";
-import { gitlabClient } from "./gitlab-client.ts";
 
 export type OpenedForge =
   | { client: ForgeClient; target: ForgeTarget; tokenSource: string }
@@ -35,11 +32,12 @@ export async function openForge(
     onWait: options.onWait,
     maxWaitMs: options.maxWaitMs,
   };
+  // Each client (octokit, gitbeaker) loads only when its forge is used: `run` and `validate` reach here.
   const client =
     target.forge === "github"
-      ? githubClient(clientOptions)
+      ? (await import("./github-client.ts")).githubClient(clientOptions)
       : target.forge === "gitlab"
-        ? gitlabClient(clientOptions)
-        : giteaClient(clientOptions);
+        ? (await import("./gitlab-client.ts")).gitlabClient(clientOptions)
+        : (await import("./gitea-client.ts")).giteaClient(clientOptions);
   return { client, target, tokenSource: token.source };
 }
