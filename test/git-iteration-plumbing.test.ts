@@ -11,6 +11,7 @@ import { delimiter, join } from "node:path";
 import { describe, it } from "node:test";
 import { diffText, diffTexts } from "../src/git/diffs.ts";
 import { git, gitExecutable } from "../src/git/git.ts";
+import { branchTip, ensureBranch, knownBranchTip, moveBranch } from "../src/git/loop-branch.ts";
 import { changedSince, checkOut, openLoopRepository, snapshotTree } from "../src/git/loop-repository.ts";
 import { commitEverything, newFolder, newRepository, writeFiles } from "./git-fixtures.ts";
 
@@ -145,5 +146,25 @@ describe("diffTexts", () => {
     }
     assert.equal(texts[2], "");
     assert.match(texts[1], /^rename to moved\.txt$/m);
+  });
+});
+
+describe("knownBranchTip", () => {
+  it("is the tip this process last read or set, forgotten while a move is under way or after a failed one", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    assert.equal(knownBranchTip(root, "loop/t"), undefined);
+    assert.equal(await ensureBranch(root, "loop/t", first), first);
+    assert.equal(knownBranchTip(root, "loop/t"), first);
+    await writeFiles(root, { "a.txt": "b\n" });
+    const second = await commitEverything(root, "second");
+    await moveBranch(root, "loop/t", second, first);
+    assert.equal(knownBranchTip(root, "loop/t"), second);
+    // Another writer moves it: loopwright's next move, naming the tip it knows, fails and forgets it.
+    await git(["update-ref", "refs/heads/loop/t", first], root);
+    await assert.rejects(moveBranch(root, "loop/t", first, second));
+    assert.equal(knownBranchTip(root, "loop/t"), undefined);
+    assert.equal(await branchTip(root, "loop/t"), first);
+    assert.equal(knownBranchTip(root, "loop/t"), first);
   });
 });

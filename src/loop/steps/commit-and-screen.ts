@@ -11,7 +11,7 @@ import { excerpt } from "../../core/tamper-flag.ts";
 import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
 import { diffText, diffTexts, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
-import { branchTip, moveBranch } from "../../git/loop-branch.ts";
+import { branchTip, knownBranchTip, moveBranch } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
 import { fileAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
@@ -50,7 +50,11 @@ export async function commitIteration(context: RunContext): Promise<void> {
   // The commit this turn started from: the iteration's start, or the reviewed commit a turn answers.
   const base = turnBase(iteration);
   const round = iteration.reworkRound;
-  const readTip = async () => (await branchTip(repoRoot, branch)) ?? iteration.startSha;
+  // The tip this process read when the iteration started (or moved it to) is still the tip: only
+  // loopwright moves the branch, and the move below names it. A resumed run reads it (a commit made
+  // before a crash is adopted below).
+  const readTip = async () =>
+    knownBranchTip(repoRoot, branch) ?? (await branchTip(repoRoot, branch)) ?? iteration.startSha;
   let tip: string;
   let tree: string;
   if ((context.redact.secrets ?? []).length > 0) {
