@@ -164,7 +164,8 @@ budget: { maxIterations: ${iterationsPerRound} }
   } finally {
     delete sandbox.env.LOOPWRIGHT_GIT_TRACE;
   }
-  const gitStarts = (await readFile(trace, "utf8"))
+  // A build without the trace (an older loopwright measured for comparison) writes none.
+  const gitStarts = (await readFile(trace, "utf8").catch(() => ""))
     .split("\n")
     .filter(Boolean)
     .map((line) => Number(line.split(" ")[0]));
@@ -196,7 +197,7 @@ budget: { maxIterations: ${iterationsPerRound} }
   const first = starts[0].at;
   const last = starts[starts.length - 1].at;
   const inCycles = gitStarts.filter((at) => at >= first && at < last).length;
-  return { times, gitPerIteration: inCycles / (starts.length - 1) };
+  return { times, gitPerIteration: gitStarts.length === 0 ? Number.NaN : inCycles / (starts.length - 1) };
 }
 
 /** The gate's own time in an iteration: its graded run and its recheck (a red gate is run twice). */
