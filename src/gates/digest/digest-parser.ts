@@ -40,7 +40,7 @@ export function digestText(text: string, options: DigestOptions = {}): Digest {
  * scanned when V8 collects its young generation survives the collection, and V8 grows the young
  * generation (up to tens of megabytes) once enough bytes have survived.
  */
-const scanWindowBytes = 16 * 1024;
+const scanWindowBytes = 64 * 1024;
 const nonAscii = /[\x80-\xff]/;
 // CSI sequences (colors, cursor moves), OSC sequences (titles, links), character set selections and
 // two-byte escapes.
@@ -198,16 +198,21 @@ class LineScanner implements DigestParser, NearbyLines {
     finder.begin(text);
     let position = 0;
     while (position < length) {
-      if (!this.engaged) {
+      let lineEnd: number;
+      if (this.engaged) lineEnd = text.indexOf("\n", position);
+      else {
         if (finder.start === -1) {
           this.lineNumber += countNewlines(text, position, length);
           break;
         }
-        const lineStart = lineStartBefore(text, finder.start);
-        this.lineNumber += countNewlines(text, position, lineStart);
-        position = lineStart;
+        // Count the lines up to the trigger's; the first newline after it ends its line.
+        lineEnd = text.indexOf("\n", position);
+        while (lineEnd < finder.start) {
+          this.lineNumber++;
+          position = lineEnd + 1;
+          lineEnd = text.indexOf("\n", position);
+        }
       }
-      const lineEnd = text.indexOf("\n", position);
       const number = this.lineNumber + 1;
       this.routedCount = 0;
       while (finder.start !== -1 && finder.start < lineEnd) {
