@@ -38,9 +38,10 @@ export function digestText(text: string, options: DigestOptions = {}): Digest {
 /**
  * The most text scanned as one string. Small windows keep memory flat: a window that is still being
  * scanned when V8 collects its young generation survives the collection, and V8 grows the young
- * generation (up to tens of megabytes) once enough bytes have survived.
+ * generation (up to tens of megabytes) once enough bytes have survived. Measured on the benchmark's
+ * 1 GiB log: 64 KiB windows scan about 10% faster but raise the peak RSS from 78 to 94 MB.
  */
-const scanWindowBytes = 64 * 1024;
+const scanWindowBytes = 16 * 1024;
 const nonAscii = /[\x80-\xff]/;
 // CSI sequences (colors, cursor moves), OSC sequences (titles, links), character set selections and
 // two-byte escapes.
