@@ -4,6 +4,7 @@
  * the timeline read straight from the SQLite store, and the result rows the runner prints.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +12,37 @@ import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
-const binary = new URL("../bin/loopwright.js", import.meta.url).pathname;
+/** The package's own bin, as `npm install` links it. */
+export const binary = new URL("../bin/loopwright.js", import.meta.url).pathname;
+const packageRoot = new URL("..", import.meta.url).pathname;
+
+/**
+ * Which code the CLI runs: `build` is what users install (dist/, compiled by `npm run build`),
+ * `source` the TypeScript sources through Node's type stripping (a checkout, development).
+ */
+export type CliFrom = "build" | "source";
+
+let build: Promise<void> | undefined;
+
+/**
+ * Runs `npm run build` once per benchmark process; every later call awaits that same build. With
+ * BENCH_BUILD=0 it reuses dist/ as it is (when it exists): for re-running one benchmark quickly.
+ */
+export function buildOnce(): Promise<void> {
+  build ??= (async () => {
+    if (process.env.BENCH_BUILD === "0" && existsSync(join(packageRoot, "dist", "cli", "main.js"))) return;
+    const started = performance.now();
+    process.stderr.write("building dist/ (npm run build)…\n");
+    await execFileAsync("npm", ["run", "build"], { cwd: packageRoot, maxBuffer: 16 * 1024 * 1024 });
+    process.stderr.write(`built in ${formatMs(performance.now() - started)}\n`);
+  })();
+  return build;
+}
+
+/** The environment that makes bin/loopwright.js run `from` (LOOPWRIGHT_FROM), merged into `env`. */
+export function cliEnv(from: CliFrom, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, LOOPWRIGHT_FROM: from === "build" ? "dist" : "src" };
+}
 
 /** One line of the result table. Times are milliseconds; `ratio` is median / baseline median. */
 export interface BenchRow {
@@ -38,6 +69,8 @@ export interface BenchEvent {
 }
 
 export interface BenchSandbox {
+  /** The code the CLI runs in this sandbox. */
+  from: CliFrom;
   root: string;
   repo: string;
   home: string;
@@ -56,9 +89,14 @@ export interface BenchSandbox {
 
 /**
  * `parent`: where the sandbox's folder goes (default the temp folder); `/dev/shm` when a benchmark
- * writes far more than it measures (SQLite's fsync per append is free on tmpfs).
+ * writes far more than it measures (SQLite's fsync per append is free on tmpfs). `from`: the code the
+ * CLI runs (default `build`, built once per run by `buildOnce`); `sandbox.env` carries the choice.
  */
-export async function createBenchSandbox(options: { parent?: string } = {}): Promise<BenchSandbox> {
+export async function createBenchSandbox(
+  options: { parent?: string; from?: CliFrom } = {},
+): Promise<BenchSandbox> {
+  const from = options.from ?? "build";
+  if (from === "build") await buildOnce();
   const root = await realpath(await mkdtemp(join(options.parent ?? tmpdir(), "loopwright-bench-")));
   const repo = join(root, "repo");
   const home = join(root, "home");
@@ -66,7 +104,7 @@ export async function createBenchSandbox(options: { parent?: string } = {}): Pro
   const gitConfig = join(root, "gitconfig");
   await writeFile(gitConfig, "");
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...cliEnv(from),
     LOOPWRIGHT_HOME: home,
     GIT_CONFIG_GLOBAL: gitConfig,
     GIT_CONFIG_NOSYSTEM: "1",
@@ -95,6 +133,7 @@ export async function createBenchSandbox(options: { parent?: string } = {}): Pro
       stdio: ["ignore", "pipe", "pipe"],
     });
   return {
+    from,
     root,
     repo,
     home,

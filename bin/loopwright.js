@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Launcher: answers --version without loading anything, runs Claude Code hooks (`hook <event>`) without
 // the CLI framework so they start fast, and otherwise runs the CLI: the TypeScript sources in a checkout
-// (Node strips the types) or the compiled JavaScript in a published package.
+// (Node strips the types) or the compiled JavaScript in a published package (which ships no src/).
+// LOOPWRIGHT_FROM=dist or =src forces one (the benchmarks measure dist/, what users install); an
+// unknown value, or src/ asked for where there is none, is an error (exit 2).
 import { existsSync, readFileSync } from "node:fs";
 import module from "node:module";
 
@@ -22,10 +24,24 @@ if (major < 24) {
   process.exit(isHook ? 0 : 2);
 }
 
-/** The module `path` (no extension) from src/ in a checkout, else from dist/. */
+/** The module `path` (no extension) from src/ in a checkout, else from dist/; LOOPWRIGHT_FROM decides. */
 function entry(path) {
+  const from = process.env.LOOPWRIGHT_FROM || undefined;
   const source = new URL(`../src/${path}.ts`, import.meta.url);
-  return existsSync(source) ? source.href : new URL(`../dist/${path}.js`, import.meta.url).href;
+  const built = new URL(`../dist/${path}.js`, import.meta.url);
+  if (from !== undefined && from !== "src" && from !== "dist")
+    return fail(`LOOPWRIGHT_FROM is "${from}": use src or dist`);
+  const chosen = from === "dist" || (from === undefined && !existsSync(source)) ? built : source;
+  if (!existsSync(chosen))
+    return fail(`${chosen.pathname} is missing${chosen === built ? " (run npm run build)" : ""}`);
+  return chosen.href;
+}
+
+/** Says what is wrong: a hook as its JSON answer (exit 0, nothing blocked), the CLI on stderr (exit 2). */
+function fail(message) {
+  if (isHook) process.stdout.write(`${JSON.stringify({ systemMessage: `loopwright: ${message}` })}\n`);
+  else process.stderr.write(`loopwright: ${message}\n`);
+  process.exit(isHook ? 0 : 2);
 }
 
 if (isHook) {

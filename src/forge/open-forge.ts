@@ -2,15 +2,19 @@
  * From a loop's `finish` settings and its remote to a ready client: resolve the forge, find its token,
  * build the client. Problems are sentences naming the fix, never thrown.
  */
+import type { CiClient } from "./ci-checks.ts";
 import type { ForgeClient, ForgeClientOptions } from "./forge-client.ts";
 import { type ForgeSettings, type ForgeTarget, resolveForgeTarget } from "./forge-target.ts";
 import { findForgeToken, missingTokenAdvice } from "./forge-token.ts";
+import { giteaCi } from "./gitea-ci.ts";
 import { giteaClient } from "./gitea-client.ts";
+import { githubCi } from "./github-ci.ts";
 import { githubClient } from "./github-client.ts";
+import { gitlabCi } from "./gitlab-ci.ts";
 import { gitlabClient } from "./gitlab-client.ts";
 
 export type OpenedForge =
-  | { client: ForgeClient; target: ForgeTarget; tokenSource: string }
+  | { client: ForgeClient; ci: CiClient; target: ForgeTarget; tokenSource: string }
   | { problem: string };
 
 export async function openForge(
@@ -41,5 +45,11 @@ export async function openForge(
       : target.forge === "gitlab"
         ? gitlabClient(clientOptions)
         : giteaClient(clientOptions);
-  return { client, target, tokenSource: token.source };
+  const ci =
+    target.forge === "github"
+      ? githubCi(clientOptions)
+      : target.forge === "gitlab"
+        ? gitlabCi(clientOptions)
+        : giteaCi(clientOptions);
+  return { client, ci, target, tokenSource: token.source };
 }

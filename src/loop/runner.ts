@@ -12,6 +12,7 @@ import { currentLockOwner } from "../process/liveness.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
 import { type Action, decide } from "./decide.ts";
+import { unpublished } from "./exit-code.ts";
 import type { RunContext } from "./run-context.ts";
 import { currentIteration, type LoopState } from "./state.ts";
 import { clearStaleIndexLocks } from "./steps/clear-stale-locks.ts";
@@ -43,6 +44,11 @@ export interface RunLoopOptions {
   leaveWhenParked?: boolean;
   /** Who drives this run: recorded as `by` on the cancel request that `cancel` or `interrupt` files. */
   actor?: Actor;
+  /**
+   * Recover what the dead runs left, then stop the loop with reason `error` and this message instead of
+   * going on: the service's last word on a loop whose controllers keep dying.
+   */
+  stopAfterRecovery?: string;
 }
 
 /**
@@ -111,8 +117,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     await recover(context, options.command);
     if (options.cancel && !timeline.state().cancelRequested)
       await timeline.append("cancel_requested", actorOf(options));
+    if (options.stopAfterRecovery !== undefined && timeline.state().status !== "stopped")
+      await stopLoop(context, "error", options.stopAfterRecovery);
     for (;;) {
-      if (options.shutdown?.aborted) break;
+      if (options.shutdown?.aborted || options.stopAfterRecovery !== undefined) break;
       await timeline.sync();
       const action = decide(timeline.state(), clock());
       if (action.kind === "idle") break;
@@ -199,8 +207,9 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
       status: "interrupted",
     });
   }
-  if (state.status === "stopped" && state.stopReason === "verified") {
+  if (state.status === "stopped" && state.stopReason === "verified" && !unpublished(state)) {
     // Nothing to resume; only tidy up after a controller that died between stopping and cleaning up.
+    // (A verified loop whose push or pull request failed is resumed: it finishes again.)
     await removeLoopWorktrees(context);
     return;
   }
