@@ -14,12 +14,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Store } from "../store/store.ts";
 import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
-import {
-  type ControllerProcess,
-  controllerLogPath,
-  describeExit,
-  startController,
-} from "./controller-process.ts";
+import { createControllerPool } from "./controller-pool.ts";
+import { type ControllerProcess, controllerLogPath, describeExit } from "./controller-process.ts";
 import type { ControllerMessage, RunSummary } from "./controller-protocol.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
@@ -40,6 +36,8 @@ export interface SupervisorOptions {
   now?: () => number;
   /** How many times in a row a loop whose controller died is resumed before it is stopped (default 3). */
   maxRestarts?: number;
+  /** Controllers kept started ahead, idle, for the next loops to start (default 0: each starts for its loop). */
+  idleControllers?: number;
 }
 
 /** A loop this supervisor is running. */
@@ -95,6 +93,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const now = options.now ?? (() => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0));
   const maxRestarts = options.maxRestarts ?? 3;
   const watch = createLoopWatch(store);
+  const pool = createControllerPool(home, options.idleControllers ?? 0);
   const running = new Map<string, SupervisedRun & { controller: ControllerProcess }>();
   const notBefore = new Map<string, number>();
   /** Per loop: its controllers' deaths in a row (reset when a run ends by itself). */
@@ -262,7 +261,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   function launch(view: WatchedLoop, command: "run" | "resume", why: string, stopMessage?: string): void {
     const { loop } = view;
-    const controller = startController(home, loop.id);
+    const controller = pool.take(loop.id);
     const run: SupervisedRun & { controller: ControllerProcess } = {
       loopId: loop.id,
       name: loop.name,
@@ -284,7 +283,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const previous = startsInOrder;
     startsInOrder = (async () => {
       await Promise.race([previous, delay(startTurnTimeoutMs)]);
-      controller.order({ type: "run", loopId: loop.id, command, ...(stopMessage ? { stopMessage } : {}) });
+      controller.order({
+        type: "run",
+        loopId: loop.id,
+        command,
+        logPath: controllerLogPath(home, loop.id),
+        ...(stopMessage ? { stopMessage } : {}),
+      });
       await Promise.race([controller.started, delay(startTurnTimeoutMs)]);
     })();
     run.done = controller.exited
@@ -347,16 +352,18 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       stopped = true;
       clearTimeout(timer);
       await ticking;
+      const idleGone = pool.close("SIGTERM");
       for (const run of running.values()) run.controller.signal("SIGTERM");
       const grace = new AbortController();
       await Promise.race([
-        Promise.allSettled([...running.values()].map((run) => run.done)),
+        Promise.allSettled([idleGone, ...[...running.values()].map((run) => run.done)]),
         delay(graceMs, undefined, { signal: grace.signal }).catch(() => {}),
       ]);
       grace.abort();
       return [...running.values()];
     },
     kill() {
+      void pool.close("SIGKILL");
       for (const run of running.values()) run.controller.signal("SIGKILL");
     },
   };
