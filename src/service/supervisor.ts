@@ -98,6 +98,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const notBefore = new Map<string, number>();
   /** Per loop: its controllers' deaths in a row (reset when a run ends by itself). */
   const deaths = new Map<string, number>();
+  /** Per loop: when its controller last died (wall clock, ms). */
+  const lastDeathAt = new Map<string, number>();
   /** Loops found interrupted (at start, or whose controller died), in the order they are resumed; undefined until the first tick. */
   let recovering: string[] | undefined;
   /** Why each loop in `recovering` is resumed, for the log (default "interrupted, resumed"). */
@@ -213,6 +215,15 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   /** Everything that waits to start, in the order it should: recovered, woken from parking, queued. */
   function waitingLoops(views: WatchedLoop[], holders: Map<string, boolean>): Waiting[] {
     const time = now();
+    // Queued again since its controller last died (an owner's `resume`): a fresh start, deaths forgotten.
+    for (const view of views) {
+      const diedAt = lastDeathAt.get(view.loop.id);
+      if (diedAt !== undefined && view.state.queued && Date.parse(view.state.queued.at) > diedAt) {
+        lastDeathAt.delete(view.loop.id);
+        deaths.delete(view.loop.id);
+        notBefore.delete(view.loop.id);
+      }
+    }
     const free = views.filter(
       (view) => !holders.get(view.loop.id) && (notBefore.get(view.loop.id) ?? 0) <= time,
     );
@@ -239,7 +250,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       free.flatMap((view) =>
         view.state.queued ? [{ view, loopId: view.loop.id, queuedAt: view.state.queued.at }] : [],
       ),
-    ).map(({ view }) => ({ view, command: view.state.queued?.command ?? "run", why: "queued" }));
+    ).map(({ view }) =>
+      (deaths.get(view.loop.id) ?? 0) > maxRestarts
+        ? recovery(view) // its controllers died before they could even start its run
+        : { view, command: view.state.queued?.command ?? "run", why: "queued" },
+    );
     return [...recovered, ...parked, ...queued];
   }
 
@@ -322,6 +337,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const { loop } = view;
     const died = (deaths.get(loop.id) ?? 0) + 1;
     deaths.set(loop.id, died);
+    lastDeathAt.set(loop.id, Date.now());
     log(
       `loop ${loop.name} (${loop.id}): its controller died (${exit}); see ${controllerLogPath(home, loop.id)}`,
     );
@@ -330,6 +346,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const closed = events.some((event) => event.type === "run_ended" && event.data.runId === runId);
     if (runId && lastStart?.data.runId === runId && !closed)
       await store.appendEvent(loop.id, "run_ended", { runId, exit: `controller died: ${exit}` });
+    if (died > maxRestarts + 1) {
+      // Even the controller sent to stop it died: leave the loop alone until the owner acts (or a restart).
+      notBefore.set(loop.id, Number.POSITIVE_INFINITY);
+      log(`loop ${loop.name} (${loop.id}): left interrupted; \`loopwright resume ${loop.name}\` tries again`);
+      return;
+    }
     notBefore.set(loop.id, now() + restartDelayMs * died);
     recoveryReasons.set(
       loop.id,
