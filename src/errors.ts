@@ -14,6 +14,9 @@ export const ExitCode = {
   circuit_broken: 5,
   target_reached: 6,
   plateau: 7,
+  ci_failed: 8,
+  /** `verified`, but `finish: pull-request` could not publish it: the push or the pull request step failed. */
+  unpublished: 9,
   paused: 75,
   user_cancelled: 130,
 } as const;

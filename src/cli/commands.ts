@@ -60,6 +60,15 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/run-loop-command.ts")).resumeLoopCommand));
 
   program
+    .command("pr-comments")
+    .description(
+      "check a loop's pull request once for /loopwright review comments and run their rounds (cron, CI on issue_comment)",
+    )
+    .argument("<loop>", "loop name or id")
+    .option("--json", "print one JSON event per line")
+    .action(run(async () => (await import("./commands/pr-comments-command.ts")).prCommentsCommand));
+
+  program
     .command("ls")
     .description("list loops (of the current repository, or all with --all)")
     .option("--all", "loops of every repository")
@@ -140,6 +149,10 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .option("--max-per-provider <caps>", "loops at once per provider, e.g. anthropic=2,openai=2")
     .option("--idle-controllers <n>", "loop controllers kept started ahead, so a loop starts at once", "2")
     .option("--token <token>", "required with a --host other than loopback (default: LOOPWRIGHT_TOKEN)")
+    .option(
+      "--allow-host <names>",
+      "more Host names to answer besides the bound address, e.g. a reverse proxy's (name, or name:port; comma-separated)",
+    )
     .action(run(async () => (await import("./commands/serve-command.ts")).serveCommand));
 
   program
@@ -159,6 +172,10 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .command("doctor")
     .description("which agent CLIs are installed, their versions, credentials, providers and cost reporting")
     .option("--json", "machine-readable output")
+    .option(
+      "--spec <file>",
+      "check the forge as this spec's finish settings name it (and warn about its CI watch)",
+    )
     .action(run(async () => (await import("./commands/doctor-command.ts")).doctorCommand));
 
   program

@@ -4,12 +4,13 @@
  */
 import { formatDuration } from "../core/duration.ts";
 import type { LoopEvent } from "../core/events.ts";
+import { describeCiEvent } from "../loop/ci-wording.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { describeReviewRound } from "../loop/review-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
-import { describeUnappliedSteering } from "../loop/steering.ts";
 import { formatMetric } from "../loop/strategies/metric-state.ts";
 import { describeClassedFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
+import { describeUnappliedSteering } from "../loop/unapplied-steering.ts";
 import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;
@@ -161,7 +162,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `stopped: ${event.data.reason === "verified" ? describeVerified(state) : event.data.reason}: ${event.data.message}${unapplied ? `\n        note: ${unapplied}` : ""}`;
     }
     default:
-      return undefined;
+      return describeCiEvent(event);
   }
 }
 

@@ -23,7 +23,8 @@ export type StopReason =
   | "error"
   | "user_cancelled"
   | "target_reached"
-  | "plateau";
+  | "plateau"
+  | "ci_failed";
 
 export type VerifierStatus =
   | "ruled"
@@ -173,7 +174,15 @@ export interface Actor {
 export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled" | "over_budget";
 
 export interface EventPayloads {
-  loop_created: { name: string; repoRoot: string; specPath: string; baseSha: string; branch: string };
+  loop_created: {
+    name: string;
+    repoRoot: string;
+    specPath: string;
+    baseSha: string;
+    branch: string;
+    /** The branch the loop started from (the default pull request base); absent on a detached HEAD. */
+    startBranch?: string;
+  };
   /** The loop waits for the service to start it (`run`) or go on with it (`resume`), in the order of `at`. */
   loop_queued: { by: Actor; command: "run" | "resume" };
   run_started: { runId: string; pid: number; host: string; command: string };
@@ -329,7 +338,57 @@ export interface EventPayloads {
     /** Rate limits waited out on the way, one line each. */
     waits?: string[];
   };
+  /**
+   * A comment on the loop's pull request, seen once (by id, across restarts). One that starts with
+   * `/loopwright`, from a user with write access, is a review request: it reopens the loop for a round
+   * on the same branch (its text and code context are the next brief). Any other is recorded `ignored`,
+   * without its text, and never answered.
+   */
+  review_comment_received: {
+    id: string;
+    pullRequest: number;
+    author: string;
+    kind: "conversation" | "diff";
+    url?: string;
+    /** Why it is not acted on: not a `/loopwright` command, or its author has no write access. */
+    ignored?: string;
+    /** The request's text (after `/loopwright`), capped; only for a request. */
+    body?: string;
+    path?: string;
+    line?: number;
+    diffHunk?: string;
+    /** The lines around `line` on the verified commit, numbered. */
+    code?: string;
+    thread?: string;
+  };
+  /** A review request answered on the forge (its reply links the commit, or says why nothing changed). */
+  review_comment_answered: {
+    id: string;
+    /** changed: a verified commit was pushed; unchanged: nothing to change; failed: not verified or not published; limit: `maxRounds` reached. */
+    outcome: "changed" | "unchanged" | "failed" | "limit";
+    sha?: string;
+    reply: string;
+    replyUrl?: string;
+    /** The reply could not be posted (recorded; the request is still not handled again). */
+    error?: string;
+  };
   loop_stopped: { reason: StopReason; message: string };
+  /** `finish.ci`: the watch of the forge's checks on `sha` began; `deadline` (ISO) bounds it, kept on resume. */
+  ci_watch_started: { sha: string; round: number; deadline?: string };
+  /** A look at the checks on `sha` whose standing changed; a `passed`, `failed` or `timed_out` standing ends the round. */
+  ci_checks_recorded: {
+    sha: string;
+    standing: CiStanding;
+    checks: CiCheckRecord[];
+    /** The failed checks' logs as digested, when the standing is `failed`. */
+    failures?: CiFailureRecord[];
+    /** Rate limits waited out on the way, one line each. */
+    waits?: string[];
+    /** Why the forge could not be asked, when it could not (the watch goes on until `deadline`). */
+    error?: string;
+  };
+  /** A repair iteration for the failed checks on `sha` is next (round `round` of `finish.ci.maxRepairs`). */
+  ci_repair_started: { sha: string; round: number; failures: CiFailureRecord[] };
   /** strategy metric: `samples` runs of the metric command on one commit (0: the base commit). */
   metric_measured: {
     iteration: number;
@@ -362,6 +421,29 @@ export interface EventPayloads {
   task_blocked: { iteration: number; taskId: string; attempts: number; reason: string };
 }
 
+/** Where a commit's checks stand: no check at all is `pending`, never `passed`. */
+export type CiStanding = "pending" | "passed" | "failed" | "timed_out";
+
+/** One check on a commit as the forge reported it (a check run, a commit status, a pipeline job, an Actions job). */
+export interface CiCheckRecord {
+  name: string;
+  kind: "check-run" | "status" | "pipeline" | "job" | "actions-run";
+  state: "pending" | "passed" | "failed" | "skipped";
+  url?: string;
+}
+
+/** A failed check's log as loopwright read it: where from, the failing tests the digest names, the rendered digest. */
+export interface CiFailureRecord {
+  check: string;
+  url?: string;
+  /** `job log`, `job trace`, `check output`, or why there is no log (`status only: …`). */
+  logSource: string;
+  logPath?: string;
+  failures: string[];
+  /** The rendered digest (bounded) the repair brief quotes. */
+  digest: string;
+}
+
 /** One task of a task list: its id (OpenSpec number, story id or position), title and acceptance criteria. */
 export interface TaskEntry {
   id: string;
@@ -386,4 +468,5 @@ export const stopReasons: StopReason[] = [
   "user_cancelled",
   "target_reached",
   "plateau",
+  "ci_failed",
 ];

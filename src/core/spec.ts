@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
+import { isDeterministic, verifierGateId } from "./gate-facts.ts";
 import { scheduleSchema } from "./schedule-field.ts";
 import { criterionGatePrefix, defaultStrategy, strategySchema } from "./strategy-spec.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
@@ -17,8 +18,7 @@ export const deterministicGateKinds = ["tests-pass", "build-succeeds", "lint-cle
 export const gateKinds = [...deterministicGateKinds, "agent-check"] as const;
 export type GateKind = (typeof gateKinds)[number];
 
-/** The always-on gate that stands for the verifier's overall approval; it cannot be removed. */
-export const verifierGateId = "verifier-approves";
+export { isDeterministic, verifierGateId };
 
 const duration = z.union([z.number(), z.string()]).transform((value, context) => {
   const milliseconds = parseDuration(value);
@@ -216,6 +216,21 @@ export const tamperSchema = z
   });
 
 /**
+ * `finish.ci`: after the pull request, watch the forge's checks on its head commit. `wait` bounds the
+ * whole watch of one round (0: no bound); `poll` is the first interval between looks (it grows with the
+ * time waited, up to a minute); `maxRepairs` is how many repair iterations a failed check may start.
+ */
+export const ciSchema = z
+  .object({
+    wait: duration.default(1_800_000),
+    maxRepairs: z.number().int().min(0).max(20).default(3),
+    poll: duration.default(15_000),
+  })
+  .strict()
+  .refine((ci) => ci.poll > 0, { path: ["poll"], message: "must be more than 0 (e.g. 15s)" });
+export type CiSpec = z.infer<typeof ciSchema>;
+
+/**
  * `finish:` what a verified loop leaves behind: nothing, its branch (pushed when there is a remote), or a
  * pull request (GitLab: merge request) from that branch, opened or updated, never merged. `forge`,
  * `api` and `repository` default to what the remote URL and the forge's environment variables say;
@@ -233,11 +248,24 @@ export const finishSchema = z
       .string()
       .regex(/^[^/\s]+(\/[^/\s]+)+$/, "owner/name (GitLab: group/subgroup/name)")
       .optional(),
+    /**
+     * `/loopwright` review comments on the pull request: at most `maxRounds` rounds (0: none are acted
+     * on); `serve` looks for new comments for `watch` after the loop ended (default 168h, a week). Not the
+     * `review:` reviewer engine, which reviews each maker turn before the gates.
+     */
+    comments: z
+      .object({
+        maxRounds: z.number().int().min(0).max(50).default(3),
+        watch: duration.default(7 * 24 * 3_600_000),
+      })
+      .strict()
+      .optional(),
+    ci: ciSchema.optional(),
   })
   .strict()
   .superRefine((finish, context) => {
     if (finish.action === "pull-request") return;
-    for (const field of ["base", "api", "repository"] as const)
+    for (const field of ["base", "api", "repository", "ci", "comments"] as const)
       if (finish[field] !== undefined)
         context.addIssue({ code: "custom", path: [field], message: "only for action pull-request" });
   });
@@ -355,8 +383,4 @@ export type Spec = AnyModeSpec & { maker: EngineSpec };
 /** The JSON Schema of the spec as a user writes it (durations as strings or seconds). */
 export function specJsonSchema(): unknown {
   return z.toJSONSchema(specSchema, { io: "input", unrepresentable: "any" });
-}
-
-export function isDeterministic(gate: GateSpec): boolean {
-  return gate.kind !== "agent-check";
 }

@@ -2,15 +2,13 @@
  * From a loop's `finish` settings and its remote to a ready client: resolve the forge, find its token,
  * build the client. Problems are sentences naming the fix, never thrown.
  */
+import type { CiClient } from "./ci-checks.ts";
 import type { ForgeClient, ForgeClientOptions } from "./forge-client.ts";
 import { type ForgeSettings, type ForgeTarget, resolveForgeTarget } from "./forge-target.ts";
 import { findForgeToken, missingTokenAdvice } from "./forge-token.ts";
-import { giteaClient } from "./gitea-client.ts";
-import { githubClient } from "./github-client.ts";
-import { gitlabClient } from "./gitlab-client.ts";
 
 export type OpenedForge =
-  | { client: ForgeClient; target: ForgeTarget; tokenSource: string }
+  | { client: ForgeClient; ci: CiClient; target: ForgeTarget; tokenSource: string }
   | { problem: string };
 
 export async function openForge(
@@ -35,11 +33,18 @@ export async function openForge(
     onWait: options.onWait,
     maxWaitMs: options.maxWaitMs,
   };
+  // Each client (octokit, gitbeaker) loads only when its forge is used: `run` and `validate` reach here.
   const client =
     target.forge === "github"
-      ? githubClient(clientOptions)
+      ? (await import("./github-client.ts")).githubClient(clientOptions)
       : target.forge === "gitlab"
-        ? gitlabClient(clientOptions)
-        : giteaClient(clientOptions);
-  return { client, target, tokenSource: token.source };
+        ? (await import("./gitlab-client.ts")).gitlabClient(clientOptions)
+        : (await import("./gitea-client.ts")).giteaClient(clientOptions);
+  const ci =
+    target.forge === "github"
+      ? (await import("./github-ci.ts")).githubCi(clientOptions)
+      : target.forge === "gitlab"
+        ? (await import("./gitlab-ci.ts")).gitlabCi(clientOptions)
+        : (await import("./gitea-ci.ts")).giteaCi(clientOptions);
+  return { client, ci, target, tokenSource: token.source };
 }

@@ -4,7 +4,10 @@
  */
 
 import { execFile } from "node:child_process";
+import { appendFileSync } from "node:fs";
+import { delimiter as delimiterOfPath, isAbsolute } from "node:path";
 import { promisify } from "node:util";
+import { findExecutable } from "../process/find-executable.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -118,9 +121,11 @@ export async function gitResult(
   options: GitOptions = {},
 ): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? 0;
-  const pending = execFileAsync("git", ["--no-pager", ...neutralisingArguments, ...args], {
+  const env = gitEnvironment(options.env);
+  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
+  const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
     cwd,
-    env: gitEnvironment(options.env),
+    env,
     encoding: "utf8",
     maxBuffer: maxOutputBytes,
     windowsHide: true,
@@ -159,6 +164,45 @@ export async function gitResult(
   } finally {
     if (timer) clearTimeout(timer);
   }
+}
+
+/**
+ * The absolute path of the `git` that PATH names, looked up once per process and PATH value: spawning
+ * a bare `git` makes the child try every PATH folder before git's own (seven failed `execve` here, per
+ * command, while node waits). Only absolute PATH folders count, so a `git` planted in the checkout a
+ * command runs in is never picked through a relative PATH entry (`.`). Without one, the bare name is
+ * spawned and fails as before ("git is not installed").
+ */
+const gitByPath = new Map<string, string>();
+
+export function gitExecutable(path: string | undefined): string {
+  const key = path ?? "";
+  let found = gitByPath.get(key);
+  if (found === undefined) {
+    const absoluteFolders = key
+      .split(delimiterOfPath)
+      .filter((folder) => isAbsolute(folder))
+      .join(delimiterOfPath);
+    found = findExecutable("git", { PATH: absoluteFolders });
+    if (found === undefined) return "git";
+    gitByPath.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * LOOPWRIGHT_GIT_TRACE=<file>: every git command this process runs appends a line there, the time it
+ * started (epoch ms) and its subcommand (for the overhead benchmark, which counts git processes per
+ * iteration). Read once, at load.
+ */
+const traceFile = process.env.LOOPWRIGHT_GIT_TRACE || undefined;
+
+function subcommandOf(args: readonly string[]): string {
+  for (let index = 0; index < args.length; index++) {
+    if (args[index] === "-c") index++;
+    else if (!args[index].startsWith("-")) return args[index];
+  }
+  return "?";
 }
 
 /** The first `fatal:`/`error:` line of git's stderr, else its first non-empty line. */

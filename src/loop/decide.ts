@@ -9,6 +9,8 @@ import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from
 import { type GateAssessment, isAcceptable, passesPolicy } from "../core/gate-status.ts";
 import { type GateSpec, isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
+import { ciPassedNote, ciRepairDue, nextCiStep } from "./ci-rounds.ts";
+import { nextCommentStep } from "./comment-rounds.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { nextReviewStep } from "./review-rounds.ts";
 import {
@@ -50,6 +52,15 @@ export type Action =
   | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
   | { kind: "finish" }
   | { kind: "open_pull_request" }
+  | {
+      kind: "answer_comment";
+      id: string;
+      outcome: "changed" | "unchanged" | "failed" | "limit";
+      sha?: string;
+      reason?: string;
+    }
+  | { kind: "watch_ci"; sha: string; round: number }
+  | { kind: "start_ci_repair"; sha: string }
   | { kind: "pause" }
   | { kind: "park"; until: string; spentTodayUsd: number }
   | { kind: "wait"; until: string }
@@ -217,23 +228,37 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
 function decideBetween(state: LoopState, now: number): Action {
+  // A `/loopwright` review request on the pull request reopened the loop: its round comes first.
+  const commentStep = nextCommentStep(state);
+  if (commentStep) return commentStep;
   const last = state.iterations.at(-1);
   const strategy = strategyOf(state.spec);
   const own = last?.ended ? strategy.afterIteration(state, last) : undefined;
   if (own && own !== "continue") return own;
-  if (last?.ended?.outcome === "verified" && own !== "continue") {
+  // finish.ci: a failed check asked for a repair of the verified commit; it is the next iteration.
+  if (last?.ended?.outcome === "verified" && ciRepairDue(state, last) && !state.cancelRequested)
+    return { kind: "start_iteration", iteration: last.number + 1 };
+  if (last?.ended?.outcome === "verified" && own !== "continue" && !ciRepairDue(state, last)) {
     if (!state.finished) return { kind: "finish" };
     if (state.spec.finish.action === "pull-request" && state.finished.pushed && !state.pullRequest)
       return { kind: "open_pull_request" };
+    const ci = nextCiStep(state);
+    if (ci) return ci;
     const pull = state.pullRequest;
     const opened = !pull
       ? state.finished.unchanged
         ? "; the tree is unchanged, no pull request"
-        : ""
+        : state.finished.error
+          ? `; not pushed: ${state.finished.error}`
+          : ""
       : pull.error
         ? `; no pull request: ${pull.error}`
         : `; pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`;
-    return { kind: "stop", reason: "verified", message: `${strategy.verifiedMessage(state, last)}${opened}` };
+    return {
+      kind: "stop",
+      reason: "verified",
+      message: `${strategy.verifiedMessage(state, last)}${opened}${ciPassedNote(state)}`,
+    };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };

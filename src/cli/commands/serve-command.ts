@@ -37,6 +37,8 @@ export interface ServeOptions {
   idleControllers?: string;
   /** Required with a --host other than loopback; default LOOPWRIGHT_TOKEN. */
   token?: string;
+  /** More Host names the service answers (comma-separated `name` or `name:port`), e.g. a proxy's. */
+  allowHost?: string;
 }
 
 export async function serveCommand(options: ServeOptions): Promise<number> {
@@ -62,6 +64,10 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       host: options.host,
       port,
       token: options.token,
+      allowHosts: options.allowHost
+        ?.split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
       log,
       // A spec pasted in the dashboard reads its relative paths (repo: ./...) from where serve started.
       mount: (app, dependencies) => mountDashboard(app, { ...dependencies, specFolder: process.cwd() }),

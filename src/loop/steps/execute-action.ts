@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { applySteering } from "../steering.ts";
+import { answerComment } from "./answer-comment.ts";
 import { commitIteration, screenChange } from "./commit-and-screen.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
@@ -15,6 +16,7 @@ import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
 import { completeTask, readTasks } from "./task-steps.ts";
 import { runVerifierTurn } from "./verifier-turn.ts";
+import { startCiRepair, watchCi } from "./watch-ci.ts";
 
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
   switch (action.kind) {
@@ -65,6 +67,12 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return finishLoop(context);
     case "open_pull_request":
       return openPullRequest(context);
+    case "answer_comment":
+      return answerComment(context, action);
+    case "watch_ci":
+      return watchCi(context, action.sha, action.round);
+    case "start_ci_repair":
+      return startCiRepair(context, action.sha);
     case "pause":
       return context.append("loop_paused", {});
     case "park": {

@@ -62,10 +62,15 @@ export async function openPullRequest(context: RunContext): Promise<void> {
   }
 }
 
-/** `finish.base`, else the branch the loop started from (`base` when it names a branch), else the repository's current branch. */
+/**
+ * `finish.base`, else the branch the loop started from, recorded when it was created (the user may have
+ * switched branches since); for a loop created before that was recorded, the branch as it stands now.
+ */
 export async function pullRequestBase(context: Pick<RunContext, "loop" | "state">): Promise<string> {
-  const spec = context.state().spec;
+  const state = context.state();
+  const spec = state.spec;
   if (spec.finish.base) return spec.finish.base;
+  if (state.startBranch) return state.startBranch;
   if (spec.base !== "HEAD") {
     const branch = await gitResult(
       ["rev-parse", "--verify", "--quiet", `refs/heads/${spec.base}`],
@@ -85,7 +90,7 @@ export async function remoteUrlOf(root: string, remote: string): Promise<string 
 }
 
 /** The loop's dashboard page when a service is configured (its service.json in the loopwright home). */
-async function dashboardUrl(context: RunContext): Promise<string | undefined> {
+export async function dashboardUrl(context: RunContext): Promise<string | undefined> {
   try {
     const info = JSON.parse(await readFile(join(dirname(context.layout.database), "service.json"), "utf8"));
     return typeof info.url === "string"
