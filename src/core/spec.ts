@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
+import { isDeterministic, verifierGateId } from "./gate-facts.ts";
 import { scheduleSchema } from "./schedule-field.ts";
 import { criterionGatePrefix, defaultStrategy, strategySchema } from "./strategy-spec.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
@@ -17,8 +18,7 @@ export const deterministicGateKinds = ["tests-pass", "build-succeeds", "lint-cle
 export const gateKinds = [...deterministicGateKinds, "agent-check"] as const;
 export type GateKind = (typeof gateKinds)[number];
 
-/** The always-on gate that stands for the verifier's overall approval; it cannot be removed. */
-export const verifierGateId = "verifier-approves";
+export { isDeterministic, verifierGateId };
 
 const duration = z.union([z.number(), z.string()]).transform((value, context) => {
   const milliseconds = parseDuration(value);
@@ -248,12 +248,24 @@ export const finishSchema = z
       .string()
       .regex(/^[^/\s]+(\/[^/\s]+)+$/, "owner/name (GitLab: group/subgroup/name)")
       .optional(),
+    /**
+     * `/loopwright` review comments on the pull request: at most `maxRounds` rounds (0: none are acted
+     * on); `serve` looks for new comments for `watch` after the loop ended (default 168h, a week). Not the
+     * `review:` reviewer engine, which reviews each maker turn before the gates.
+     */
+    comments: z
+      .object({
+        maxRounds: z.number().int().min(0).max(50).default(3),
+        watch: duration.default(7 * 24 * 3_600_000),
+      })
+      .strict()
+      .optional(),
     ci: ciSchema.optional(),
   })
   .strict()
   .superRefine((finish, context) => {
     if (finish.action === "pull-request") return;
-    for (const field of ["base", "api", "repository", "ci"] as const)
+    for (const field of ["base", "api", "repository", "ci", "comments"] as const)
       if (finish[field] !== undefined)
         context.addIssue({ code: "custom", path: [field], message: "only for action pull-request" });
   });
@@ -371,8 +383,4 @@ export type Spec = AnyModeSpec & { maker: EngineSpec };
 /** The JSON Schema of the spec as a user writes it (durations as strings or seconds). */
 export function specJsonSchema(): unknown {
   return z.toJSONSchema(specSchema, { io: "input", unrepresentable: "any" });
-}
-
-export function isDeterministic(gate: GateSpec): boolean {
-  return gate.kind !== "agent-check";
 }

@@ -8,8 +8,8 @@ import { createLoop } from "../../loop/create-loop.ts";
 import { exitCodeOf } from "../../loop/exit-code.ts";
 import { preflight } from "../../loop/preflight.ts";
 import { runLoop } from "../../loop/runner.ts";
-import { describeUnappliedSteering } from "../../loop/steering.ts";
 import { describeVerified } from "../../loop/tamper-standing.ts";
+import { describeUnappliedSteering } from "../../loop/unapplied-steering.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import type { LoopRecord } from "../../store/store.ts";
 import { cliActor } from "../cli-actor.ts";
@@ -47,7 +47,7 @@ export async function resumeLoopCommand(reference: string, options: { json?: boo
     const loop = await recordForegroundResume(context, reference, cliActor());
     const code = await runInForeground(session, loop, "resume", options.json ?? false);
     const { state } = await readLoop(context, loop.id);
-    if (state.stopReason === "verified" && !options.json) {
+    if (state.stopReason === "verified" && code === 0 && !options.json) {
       // A verified loop does not go on: say so, and what became of steering filed too late.
       const unapplied = describeUnappliedSteering(state);
       process.stdout.write(
