@@ -220,6 +220,15 @@ finish:
               (comment) => comment.pull === pull && comment.author === botUser,
             );
             assert.match(reply.body, /^@alice Done in /);
+            // The round ends with the loop stopped verified again.
+            await waitFor(
+              async () => {
+                const show = await sandbox.cli(["show", "served", "--json"], { env: env() });
+                return JSON.parse(show.stdout).status === "stopped";
+              },
+              "the loop to stop after its round",
+              60_000,
+            );
           } finally {
             service.kill("SIGTERM");
             await service.done;
