@@ -16,7 +16,7 @@ import { benchServiceThroughput } from "./service-throughput.ts";
 import { benchSseFanout } from "./sse-fanout.ts";
 import { benchStartup } from "./startup.ts";
 import { benchStreakRerun } from "./streak-rerun.ts";
-import { type BenchRow, formatMs } from "./support.ts";
+import { type BenchRow, formatValue } from "./support.ts";
 
 const benchmarks: Record<string, () => Promise<BenchRow[]>> = {
   overhead: benchControllerOverhead,
@@ -57,9 +57,9 @@ function renderTable(rows: BenchRow[], loadBefore: number): string {
   const header = ["benchmark", "median", "baseline", "baseline median", "ratio", "target", "met"];
   const cells = rows.map((row) => [
     row.name,
-    formatMs(row.median),
+    formatValue(row.median, row.unit),
     row.baselineName,
-    formatMs(row.baselineMedian),
+    formatValue(row.baselineMedian, row.unit),
     `${row.ratio.toFixed(2)}×`,
     row.target,
     row.target === "–" ? "–" : row.met ? "yes" : "NO",

@@ -1,15 +1,25 @@
 /**
- * Startup: the time from spawning `loopwright run <spec>` to the first command of the loop starting. The
- * maker is a command whose first action writes `date +%s%N`; it is compared with the wall clock taken
- * just before the spawn. No setup commands. Baseline, in the same run: spawn to exit of `node -e 0`.
- * Interleaved; medians.
+ * Start-up, measured on the build users install (dist/, `npm run build` first, through the package's
+ * own bin) with a source column (the TypeScript sources through type stripping) for development:
+ *
+ * - `run` to the maker's first command: from spawning `loopwright run <spec>` to the maker's command
+ *   writing `date +%s%N` (no setup commands). Target (build): ≤ 4× `node -e 0`.
+ * - read-only commands `ls`, `show <loop>`, `validate <small spec>`: spawn to exit. Target (build):
+ *   ≤ 2× `node -e 0`.
+ * - the controller's peak memory: `run` of a scripted loop over three iterations (verified at the third),
+ *   peak RSS from `/usr/bin/time -f %M`, against `node -e 0`'s. Target: < 120 MB.
+ *
+ * Baseline in the same run, interleaved with every sample: spawn to exit of `node -e 0`. Medians.
  */
-import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import {
   type BenchRow,
   type BenchSandbox,
+  binary,
+  type CliFrom,
   collect,
   createBenchSandbox,
   describeMedians,
@@ -17,37 +27,84 @@ import {
   median,
 } from "./support.ts";
 
-const samples = 5;
-const targetMs = 1000;
+const execFileAsync = promisify(execFile);
+const samples = 7;
+const memorySamples = 3;
+const runRatioTarget = 4;
+const readRatioTarget = 2;
+const memoryTargetMb = 120;
 const budgetExhaustedExit = 3;
 
 export async function benchStartup(): Promise<BenchRow[]> {
-  const sandbox = await createBenchSandbox();
-  try {
-    const startup: number[] = [];
-    const node: number[] = [];
-    const phases = new Map<string, number[]>();
-    for (let sample = 1; sample <= samples; sample++) {
-      startup.push(await timeToFirstCommand(sandbox, sample, phases));
+  const rows: BenchRow[] = [];
+  for (const from of ["build", "source"] as const) {
+    const sandbox = await createBenchSandbox({ from });
+    try {
+      rows.push(...(await startupRows(sandbox)), await memoryRow(sandbox));
+    } finally {
+      await sandbox.cleanup();
+    }
+  }
+  return rows;
+}
+
+async function startupRows(sandbox: BenchSandbox): Promise<BenchRow[]> {
+  const column = columnName(sandbox.from);
+  const build = sandbox.from === "build";
+  const small = await sandbox.spec(
+    "small",
+    `name: small
+goal: A small spec to validate.
+repo: ./repo
+maker: { engine: command, run: "true" }
+verifier: { engine: command, run: "cat" }
+gates:
+  - { id: tests, kind: tests-pass, run: "true" }
+`,
+  );
+  // `show` needs a loop: the first startup sample leaves one (startup-1).
+  const measures: Record<string, { args: string[]; values: number[] }> = {
+    ls: { args: ["ls"], values: [] },
+    "show <loop>": { args: ["show", "startup-1"], values: [] },
+    "validate <small spec>": { args: ["validate", small], values: [] },
+  };
+  const startup: number[] = [];
+  const node: number[] = [];
+  const phases = new Map<string, number[]>();
+  for (let sample = 1; sample <= samples; sample++) {
+    startup.push(await timeToFirstCommand(sandbox, sample, phases));
+    node.push(await nodeStartup());
+    for (const measure of Object.values(measures)) {
+      measure.values.push(await timeCommand(sandbox, measure.args));
       node.push(await nodeStartup());
     }
-    return [
-      {
-        name: "run → first command of the loop",
-        median: median(startup),
-        baselineName: "node -e 0",
-        baselineMedian: median(node),
-        ratio: median(startup) / median(node),
-        target: `< ${targetMs} ms`,
-        met: median(startup) < targetMs,
-        samples: startup,
-        baselineSamples: node,
-        details: [`from spawn (median ms, cumulative): ${describeMedians(phases)}`],
-      },
-    ];
-  } finally {
-    await sandbox.cleanup();
   }
+  const nodeMedian = median(node);
+  const row = (name: string, values: number[], ratioTarget: number): BenchRow => {
+    const ratio = median(values) / nodeMedian;
+    return {
+      name: `${name} (${column})`,
+      median: median(values),
+      baselineName: "node -e 0",
+      baselineMedian: nodeMedian,
+      ratio,
+      target: build ? `≤ ${ratioTarget}×` : "–",
+      met: ratio <= ratioTarget,
+      samples: values,
+      baselineSamples: node,
+      details: [],
+    };
+  };
+  const first = row("run → maker's first command", startup, runRatioTarget);
+  first.details.push(`from spawn (median ms, cumulative): ${describeMedians(phases)}`);
+  return [
+    first,
+    ...Object.entries(measures).map(([name, measure]) => row(name, measure.values, readRatioTarget)),
+  ];
+}
+
+function columnName(from: CliFrom): string {
+  return from === "build" ? "build: dist/" : "source: src/*.ts";
 }
 
 async function timeToFirstCommand(
@@ -93,10 +150,92 @@ budget: { maxIterations: 1 }
   return firstCommand;
 }
 
+/** Spawn to exit of `loopwright <args>`, which must exit 0. */
+async function timeCommand(sandbox: BenchSandbox, args: string[]): Promise<number> {
+  const started = epochMs();
+  const child = sandbox.spawnCli(args);
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const elapsed = epochMs() - started;
+  if (code !== 0) throw new Error(`loopwright ${args.join(" ")} exited ${code}:\n${output}`);
+  return elapsed;
+}
+
 /** Spawn to exit of `node -e 0`, the floor of any Node.js CLI. */
 async function nodeStartup(): Promise<number> {
   const started = epochMs();
   const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
   await new Promise((resolve) => child.on("exit", resolve));
   return epochMs() - started;
+}
+
+/**
+ * Peak RSS (MB) of the controller of one loop: `loopwright run` of a scripted loop whose gate goes green
+ * at the third iteration, the scripted verifier approving; against `node -e 0` under the same measure.
+ */
+async function memoryRow(sandbox: BenchSandbox): Promise<BenchRow> {
+  const peaks: number[] = [];
+  const node: number[] = [];
+  for (let sample = 1; sample <= memorySamples; sample++) {
+    const name = `memory-${sample}`;
+    const spec = await sandbox.spec(
+      name,
+      `name: ${name}
+goal: n.txt holds 3.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { n.txt: "{{iteration}}\\n" }
+gates:
+  - { id: three, kind: tests-pass, run: "grep -qx 3 n.txt" }
+budget: { maxIterations: 4 }
+`,
+    );
+    peaks.push(await peakRssMb([binary, "run", spec], sandbox, 0));
+    node.push(await peakRssMb(["-e", "0"], sandbox, 0));
+  }
+  return {
+    name: `controller peak RSS, scripted run of 3 iterations (${columnName(sandbox.from)})`,
+    median: median(peaks),
+    baselineName: "node -e 0",
+    baselineMedian: median(node),
+    ratio: median(peaks) / median(node),
+    target: `< ${memoryTargetMb} MB`,
+    met: median(peaks) < memoryTargetMb,
+    samples: peaks,
+    baselineSamples: node,
+    details: [],
+    unit: "MB",
+  };
+}
+
+/** The peak RSS in MB of `node <args>` (and of any child larger than it), via `/usr/bin/time -f %M`. */
+async function peakRssMb(args: string[], sandbox: BenchSandbox, expectedExit: number): Promise<number> {
+  const report = join(sandbox.root, "time.out");
+  let code = 0;
+  let output = "";
+  try {
+    const result = await execFileAsync(
+      "/usr/bin/time",
+      ["-f", "%M", "-o", report, process.execPath, ...args],
+      { cwd: sandbox.repo, env: sandbox.env, maxBuffer: 16 * 1024 * 1024 },
+    );
+    output = result.stdout + result.stderr;
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    code = failed.code ?? -1;
+    output = `${failed.stdout ?? ""}${failed.stderr ?? ""}`;
+  }
+  if (code !== expectedExit) throw new Error(`node ${args.join(" ")} exited ${code}:\n${output}`);
+  const text = await readFile(report, "utf8");
+  await rm(report, { force: true });
+  const kilobytes = Number(text.trim().split("\n").at(-1));
+  return kilobytes / 1024;
 }

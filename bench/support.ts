@@ -58,6 +58,8 @@ export interface BenchRow {
   baselineSamples: number[];
   /** Extra lines printed under the table: where the time goes, spreads. */
   details: string[];
+  /** What `median` and `baselineMedian` measure: milliseconds unless said (`MB`: peak memory). */
+  unit?: "ms" | "MB";
 }
 
 /** A stored event as the benchmarks need it: `at` in epoch milliseconds. */
@@ -219,6 +221,11 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** A row's value in its unit: milliseconds (`formatMs`) or megabytes. */
+export function formatValue(value: number, unit: BenchRow["unit"] = "ms"): string {
+  return unit === "MB" ? (Number.isFinite(value) ? `${value.toFixed(1)} MB` : "–") : formatMs(value);
 }
 
 /** `12.3 ms` below ten seconds, else `12.3 s`. */

@@ -6,6 +6,8 @@
 // unknown value, or src/ asked for where there is none, is an error (exit 2).
 import { existsSync, readFileSync } from "node:fs";
 import module from "node:module";
+import { homedir } from "node:os";
+import { join } from "node:path";
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
@@ -44,9 +46,24 @@ function fail(message) {
   process.exit(isHook ? 0 : 2);
 }
 
+/**
+ * Where Node keeps compiled code (and stripped types) between runs: `$XDG_CACHE_HOME/loopwright/
+ * compile-cache`, else `~/.cache/loopwright/compile-cache`. NODE_COMPILE_CACHE, when set, wins (Node
+ * enabled it before this file ran); NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+ */
+function compileCacheDirectory() {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  return join(cache, "loopwright", "compile-cache");
+}
+
+// Every command, hooks above all (they run at every prompt and stop), starts faster from the cache. A
+// folder that cannot be written (read-only, a file in the way) leaves the cache off: Node returns a
+// status, it does not throw; the try is for anything else. Nothing is said: the command works without it.
+try {
+  module.enableCompileCache?.(compileCacheDirectory());
+} catch {}
+
 if (isHook) {
-  // Hooks run at every prompt and stop: reuse compiled code (and stripped types) across runs.
-  module.enableCompileCache?.();
   const { runHook } = await import(entry("hooks/hook-main"));
   process.exitCode = await runHook(argv.slice(1));
 } else {

@@ -63,3 +63,6 @@ export function defaultContextWindow(model: ModelId): number {
   if (/^o\d/.test(name)) return 200_000;
   return model.provider === "openai-compatible" ? 32_768 : 128_000;
 }
+
+/** The key of an OpenAI-compatible server when `apiKeyEnv` names none (here, not in providers.ts: no AI SDK to load). */
+export const compatibleKeyVariable = "LOOPWRIGHT_OPENAI_COMPATIBLE_API_KEY";

@@ -11,7 +11,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel, ModelMessage, SystemModelMessage } from "ai";
-import { defaultContextWindow, type ModelId, parseModelId } from "./model-id.ts";
+import { compatibleKeyVariable, defaultContextWindow, type ModelId, parseModelId } from "./model-id.ts";
 
 type ProviderOptions = NonNullable<SystemModelMessage["providerOptions"]>;
 
@@ -44,8 +44,7 @@ export interface ModelOptions {
   apiKeyEnv?: string;
 }
 
-/** The key of an OpenAI-compatible server when `apiKeyEnv` names none. */
-export const compatibleKeyVariable = "LOOPWRIGHT_OPENAI_COMPATIBLE_API_KEY";
+export { compatibleKeyVariable };
 
 /** Builds the model for `id`; throws `UsageError` for a malformed id (never for a missing key: calls fail then). */
 export function createAgentModel(id: string, options: ModelOptions = {}): AgentModel {

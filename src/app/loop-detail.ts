@@ -1,6 +1,6 @@
 /** One loop's detail: identity, display status, queue position, the spec in force, and its summary. */
 import { summarizeLoop } from "../loop/iteration-summary.ts";
-import { describeUnappliedSteering } from "../loop/steering.ts";
+import { describeUnappliedSteering } from "../loop/unapplied-steering.ts";
 import { type AppContext, readLoop } from "./app-context.ts";
 import { currentPhase, displayStatus } from "./display-status.ts";
 import { listLoops } from "./list-loops.ts";

@@ -8,9 +8,9 @@ import { describeCiEvent } from "../loop/ci-wording.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { describeReviewRound } from "../loop/review-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
-import { describeUnappliedSteering } from "../loop/steering.ts";
 import { formatMetric } from "../loop/strategies/metric-state.ts";
 import { describeClassedFlag, describeRuling, describeVerified } from "../loop/tamper-standing.ts";
+import { describeUnappliedSteering } from "../loop/unapplied-steering.ts";
 import { stripTerminalControls } from "./terminal-text.ts";
 
 export type EventListener = (event: LoopEvent, state: LoopState) => void;

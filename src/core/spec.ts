@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
+import { isDeterministic, verifierGateId } from "./gate-facts.ts";
 import { scheduleSchema } from "./schedule-field.ts";
 import { criterionGatePrefix, defaultStrategy, strategySchema } from "./strategy-spec.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
@@ -17,8 +18,7 @@ export const deterministicGateKinds = ["tests-pass", "build-succeeds", "lint-cle
 export const gateKinds = [...deterministicGateKinds, "agent-check"] as const;
 export type GateKind = (typeof gateKinds)[number];
 
-/** The always-on gate that stands for the verifier's overall approval; it cannot be removed. */
-export const verifierGateId = "verifier-approves";
+export { isDeterministic, verifierGateId };
 
 const duration = z.union([z.number(), z.string()]).transform((value, context) => {
   const milliseconds = parseDuration(value);
@@ -383,8 +383,4 @@ export type Spec = AnyModeSpec & { maker: EngineSpec };
 /** The JSON Schema of the spec as a user writes it (durations as strings or seconds). */
 export function specJsonSchema(): unknown {
   return z.toJSONSchema(specSchema, { io: "input", unrepresentable: "any" });
-}
-
-export function isDeterministic(gate: GateSpec): boolean {
-  return gate.kind !== "agent-check";
 }

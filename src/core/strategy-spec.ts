@@ -114,7 +114,6 @@ export type StreakStrategy = Extract<StrategySpec, { kind: "streak" }>;
 export type TasksStrategy = Extract<StrategySpec, { kind: "tasks" }>;
 export type MetricStrategy = Extract<StrategySpec, { kind: "metric" }>;
 
-/** Gate ids `strategy: tasks` gives the current task's acceptance criteria (`criterion-1`, ...). */
-export const criterionGatePrefix = "criterion-";
+export { criterionGatePrefix } from "./criterion-gate.ts";
 
 export const defaultStrategy: StrategySpec = { kind: "until-verified" };

@@ -3,7 +3,7 @@
  * way `doctor` looks (names of variables and logins, never their values). A maker or verifier that
  * cannot authenticate fails every turn: `validate` and `run` refuse it, and `auto` never picks it.
  */
-import { compatibleKeyVariable } from "../agent/providers.ts";
+import { compatibleKeyVariable } from "../agent/model-id.ts";
 import type { EngineSpec } from "../core/spec.ts";
 import { agentCliDefinitions } from "./agent-cli/definitions.ts";
 import { builtinSettings } from "./builtin/builtin-settings.ts";

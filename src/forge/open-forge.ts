@@ -6,12 +6,6 @@ import type { CiClient } from "./ci-checks.ts";
 import type { ForgeClient, ForgeClientOptions } from "./forge-client.ts";
 import { type ForgeSettings, type ForgeTarget, resolveForgeTarget } from "./forge-target.ts";
 import { findForgeToken, missingTokenAdvice } from "./forge-token.ts";
-import { giteaCi } from "./gitea-ci.ts";
-import { giteaClient } from "./gitea-client.ts";
-import { githubCi } from "./github-ci.ts";
-import { githubClient } from "./github-client.ts";
-import { gitlabCi } from "./gitlab-ci.ts";
-import { gitlabClient } from "./gitlab-client.ts";
 
 export type OpenedForge =
   | { client: ForgeClient; ci: CiClient; target: ForgeTarget; tokenSource: string }
@@ -39,17 +33,18 @@ export async function openForge(
     onWait: options.onWait,
     maxWaitMs: options.maxWaitMs,
   };
+  // Each client (octokit, gitbeaker) loads only when its forge is used: `run` and `validate` reach here.
   const client =
     target.forge === "github"
-      ? githubClient(clientOptions)
+      ? (await import("./github-client.ts")).githubClient(clientOptions)
       : target.forge === "gitlab"
-        ? gitlabClient(clientOptions)
-        : giteaClient(clientOptions);
+        ? (await import("./gitlab-client.ts")).gitlabClient(clientOptions)
+        : (await import("./gitea-client.ts")).giteaClient(clientOptions);
   const ci =
     target.forge === "github"
-      ? githubCi(clientOptions)
+      ? (await import("./github-ci.ts")).githubCi(clientOptions)
       : target.forge === "gitlab"
-        ? gitlabCi(clientOptions)
-        : giteaCi(clientOptions);
+        ? (await import("./gitlab-ci.ts")).gitlabCi(clientOptions)
+        : (await import("./gitea-ci.ts")).giteaCi(clientOptions);
   return { client, ci, target, tokenSource: token.source };
 }

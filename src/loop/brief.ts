@@ -56,12 +56,15 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
   const sections: string[] = [];
   const attempt = countedIterations(state) + 1;
   const lost = iterationNumber - attempt;
+  const repair = state.ci?.repair;
   const budget =
     spec.budget.maxIterations <= 0
       ? ""
-      : lost > 0
-        ? ` (attempt ${attempt} of at most ${spec.budget.maxIterations}; ${lost} lost to infrastructure errors)`
-        : ` of at most ${spec.budget.maxIterations}`;
+      : repair && attempt > spec.budget.maxIterations
+        ? ` (CI repair ${repair.round}: beyond the iteration budget of ${spec.budget.maxIterations}, bounded by finish.ci.maxRepairs)`
+        : lost > 0
+          ? ` (attempt ${attempt} of at most ${spec.budget.maxIterations}; ${lost} lost to infrastructure errors)`
+          : ` of at most ${spec.budget.maxIterations}`;
   sections.push(`# Loop ${spec.name}: iteration ${iterationNumber}${budget}`);
   sections.push(`## Goal\n${spec.goal.trimEnd()}`);
   const request = commentBriefSection(state);

@@ -5,7 +5,7 @@
 
 import type { GateResult, LoopEvent, RecordedTamperFlag, TamperRuling } from "../core/events.ts";
 import type { FlagStanding } from "../core/flag-standing.ts";
-import { isDeterministic, verifierGateId } from "../core/spec.ts";
+import { isDeterministic, verifierGateId } from "../core/gate-facts.ts";
 import type { TamperClass } from "../core/tamper-flag.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { describeRed } from "./gate-wording.ts";

@@ -6,7 +6,6 @@
 import type { SteeringChange, SteerRequest } from "../core/events.ts";
 import { type Budget, budgetSchema, gateSchema, type Spec, verifierGateId } from "../core/spec.ts";
 import { FieldError } from "../errors.ts";
-import type { LoopState } from "./state.ts";
 
 const budgetKeys = Object.keys(budgetSchema.shape) as (keyof Budget)[];
 
@@ -118,13 +117,4 @@ export function applySteering(
   return { spec: next, changes };
 }
 
-/**
- * Steering that will never apply, said so rather than dropped: requests filed during the iteration that
- * made the loop verified (a verified loop does not resume). Undefined when there are none.
- */
-export function describeUnappliedSteering(state: LoopState): string | undefined {
-  const count = state.pendingSteers.length;
-  if (count === 0 || state.stopReason !== "verified") return undefined;
-  const requests = count === 1 ? "1 steering request was" : `${count} steering requests were`;
-  return `${requests} not applied: the loop was verified before the next iteration boundary; start a new loop for a new goal`;
-}
+export { describeUnappliedSteering } from "./unapplied-steering.ts";

@@ -41,8 +41,7 @@ export async function stopHook(context: HookContext): Promise<HookOutput> {
     ? reviewDue(work, { sessionId: input.session_id, now: context.now, limits: context.limits })
     : undefined;
   const spec = await loadHookSpec(layout);
-  const head = await headCommit(layout.root);
-  const snapshot = await changeSnapshot(layout.root, work?.base ?? head);
+  const [head, snapshot] = await headAndChanges(layout.root, work?.base);
   const graded = { head, base: snapshot.base, tree: snapshot.all };
   const gates = gatesToRun(spec, due !== undefined);
   const keys = new Map(gates.map((gate) => [gate.id, gatePassKey(gate.run ?? "", graded)]));
@@ -70,6 +69,13 @@ export async function stopHook(context: HookContext): Promise<HookOutput> {
     conclusion = await reviewConclusion(context, snapshot, due, gateIds, acceptanceCriteria(spec));
   }
   return settle(context, snapshot, results, keys, conclusion);
+}
+
+/** HEAD and the changes from `base` (from HEAD without open work): with a base, the git processes run at once. */
+async function headAndChanges(root: string, base: string | undefined): Promise<[string, ChangeSnapshot]> {
+  if (base !== undefined) return await Promise.all([headCommit(root), changeSnapshot(root, base)]);
+  const head = await headCommit(root);
+  return [head, await changeSnapshot(root, head)];
 }
 
 async function reviewConclusion(

@@ -8,7 +8,6 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { openForge } from "../../forge/open-forge.ts";
 import { gitResult } from "../../git/git.ts";
-import { ciBodySection } from "../ci-wording.ts";
 import { pullRequestBody, pullRequestTitle } from "../pull-request-body.ts";
 import type { RunContext } from "../run-context.ts";
 import { readState } from "../timeline.ts";
@@ -31,7 +30,7 @@ export async function openPullRequest(context: RunContext): Promise<void> {
   const { events } = await readState(context.store, context.loop);
   const content = {
     title: pullRequestTitle(state),
-    body: pullRequestBody(state, events, await dashboardUrl(context)) + ciBodySection(state),
+    body: pullRequestBody(state, events, await dashboardUrl(context)),
   };
   try {
     const existing = await opened.client.findOpen(state.spec.branch, base);

@@ -4,9 +4,10 @@
  * current task's acceptance criteria are the spec's `criterion-N` agent-check gates while it is being
  * worked on, so the brief, the verifier and the report see them like any gate. Pure.
  */
+
+import { criterionGate, criterionGatePrefix } from "../../core/criterion-gate.ts";
 import type { LoopEvent, TaskEntry } from "../../core/events.ts";
-import { type GateSpec, gateSchema } from "../../core/spec.ts";
-import { criterionGatePrefix } from "../../core/strategy-spec.ts";
+import type { GateSpec } from "../../core/spec.ts";
 import type { LoopState } from "../state.ts";
 
 export interface TaskRecord extends TaskEntry {
@@ -36,9 +37,7 @@ export function gatesForTask(gates: readonly GateSpec[], task: TaskEntry | undef
   const criteria = task.criteria.length > 0 ? task.criteria : [`The task is done: ${task.title}`];
   return [
     ...own,
-    ...criteria.map((assert, index) =>
-      gateSchema.parse({ id: `${criterionGatePrefix}${index + 1}`, kind: "agent-check", assert }),
-    ),
+    ...criteria.map((assert, index) => criterionGate(`${criterionGatePrefix}${index + 1}`, assert)),
   ];
 }
 

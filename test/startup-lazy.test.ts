@@ -1,0 +1,186 @@
+/**
+ * Start-up stays light: what real processes of the CLI load (a module-load trace through
+ * test/support/module-trace.mjs), which code bin/loopwright.js runs (LOOPWRIGHT_FROM, dist/ or src/),
+ * and its compile cache (a cache folder that cannot be made leaves the command working).
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { criterionGate } from "../src/core/criterion-gate.ts";
+import { gateSchema } from "../src/core/spec.ts";
+import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+const tracer = new URL("./support/module-trace.mjs", import.meta.url).pathname;
+/** Packages a read-only or listing command never needs. */
+const heavy = [
+  "/node_modules/ai/",
+  "/node_modules/@ai-sdk/",
+  "/node_modules/@octokit/",
+  "/node_modules/@gitbeaker/",
+  "/node_modules/hono/",
+  "/node_modules/@hono/",
+];
+
+/** Runs `loopwright <args>` with the module tracer; the URLs it loaded and its exit code. */
+function traced(
+  sandbox: Sandbox,
+  args: string[],
+  input = "",
+): { code: number | null; modules: string[]; output: string } {
+  const trace = join(sandbox.root, `trace-${args[0]}-${Date.now()}.txt`);
+  const result = spawnSync(process.execPath, ["--import", tracer, binary, ...args], {
+    cwd: sandbox.repo,
+    env: { ...sandbox.env, LOOPWRIGHT_MODULE_TRACE: trace },
+    input,
+    encoding: "utf8",
+  });
+  const modules = existsSync(trace) ? readFileSync(trace, "utf8").split("\n").filter(Boolean) : [];
+  return { code: result.status, modules, output: result.stdout + result.stderr };
+}
+
+describe("what a command loads", () => {
+  let sandbox: Sandbox;
+  before(async () => {
+    sandbox = await createSandbox();
+    await sandbox.write({
+      "loop.yaml": `name: light\ngoal: Stay light.\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: tests, kind: tests-pass, run: "true" }\n`,
+    });
+  });
+  after(() => sandbox.cleanup());
+
+  test("ls loads no AI SDK, forge client, web server or schema library", () => {
+    const { code, modules, output } = traced(sandbox, ["ls"]);
+    assert.equal(code, 0, output);
+    assert.ok(
+      modules.some((url) => url.includes("/cli/commands/list-command.")),
+      "the trace saw ls run",
+    );
+    for (const name of [...heavy, "/node_modules/zod/", "/node_modules/yaml/"])
+      assert.deepEqual(
+        modules.filter((url) => url.includes(name)),
+        [],
+        `ls loaded ${name}`,
+      );
+  });
+
+  test("validate loads no AI SDK, forge client or web server for a spec that uses none", () => {
+    const { code, modules, output } = traced(sandbox, ["validate", "loop.yaml"]);
+    assert.equal(code, 0, output);
+    assert.ok(
+      modules.some((url) => url.includes("/node_modules/yaml/")),
+      "the trace saw the spec parsed",
+    );
+    for (const name of heavy)
+      assert.deepEqual(
+        modules.filter((url) => url.includes(name)),
+        [],
+        `validate loaded ${name}`,
+      );
+  });
+
+  test("hook stop, once the spec is cached, loads neither the CLI framework nor the spec's libraries", () => {
+    const input = JSON.stringify({ session_id: "lazy", cwd: sandbox.repo });
+    const first = traced(sandbox, ["hook", "stop"], input);
+    assert.equal(first.code, 0, first.output);
+    assert.ok(
+      first.modules.some((url) => url.includes("/node_modules/yaml/")),
+      "the first stop parsed the spec",
+    );
+    for (const event of ["stop", "prompt"]) {
+      const { code, modules, output } = traced(sandbox, ["hook", event], input);
+      assert.equal(code, 0, output);
+      assert.ok(
+        modules.some((url) => url.includes(`/hooks/events/${event}-hook.`)),
+        `the trace saw ${event} run`,
+      );
+      for (const name of [...heavy, "/node_modules/commander/", "/node_modules/zod/", "/node_modules/yaml/"])
+        assert.deepEqual(
+          modules.filter((url) => url.includes(name)),
+          [],
+          `hook ${event} loaded ${name}`,
+        );
+    }
+  });
+});
+
+test("a criterion gate built by hand is the gate the schema gives", () => {
+  assert.deepEqual(
+    criterionGate("criterion-1", "It works."),
+    gateSchema.parse({ id: "criterion-1", kind: "agent-check", assert: "It works." }),
+  );
+});
+
+describe("bin/loopwright.js: which code runs, and its compile cache", () => {
+  let sandbox: Sandbox;
+  let pkg: string;
+  before(async () => {
+    sandbox = await createSandbox();
+    // A package with stand-ins for both entries: each says which one ran.
+    pkg = join(sandbox.root, "pkg");
+    mkdirSync(join(pkg, "bin"), { recursive: true });
+    copyFileSync(binary, join(pkg, "bin", "loopwright.js"));
+    copyFileSync(new URL("../package.json", import.meta.url), join(pkg, "package.json"));
+    for (const [folder, extension] of [
+      ["src", "ts"],
+      ["dist", "js"],
+    ]) {
+      mkdirSync(join(pkg, folder, "cli"), { recursive: true });
+      writeFileSync(
+        join(pkg, folder, "cli", `main.${extension}`),
+        `export async function main(argv) { process.stdout.write("${folder} " + argv.join(" ") + "\\n"); return 0; }\n`,
+      );
+    }
+  });
+  after(() => sandbox.cleanup());
+
+  const run = (env: NodeJS.ProcessEnv, args = ["ls"]) => {
+    const result = spawnSync(process.execPath, [join(pkg, "bin", "loopwright.js"), ...args], {
+      cwd: sandbox.repo,
+      env: { ...sandbox.env, XDG_CACHE_HOME: join(sandbox.root, "cache"), ...env },
+      encoding: "utf8",
+    });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+
+  test("a checkout runs src/ unless LOOPWRIGHT_FROM=dist; a bad value is a usage error", () => {
+    assert.deepEqual(run({ LOOPWRIGHT_FROM: "" }), { code: 0, stdout: "src ls\n", stderr: "" });
+    assert.deepEqual(run({ LOOPWRIGHT_FROM: "dist" }), { code: 0, stdout: "dist ls\n", stderr: "" });
+    assert.deepEqual(run({ LOOPWRIGHT_FROM: "src" }), { code: 0, stdout: "src ls\n", stderr: "" });
+    const bad = run({ LOOPWRIGHT_FROM: "build" });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /LOOPWRIGHT_FROM is "build": use src or dist/);
+    const hook = run({ LOOPWRIGHT_FROM: "build" }, ["hook", "stop"]);
+    assert.equal(hook.code, 0, "a hook never fails Claude Code");
+    assert.match(JSON.parse(hook.stdout).systemMessage, /LOOPWRIGHT_FROM/);
+  });
+
+  test("the compile cache goes under the user's cache folder, and a folder that cannot be made changes nothing", () => {
+    assert.equal(run({}).code, 0);
+    assert.deepEqual(readdirSync(join(sandbox.root, "cache", "loopwright", "compile-cache")).length, 1);
+    const blocked = join(sandbox.root, "a-file");
+    writeFileSync(blocked, "not a folder\n");
+    assert.deepEqual(run({ XDG_CACHE_HOME: blocked }), { code: 0, stdout: "src ls\n", stderr: "" });
+    assert.deepEqual(run({ XDG_CACHE_HOME: "", HOME: blocked }), { code: 0, stdout: "src ls\n", stderr: "" });
+  });
+
+  test("the published package (no src/) runs dist/; asking for src/ there says it is missing", () => {
+    const published = join(sandbox.root, "published");
+    mkdirSync(join(published, "bin"), { recursive: true });
+    mkdirSync(join(published, "dist", "cli"), { recursive: true });
+    copyFileSync(join(pkg, "bin", "loopwright.js"), join(published, "bin", "loopwright.js"));
+    copyFileSync(join(pkg, "dist", "cli", "main.js"), join(published, "dist", "cli", "main.js"));
+    copyFileSync(join(pkg, "package.json"), join(published, "package.json"));
+    const start = (env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [join(published, "bin", "loopwright.js"), "ls"], {
+        cwd: sandbox.repo,
+        env: { ...sandbox.env, XDG_CACHE_HOME: join(sandbox.root, "cache"), ...env },
+        encoding: "utf8",
+      });
+    assert.equal(start({ LOOPWRIGHT_FROM: "" }).stdout, "dist ls\n");
+    const missing = start({ LOOPWRIGHT_FROM: "src" });
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /src\/cli\/main\.ts is missing/);
+  });
+});
