@@ -135,3 +135,48 @@ test("a round that fails is answered `failed` from the pull request's commit; pa
   assert.equal((limited as { outcome: string }).outcome, "limit");
   assert.match(String((limited as { reason?: string }).reason), /had its 1 review rounds/);
 });
+
+test("with finish.ci the round's push is watched before the reply; red checks are named and the loop stops ci_failed", () => {
+  const loop = new FakeLoop(
+    fakeSpec({
+      finish: {
+        action: "pull-request",
+        forge: "github",
+        api: "https://api.github.com",
+        repository: "acme/widget",
+        ci: { wait: "10m", maxRepairs: 1 },
+      },
+    }),
+  );
+  loop.prepared().attempt();
+  const sha = loop.state().iterations[0].commit?.sha ?? "";
+  const check = (state: "passed" | "failed") => [{ name: "test", kind: "check-run" as const, state }];
+  loop.append("loop_finished", { action: "pull-request", branch: loop.spec.branch, sha, pushed: true });
+  loop.append("pull_request_recorded", { forge: "github", sha, number: 5, created: true });
+  loop.append("ci_watch_started", { sha, round: 0 });
+  loop.append("ci_checks_recorded", { sha, standing: "passed", checks: check("passed") });
+  loop.append("loop_stopped", { reason: "verified", message: "verified; CI passed" });
+
+  loop.append("review_comment_received", request("review:2", "rename value"));
+  loop.prepared();
+  loop.attempt({ diff: "rename" });
+  const newSha = loop.state().iterations[1].commit?.sha ?? "";
+  loop.append("loop_finished", {
+    action: "pull-request",
+    branch: loop.spec.branch,
+    sha: newSha,
+    pushed: true,
+  });
+  loop.append("pull_request_recorded", { forge: "github", sha: newSha, number: 5, created: false });
+  assert.deepEqual(loop.decide(), { kind: "watch_ci", sha: newSha, round: 0 });
+  loop.append("ci_watch_started", { sha: newSha, round: 0 });
+  loop.append("ci_checks_recorded", { sha: newSha, standing: "failed", checks: check("failed") });
+  const answer = loop.decide();
+  assert.equal(answer.kind, "answer_comment", JSON.stringify(answer));
+  assert.equal((answer as { outcome: string }).outcome, "changed");
+  assert.match(String((answer as { reason?: string }).reason), /checks failed on/);
+  loop.append("review_comment_answered", { id: "review:2", outcome: "changed", sha: newSha, reply: "done" });
+  const stop = loop.decide();
+  assert.equal(stop.kind, "stop");
+  assert.equal((stop as { reason: string }).reason, "ci_failed");
+});
