@@ -47,7 +47,9 @@ export async function benchServicePages(): Promise<BenchRow[]> {
     const databaseBytes = (await stat(join(sandbox.home, "loopwright.db"))).size;
 
     // A service's environment holds an API key: the answers' redaction then has work to do, as in use.
-    server = spawn(process.execPath, [serverScript, sandbox.home], {
+    // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof-pages" profiles the server process.
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+    server = spawn(process.execPath, [...nodeArgs, serverScript, sandbox.home], {
       env: { ...sandbox.env, BENCH_PROVIDER_API_KEY: "bench-placeholder-value-0123456789" },
       stdio: ["ignore", "pipe", "inherit"],
     });

@@ -9,6 +9,7 @@
  * No event lost: each loop's seq runs 1..n without a gap, global ids rise with seq, every loop has the
  * same event types as a lone loop, and the global feed (`readEventsAfter`) holds exactly the loops' events.
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -30,6 +31,7 @@ const burst = 50;
 const aloneRuns = 3;
 const targetMs = 2000;
 const timeoutMs = 300_000;
+const memoryTargetKib = 4 * 1024 * 1024;
 
 export async function benchServiceThroughput(): Promise<BenchRow[]> {
   const sandbox = await createBenchSandbox();
@@ -59,6 +61,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     );
     const submitMs = Date.now() - submitStart;
     await waitForStopped(store, ids, () => serviceLog);
+    const servicePeakKib = peakRssOfProcess(service.pid as number);
 
     const timelines = new Map<string, StoredEvent[]>();
     for (const id of ids) timelines.set(id, await store.readEvents(id));
@@ -78,6 +81,9 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     const pickups = [...timelines.values()].map((events) => gap(events, "loop_queued", "run_started"));
     const preparing = [...timelines.values()].map((events) => gap(events, "run_started", "maker_started"));
     const p95 = percentile(burstDelays, 95);
+    const controllerPeaks = await Promise.all(ids.map((id) => controllerPeakKib(sandbox.home, id)));
+    const memoryKib = controllerPeaks.reduce((total, peak) => total + peak, 0);
+    const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
     const steps = new Map<string, number[]>();
     const aloneSteps = new Map<string, number[]>();
     for (const events of timelines.values()) stepGaps(events, steps);
@@ -99,6 +105,8 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
           `gap before each event up to the maker (median ms), burst: ${describeMedians(steps)}`,
           `alone: ${describeMedians(aloneSteps)}`,
           `${all.length} events in ${((last - first) / 1000).toFixed(1)} s: ${eventsPerSecond.toFixed(0)} events/s; none lost (seq contiguous per loop, global ids rising, ${reference.length} events per loop as alone)`,
+          `most runs going at once: ${mostAtOnce([...timelines.values()])}`,
+          `memory: the ${controllerPeaks.length} controllers' peak RSS sum ${mib(memoryKib)} (target < 4 GiB: ${memoryKib < memoryTargetKib ? "met" : "NOT met"}); each: median ${mib(median(controllerPeaks))}, max ${mib(Math.max(...controllerPeaks))}; the service's own peak ${mib(servicePeakKib)}`,
         ],
       },
     ];
@@ -110,6 +118,41 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     }
     await sandbox.cleanup();
   }
+}
+
+/** The peak RSS (KiB) the controller of the loop's last run wrote to its controller.log. */
+async function controllerPeakKib(home: string, loopId: string): Promise<number> {
+  const log = await readFile(join(home, "loops", loopId, "controller.log"), "utf8");
+  const peaks = [...log.matchAll(/"peakRssKib":(\d+)/g)].map((match) => Number(match[1]));
+  if (peaks.length === 0) throw new Error(`loop ${loopId}: its controller.log names no peak RSS:\n${log}`);
+  return peaks.at(-1) as number;
+}
+
+/** VmHWM of a live process, in KiB (Linux). */
+function peakRssOfProcess(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
+}
+
+/** The most runs that were going at once (from each loop's `run_started` and `run_ended`). */
+function mostAtOnce(timelines: StoredEvent[][]): number {
+  const points = timelines.flatMap((events) =>
+    events.flatMap((event) =>
+      event.type === "run_started"
+        ? [{ at: Date.parse(event.at), change: 1 }]
+        : event.type === "run_ended"
+          ? [{ at: Date.parse(event.at), change: -1 }]
+          : [],
+    ),
+  );
+  points.sort((a, b) => a.at - b.at || a.change - b.change);
+  let current = 0;
+  let most = 0;
+  for (const point of points) {
+    current += point.change;
+    most = Math.max(most, current);
+  }
+  return most;
 }
 
 /** Submits one loop per name, back to back, as `run --detach` does; returns their ids in order. */

@@ -14,6 +14,7 @@ export const ExitCode = {
   circuit_broken: 5,
   target_reached: 6,
   plateau: 7,
+  ci_failed: 8,
   paused: 75,
   user_cancelled: 130,
 } as const;

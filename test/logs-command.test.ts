@@ -61,3 +61,45 @@ gates: [{ id: t, kind: tests-pass, run: "true" }]
     await sandbox.cleanup();
   }
 });
+
+test("logs redacts the secrets of its own environment from a gate log, as the service does", async () => {
+  const sandbox = await createSandbox();
+  try {
+    // The loop's controller does not know this value as a secret, so its log keeps it as printed; the
+    // CLI that prints the log later has it in a secret-named variable and must not show it.
+    const secret = "planted-value-7f3a9c2e41";
+    const spec = await sandbox.spec(`name: leaky
+goal: answer.txt says 42.
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { answer.txt: "42\\n" } }] }
+gates: [{ id: done, kind: tests-pass, run: "echo the key is ${secret}, twice: ${secret}; grep -qx 42 answer.txt" }]
+`);
+    assert.equal((await sandbox.cli(["run", spec])).code, 0);
+    const unredacted = await sandbox.cli(["logs", "leaky", "--iteration", "0"]);
+    assert.match(unredacted.stdout, new RegExp(`the key is ${secret}`), "the log holds the value as written");
+    const logs = await sandbox.cli(["logs", "leaky", "--iteration", "0"], {
+      env: { PLANTED_API_KEY: secret },
+    });
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.doesNotMatch(logs.stdout, /planted-value/);
+    assert.match(logs.stdout, /the key is \[redacted:PLANTED_API_KEY\], twice: \[redacted:PLANTED_API_KEY\]/);
+    assert.match(logs.stdout, /==> iteration 0 \(the base commit\) gate done \(baseline\)/);
+    const latest = await sandbox.cli(["logs", "leaky"], { env: { PLANTED_API_KEY: secret } });
+    assert.equal(latest.code, 0, latest.stderr);
+    assert.match(latest.stdout, /\[redacted:PLANTED_API_KEY\]/);
+    assert.doesNotMatch(latest.stdout, /planted-value/);
+    // The report quotes the gates' output tails: redacted the same way, in Markdown and in JSON.
+    assert.match((await sandbox.cli(["report", "leaky"])).stdout, /planted-value/);
+    for (const args of [
+      ["report", "leaky"],
+      ["report", "leaky", "--json"],
+      ["show", "leaky", "--json"],
+    ]) {
+      const printed = await sandbox.cli(args, { env: { PLANTED_API_KEY: secret } });
+      assert.equal(printed.code, 0, printed.stderr);
+      assert.doesNotMatch(printed.stdout, /planted-value/, args.join(" "));
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});

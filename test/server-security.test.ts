@@ -4,6 +4,7 @@
  * (bearer header, login cookie) on any other address, which refuses to start without a token.
  */
 import assert from "node:assert/strict";
+import { hostname, networkInterfaces } from "node:os";
 import { after, before, describe, test } from "node:test";
 import { UsageError } from "../src/errors.ts";
 import { createServer, type LoopwrightServer } from "../src/server/create-server.ts";
@@ -181,6 +182,7 @@ describe("on another address", () => {
       token: { name: "alice", value: token },
       secret,
       env: {},
+      allowHosts: ["192.168.1.10"],
     });
     const url = "http://192.168.1.10:4477/api/loops";
     assert.equal((await server.app.request(url)).status, 401);
@@ -212,6 +214,7 @@ describe("on another address", () => {
       token,
       secret,
       env: {},
+      allowHosts: ["192.168.1.10:4477"],
     });
     const base = "http://192.168.1.10:4477";
     const browser = await server.app.request(`${base}/`, { headers: { accept: "text/html" } });
@@ -254,5 +257,59 @@ describe("on another address", () => {
     );
     assert.equal((await server.app.request(withSecret.url, withSecret.init)).status, 202);
     server.close();
+  });
+
+  test("token mode checks the Host too: the machine's names at the bound port, and --allow-host names", async () => {
+    const bearer = { authorization: `Bearer ${token}` };
+    const wildcard = createServer({
+      store,
+      home: sandbox.home,
+      host: "0.0.0.0",
+      port: 4477,
+      token,
+      env: {},
+      allowHosts: ["dash.example.com", "proxy.example:8443"],
+    });
+    const status = async (server: typeof wildcard, host: string) =>
+      (await server.app.request(`http://${host}/api/loops`, { headers: bearer })).status;
+    // The machine's first non-loopback IPv4 address (a container may have none: loopback then).
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry?.family === "IPv4" && !entry.internal)?.address;
+    const ownAddress = external ?? "127.0.0.1";
+    for (const host of ["127.0.0.1:4477", "localhost:4477", `${hostname()}:4477`, `${ownAddress}:4477`]) {
+      assert.equal(await status(wildcard, host), 200, host);
+    }
+    // An --allow-host name without a port is taken at any port (a proxy on 80 or 443); with one, at that one.
+    for (const host of ["dash.example.com", "dash.example.com:443", "proxy.example:8443"]) {
+      assert.equal(await status(wildcard, host), 200, host);
+    }
+    for (const host of [
+      "evil.example:4477",
+      "127.0.0.1:80",
+      "proxy.example:4477",
+      `${ownAddress}.nip.io:4477`,
+    ]) {
+      const answer = await wildcard.app.request(`http://${host}/api/loops`, { headers: bearer });
+      assert.equal(answer.status, 403, host);
+      const error = ((await answer.json()) as { error: string }).error;
+      assert.match(error, /unexpected Host/);
+      // The refusal does not list the machine's addresses to whoever asks.
+      if (external) assert.doesNotMatch(error.replace(host, ""), new RegExp(external.replaceAll(".", "\\.")));
+    }
+    // Refused before the token is looked at: a forged Host with no token is a 403, not a 401.
+    assert.equal((await wildcard.app.request("http://evil.example:4477/api/loops")).status, 403);
+    wildcard.close();
+
+    const bound = createServer({ store, home: sandbox.home, host: "10.1.2.3", port: 4477, token, env: {} });
+    assert.equal(await status(bound, "10.1.2.3:4477"), 200);
+    assert.equal(await status(bound, "10.1.2.4:4477"), 403);
+    assert.equal(await status(bound, `${hostname()}:4477`), 403);
+    bound.close();
+
+    assert.throws(
+      () => createServer({ store, home: sandbox.home, host: "0.0.0.0", token, env: {}, allowHosts: ["a/b"] }),
+      /--allow-host: 'a\/b'/,
+    );
   });
 });

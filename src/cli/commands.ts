@@ -139,6 +139,10 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .option("--max-active <n>", "loops active at once, foreground runs included (0: no limit)", "4")
     .option("--max-per-provider <caps>", "loops at once per provider, e.g. anthropic=2,openai=2")
     .option("--token <token>", "required with a --host other than loopback (default: LOOPWRIGHT_TOKEN)")
+    .option(
+      "--allow-host <names>",
+      "more Host names to answer besides the bound address, e.g. a reverse proxy's (name, or name:port; comma-separated)",
+    )
     .action(run(async () => (await import("./commands/serve-command.ts")).serveCommand));
 
   program
@@ -158,6 +162,10 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .command("doctor")
     .description("which agent CLIs are installed, their versions, credentials, providers and cost reporting")
     .option("--json", "machine-readable output")
+    .option(
+      "--spec <file>",
+      "check the forge as this spec's finish settings name it (and warn about its CI watch)",
+    )
     .action(run(async () => (await import("./commands/doctor-command.ts")).doctorCommand));
 
   program

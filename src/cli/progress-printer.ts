@@ -4,6 +4,7 @@
  */
 import { formatDuration } from "../core/duration.ts";
 import type { LoopEvent } from "../core/events.ts";
+import { describeCiEvent } from "../loop/ci-wording.ts";
 import { describeRed } from "../loop/gate-wording.ts";
 import { describeReviewRound } from "../loop/review-wording.ts";
 import { countedIterations, type LoopState } from "../loop/state.ts";
@@ -161,7 +162,7 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return `stopped: ${event.data.reason === "verified" ? describeVerified(state) : event.data.reason}: ${event.data.message}${unapplied ? `\n        note: ${unapplied}` : ""}`;
     }
     default:
-      return undefined;
+      return describeCiEvent(event);
   }
 }
 

@@ -23,7 +23,8 @@ export type StopReason =
   | "error"
   | "user_cancelled"
   | "target_reached"
-  | "plateau";
+  | "plateau"
+  | "ci_failed";
 
 export type VerifierStatus =
   | "ruled"
@@ -330,6 +331,22 @@ export interface EventPayloads {
     waits?: string[];
   };
   loop_stopped: { reason: StopReason; message: string };
+  /** `finish.ci`: the watch of the forge's checks on `sha` began; `deadline` (ISO) bounds it, kept on resume. */
+  ci_watch_started: { sha: string; round: number; deadline?: string };
+  /** A look at the checks on `sha` whose standing changed; a `passed`, `failed` or `timed_out` standing ends the round. */
+  ci_checks_recorded: {
+    sha: string;
+    standing: CiStanding;
+    checks: CiCheckRecord[];
+    /** The failed checks' logs as digested, when the standing is `failed`. */
+    failures?: CiFailureRecord[];
+    /** Rate limits waited out on the way, one line each. */
+    waits?: string[];
+    /** Why the forge could not be asked, when it could not (the watch goes on until `deadline`). */
+    error?: string;
+  };
+  /** A repair iteration for the failed checks on `sha` is next (round `round` of `finish.ci.maxRepairs`). */
+  ci_repair_started: { sha: string; round: number; failures: CiFailureRecord[] };
   /** strategy metric: `samples` runs of the metric command on one commit (0: the base commit). */
   metric_measured: {
     iteration: number;
@@ -362,6 +379,29 @@ export interface EventPayloads {
   task_blocked: { iteration: number; taskId: string; attempts: number; reason: string };
 }
 
+/** Where a commit's checks stand: no check at all is `pending`, never `passed`. */
+export type CiStanding = "pending" | "passed" | "failed" | "timed_out";
+
+/** One check on a commit as the forge reported it (a check run, a commit status, a pipeline job, an Actions job). */
+export interface CiCheckRecord {
+  name: string;
+  kind: "check-run" | "status" | "pipeline" | "job" | "actions-run";
+  state: "pending" | "passed" | "failed" | "skipped";
+  url?: string;
+}
+
+/** A failed check's log as loopwright read it: where from, the failing tests the digest names, the rendered digest. */
+export interface CiFailureRecord {
+  check: string;
+  url?: string;
+  /** `job log`, `job trace`, `check output`, or why there is no log (`status only: …`). */
+  logSource: string;
+  logPath?: string;
+  failures: string[];
+  /** The rendered digest (bounded) the repair brief quotes. */
+  digest: string;
+}
+
 /** One task of a task list: its id (OpenSpec number, story id or position), title and acceptance criteria. */
 export interface TaskEntry {
   id: string;
@@ -386,4 +426,5 @@ export const stopReasons: StopReason[] = [
   "user_cancelled",
   "target_reached",
   "plateau",
+  "ci_failed",
 ];

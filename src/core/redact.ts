@@ -56,6 +56,28 @@ export function createRedactor(env: NodeJS.ProcessEnv | Record<string, string> =
   );
 }
 
+/**
+ * A redactor for the secrets of `env` (default process.env) as they appear raw, inside a JSON string and
+ * HTML-escaped, for text about to leave (an HTTP answer, a CLI's output), so that a secret holding `"`, `\` or `&` is still caught after the answer was serialized. One pass over
+ * the text: every form of every secret is one alternative of one pattern, longest first, and each is
+ * replaced by `[redacted:NAME]` (the variable's name, never which form leaked).
+ */
+export function createAnswerRedactor(env: NodeJS.ProcessEnv | Record<string, string> = process.env): Redact {
+  const plain = createRedactor(env);
+  const secrets = plain.secrets ?? [];
+  if (secrets.length === 0) return plain;
+  const nameOfForm = new Map<string, string>();
+  for (const { name, value } of secrets)
+    for (const form of [value, JSON.stringify(value).slice(1, -1), escapeHtml(value)])
+      if (!nameOfForm.has(form)) nameOfForm.set(form, name);
+  const forms = [...nameOfForm.keys()].sort((left, right) => right.length - left.length);
+  const pattern = new RegExp(forms.map(escapeRegularExpression).join("|"), "g");
+  return Object.assign(
+    (text: string) => text.replace(pattern, (form) => `[redacted:${nameOfForm.get(form)}]`),
+    { secrets },
+  );
+}
+
 /** Redacts a stream that arrives in chunks: see `createLineRedactor`. */
 export interface LineRedactor {
   /** Takes the next chunk; returns the redacted complete lines it finished (possibly ""). */
@@ -111,4 +133,13 @@ function safeCut(text: string, secrets: readonly KnownSecret[]): number {
 
 function escapeRegularExpression(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
 }

@@ -216,6 +216,21 @@ export const tamperSchema = z
   });
 
 /**
+ * `finish.ci`: after the pull request, watch the forge's checks on its head commit. `wait` bounds the
+ * whole watch of one round (0: no bound); `poll` is the first interval between looks (it grows with the
+ * time waited, up to a minute); `maxRepairs` is how many repair iterations a failed check may start.
+ */
+export const ciSchema = z
+  .object({
+    wait: duration.default(1_800_000),
+    maxRepairs: z.number().int().min(0).max(20).default(3),
+    poll: duration.default(15_000),
+  })
+  .strict()
+  .refine((ci) => ci.poll > 0, { path: ["poll"], message: "must be more than 0 (e.g. 15s)" });
+export type CiSpec = z.infer<typeof ciSchema>;
+
+/**
  * `finish:` what a verified loop leaves behind: nothing, its branch (pushed when there is a remote), or a
  * pull request (GitLab: merge request) from that branch, opened or updated, never merged. `forge`,
  * `api` and `repository` default to what the remote URL and the forge's environment variables say;
@@ -233,11 +248,12 @@ export const finishSchema = z
       .string()
       .regex(/^[^/\s]+(\/[^/\s]+)+$/, "owner/name (GitLab: group/subgroup/name)")
       .optional(),
+    ci: ciSchema.optional(),
   })
   .strict()
   .superRefine((finish, context) => {
     if (finish.action === "pull-request") return;
-    for (const field of ["base", "api", "repository"] as const)
+    for (const field of ["base", "api", "repository", "ci"] as const)
       if (finish[field] !== undefined)
         context.addIssue({ code: "custom", path: [field], message: "only for action pull-request" });
   });

@@ -17,7 +17,7 @@ export interface ForgeCheck {
 
 export async function checkForge(
   folder: string,
-  settings: ForgeSettings = { forge: "auto" },
+  settings: ForgeSettings & { ci?: unknown } = { forge: "auto" },
   env: Record<string, string | undefined> = process.env,
 ): Promise<ForgeCheck> {
   const top = await gitResult(["rev-parse", "--show-toplevel"], folder, { trim: true });
@@ -39,7 +39,7 @@ export async function checkForge(
   return {
     ok: !problem,
     line: problem ? `forge: ${where}: ${problem}` : `forge: ${where}: can push and open pull requests`,
-    warnings: ciTriggerWarnings(opened.target.forge, opened.tokenSource, env),
+    warnings: ciTriggerWarnings(opened.target.forge, opened.tokenSource, env, settings.ci !== undefined),
   };
 }
 
@@ -48,10 +48,17 @@ export function ciTriggerWarnings(
   forge: string,
   tokenSource: string,
   env: Record<string, string | undefined>,
+  /** `finish.ci` is set: the loop would wait for checks that never start, then stop ci_failed. */
+  ciWatched = false,
 ): string[] {
   if (forge === "github" && tokenSource === "GITHUB_TOKEN" && env.GITHUB_ACTIONS === "true")
     return [
       "pushes made with the workflow's own GITHUB_TOKEN do not start workflow runs: the pull request gets no checks. Use a GitHub App token or a fine-grained personal access token (contents and pull-requests write) in GITHUB_TOKEN",
+      ...(ciWatched
+        ? [
+            "finish.ci is set: with the workflow's own GITHUB_TOKEN no check will start on the loop's pushes, so the watch waits finish.ci.wait and the loop stops ci_failed",
+          ]
+        : []),
     ];
   if (
     forge === "gitlab" &&

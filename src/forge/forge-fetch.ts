@@ -12,6 +12,8 @@ export interface ForgeFetchOptions {
   headers: Record<string, string>;
   onWait?: (message: string) => void;
   maxWaitMs?: number;
+  /** Answer with the body as text (a job log) instead of parsed JSON. */
+  text?: boolean;
   /** Turns an error status into a message for the user. */
   describe: (status: number, detail: string) => string;
 }
@@ -27,6 +29,7 @@ export async function forgeFetch<T>(url: string, options: ForgeFetchOptions): Pr
     }).catch((error: Error) => {
       throw new ForgeRequestError(0, options.describe(0, error.message));
     });
+    if (response.ok && options.text) return (await response.text()) as T;
     if (response.ok) return (response.status === 204 ? undefined : await response.json()) as T;
     const waitMs = rateLimitWait(response);
     if (waitMs !== undefined && attempt < 3 && waitMs <= (options.maxWaitMs ?? defaultMaxRateLimitWaitMs)) {

@@ -2,39 +2,17 @@
  * GitHub (github.com and GitHub Enterprise Server) through Octokit, with its retry plugin (server
  * errors) and throttling plugin (403/429 rate limits waited out up to `maxWaitMs`, each wait reported).
  */
-import { retry } from "@octokit/plugin-retry";
-import { throttling } from "@octokit/plugin-throttling";
-import { Octokit } from "@octokit/rest";
 import {
-  defaultMaxRateLimitWaitMs,
   type ForgeClient,
   type ForgeClientOptions,
   ForgeRequestError,
   type PullRequestReference,
 } from "./forge-client.ts";
-
-const ThrottledOctokit = Octokit.plugin(retry, throttling);
+import { githubOctokit } from "./github-octokit.ts";
 
 export function githubClient(options: ForgeClientOptions & { tokenSource: string }): ForgeClient {
-  const maxWaitMs = options.maxWaitMs ?? defaultMaxRateLimitWaitMs;
   const [owner, repo] = splitRepository(options.target.repository);
-  const waitOut =
-    (kind: string) =>
-    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-      if (retryCount >= 3 || retryAfter * 1000 > maxWaitMs) return false;
-      options.onWait?.(
-        `GitHub ${kind} rate limit on ${request.method} ${request.url}: waiting ${retryAfter}s`,
-      );
-      return true;
-    };
-  const octokit = new ThrottledOctokit({
-    auth: options.token,
-    baseUrl: options.target.api,
-    userAgent: "loopwright",
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-    retry: { doNotRetry: [400, 401, 403, 404, 422, 429] },
-    throttle: { onRateLimit: waitOut("primary"), onSecondaryRateLimit: waitOut("secondary") },
-  });
+  const octokit = githubOctokit(options);
   const fail = (error: unknown): never => {
     throw asForgeError(error, options.tokenSource);
   };
@@ -88,13 +66,13 @@ export function githubClient(options: ForgeClientOptions & { tokenSource: string
   };
 }
 
-function splitRepository(repository: string): [string, string] {
+export function splitRepository(repository: string): [string, string] {
   const slash = repository.indexOf("/");
   return [repository.slice(0, slash), repository.slice(slash + 1)];
 }
 
 /** Octokit's RequestError (or a network failure) as a ForgeRequestError with advice for the user. */
-function asForgeError(error: unknown, tokenSource: string): ForgeRequestError {
+export function asForgeError(error: unknown, tokenSource: string): ForgeRequestError {
   const status =
     typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : 0;
   const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);

@@ -8,13 +8,7 @@ import { type ForgeClient, type ForgeClientOptions, ForgeRequestError } from "./
 import { gitlabRequester } from "./gitlab-requester.ts";
 
 export function gitlabClient(options: ForgeClientOptions & { tokenSource: string }): ForgeClient {
-  const host = options.target.api.replace(/\/api\/v4$/, "");
-  const api = new Gitlab({
-    host,
-    token: options.token,
-    queryTimeout: 60_000,
-    requesterFn: gitlabRequester({ onWait: options.onWait, maxWaitMs: options.maxWaitMs }),
-  });
+  const api = gitlabApi(options);
   const project = options.target.repository;
   const fail = (error: unknown): never => {
     throw asForgeError(error, options.tokenSource);
@@ -68,7 +62,17 @@ export function gitlabClient(options: ForgeClientOptions & { tokenSource: string
   };
 }
 
-function asForgeError(error: unknown, tokenSource: string): ForgeRequestError {
+/** Gitbeaker on the target's host (a path prefix kept), with loopwright's rate-limit-aware requester. */
+export function gitlabApi(options: ForgeClientOptions) {
+  return new Gitlab({
+    host: options.target.api.replace(/\/api\/v4$/, ""),
+    token: options.token,
+    queryTimeout: 60_000,
+    requesterFn: gitlabRequester({ onWait: options.onWait, maxWaitMs: options.maxWaitMs }),
+  });
+}
+
+export function asForgeError(error: unknown, tokenSource: string): ForgeRequestError {
   const response = (error as { cause?: { response?: Response } })?.cause?.response;
   const status = response?.status ?? 0;
   const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);

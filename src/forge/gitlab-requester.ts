@@ -36,8 +36,10 @@ export function gitlabRequester(options: { onWait?: (message: string) => void; m
         const response = await fetch(fetchRequest);
         if (response.ok) {
           const text = response.status === 204 ? "" : await response.text();
+          // A job's trace is text/plain; everything else GitLab answers is JSON.
+          const json = (response.headers.get("content-type") ?? "application/json").includes("json");
           return {
-            body: text === "" ? null : (JSON.parse(text) as FormattedResponse["body"]),
+            body: text === "" ? null : json ? (JSON.parse(text) as FormattedResponse["body"]) : text,
             headers: Object.fromEntries(response.headers.entries()),
             status: response.status,
           };

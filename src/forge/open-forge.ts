@@ -2,12 +2,13 @@
  * From a loop's `finish` settings and its remote to a ready client: resolve the forge, find its token,
  * build the client. Problems are sentences naming the fix, never thrown.
  */
+import type { CiClient } from "./ci-checks.ts";
 import type { ForgeClient, ForgeClientOptions } from "./forge-client.ts";
 import { type ForgeSettings, type ForgeTarget, resolveForgeTarget } from "./forge-target.ts";
 import { findForgeToken, missingTokenAdvice } from "./forge-token.ts";
 
 export type OpenedForge =
-  | { client: ForgeClient; target: ForgeTarget; tokenSource: string }
+  | { client: ForgeClient; ci: CiClient; target: ForgeTarget; tokenSource: string }
   | { problem: string };
 
 export async function openForge(
@@ -39,5 +40,11 @@ export async function openForge(
       : target.forge === "gitlab"
         ? (await import("./gitlab-client.ts")).gitlabClient(clientOptions)
         : (await import("./gitea-client.ts")).giteaClient(clientOptions);
-  return { client, target, tokenSource: token.source };
+  const ci =
+    target.forge === "github"
+      ? (await import("./github-ci.ts")).githubCi(clientOptions)
+      : target.forge === "gitlab"
+        ? (await import("./gitlab-ci.ts")).gitlabCi(clientOptions)
+        : (await import("./gitea-ci.ts")).giteaCi(clientOptions);
+  return { client, ci, target, tokenSource: token.source };
 }

@@ -61,10 +61,13 @@ export async function commitTree(
   request: CommitRequest,
 ): Promise<string> {
   const identity = await identityArguments(root);
-  return git([...identity, "commit-tree", tree, "-p", parent, "-F", "-"], root, {
+  const sha = await git([...identity, "commit-tree", tree, "-p", parent, "-F", "-"], root, {
     input: messageWithTrailers(request),
     trim: true,
   });
+  // The next iteration starts from this commit and asks for its tree: known already.
+  rememberTree(root, sha, tree);
+  return sha;
 }
 
 /** The tree of commit `sha`. */
@@ -77,9 +80,13 @@ export async function treeOf(root: string, sha: string): Promise<string> {
   const known = treesOfCommits.get(key);
   if (known) return known;
   const tree = await git(["rev-parse", "--verify", `${sha}^{tree}`], root, { trim: true });
-  if (treesOfCommits.size >= maximumKnownTrees) treesOfCommits.clear();
-  treesOfCommits.set(key, tree);
+  rememberTree(root, sha, tree);
   return tree;
+}
+
+function rememberTree(root: string, sha: string, tree: string): void {
+  if (treesOfCommits.size >= maximumKnownTrees) treesOfCommits.clear();
+  treesOfCommits.set(`${root}\0${sha}`, tree);
 }
 
 /** Trees of full commit SHAs already asked, by repository root and SHA; bounded, then started afresh. */

@@ -4,7 +4,9 @@
  */
 
 import { execFile } from "node:child_process";
+import { delimiter as delimiterOfPath, isAbsolute } from "node:path";
 import { promisify } from "node:util";
+import { findExecutable } from "../process/find-executable.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -118,9 +120,10 @@ export async function gitResult(
   options: GitOptions = {},
 ): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? 0;
-  const pending = execFileAsync("git", ["--no-pager", ...neutralisingArguments, ...args], {
+  const env = gitEnvironment(options.env);
+  const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
     cwd,
-    env: gitEnvironment(options.env),
+    env,
     encoding: "utf8",
     maxBuffer: maxOutputBytes,
     windowsHide: true,
@@ -159,6 +162,30 @@ export async function gitResult(
   } finally {
     if (timer) clearTimeout(timer);
   }
+}
+
+/**
+ * The absolute path of the `git` that PATH names, looked up once per process and PATH value: spawning
+ * a bare `git` makes the child try every PATH folder before git's own (seven failed `execve` here, per
+ * command, while node waits). Only absolute PATH folders count, so a `git` planted in the checkout a
+ * command runs in is never picked through a relative PATH entry (`.`). Without one, the bare name is
+ * spawned and fails as before ("git is not installed").
+ */
+const gitByPath = new Map<string, string>();
+
+export function gitExecutable(path: string | undefined): string {
+  const key = path ?? "";
+  let found = gitByPath.get(key);
+  if (found === undefined) {
+    const absoluteFolders = key
+      .split(delimiterOfPath)
+      .filter((folder) => isAbsolute(folder))
+      .join(delimiterOfPath);
+    found = findExecutable("git", { PATH: absoluteFolders });
+    if (found === undefined) return "git";
+    gitByPath.set(key, found);
+  }
+  return found;
 }
 
 /** The first `fatal:`/`error:` line of git's stderr, else its first non-empty line. */

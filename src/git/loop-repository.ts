@@ -12,7 +12,7 @@
 
 import { randomUUID } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, open, rename, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { git } from "./git.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
@@ -76,6 +76,16 @@ function repositoryPaths(root: string): Promise<{ objects: string; exclude: stri
   return paths;
 }
 
+/** What `checkOut` may skip. */
+export interface CheckOutOptions {
+  /**
+   * `snapshotTree` has just shown that the checkout's files (all but the ignored ones) are exactly
+   * `sha`'s tree, and left its private index at that tree: writing the files again would change
+   * nothing, so only the clean (empty folders) and the fresh `.git` remain to do.
+   */
+  filesMatch?: boolean;
+}
+
 /**
  * Makes `checkout` hold exactly the files of `sha`: tracked files written, files of the previous
  * checkout that `sha` lacks and untracked files removed, IGNORED files (node_modules, .env) kept. Then
@@ -88,11 +98,14 @@ export async function checkOut(
   index: string,
   sha: string,
   head: CheckoutHead,
+  options: CheckOutOptions = {},
 ): Promise<void> {
   await assertOutsideCheckout(repository.root, checkout);
   const created = await ensureRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
-  await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
+  if (created || !options.filesMatch) {
+    await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
+  }
   // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
   if (!created) await git(["clean", "-ffd", "--quiet"], checkout, { env });
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
@@ -130,10 +143,14 @@ export async function changedSince(
   const env = { ...checkoutEnvironment(repository, checkout, index), GIT_INDEX_FILE: scratchIndex };
   try {
     await git(["read-tree", `${sha}^{commit}`], checkout, { env });
-    // Tracked files compared by content (hashed, not stored), then the untracked ones git would add.
-    const changed = await git(["diff", "--name-only", "-z", "--no-renames", "--"], checkout, { env });
-    const untracked = await git(["ls-files", "-z", "--others", "--exclude-standard"], checkout, { env });
-    return [...new Set(`${changed}\0${untracked}`.split("\0").filter((file) => file !== ""))].sort();
+    // One listing: tracked files that differ (compared by content: read-tree left no stat data, so
+    // every file is hashed, never stored), deleted ones, and the untracked ones git would add.
+    const listed = await git(
+      ["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"],
+      checkout,
+      { env },
+    );
+    return [...new Set(listed.split("\0").filter((file) => file !== ""))].sort();
   } finally {
     await rm(scratchIndex, { force: true });
   }
@@ -217,21 +234,71 @@ async function rebuildCheckoutGit(
 ): Promise<void> {
   const dotGit = join(checkout, ".git");
   await rm(dotGit, { recursive: true, force: true });
-  await cp(await freshGitDirectory(repository), dotGit, {
+  const fresh = await freshGitDirectory(repository);
+  await cp(fresh.path, dotGit, {
     recursive: true,
     errorOnExist: true,
     force: false,
   });
-  const env = { ...noOutsideConfig, GIT_DIR: dotGit };
   await mkdir(join(dotGit, "objects", "info"), { recursive: true });
   await writeFile(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
-  if ("branch" in head) {
-    await git(["update-ref", `refs/heads/${head.branch}`, sha], checkout, { env });
-    await git(["symbolic-ref", "HEAD", `refs/heads/${head.branch}`], checkout, { env });
-  } else {
-    await git(["update-ref", "--no-deref", "HEAD", sha], checkout, { env });
-  }
+  await pointHead(checkout, dotGit, sha, head, fresh.refFiles);
   await copyFile(join(repository.directory, `${index}.index`), join(dotGit, "index")).catch(() => {});
+}
+
+/**
+ * Puts the fresh `.git` at `dotGit` on `head` at `sha`. A copy of `git init` that keeps its refs as
+ * files (the default, checked when it is made) gets its ref and HEAD written as git writes them,
+ * sparing two git processes per checkout; otherwise, or for a branch name that is not a plain path
+ * inside `refs/heads/`, git writes them.
+ */
+async function pointHead(
+  checkout: string,
+  dotGit: string,
+  sha: string,
+  head: CheckoutHead,
+  refFiles: boolean,
+): Promise<void> {
+  if (
+    !refFiles ||
+    !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(sha) ||
+    ("branch" in head && !isPlainBranchPath(head.branch))
+  ) {
+    const env = { ...noOutsideConfig, GIT_DIR: dotGit };
+    if ("branch" in head) {
+      await git(["update-ref", `refs/heads/${head.branch}`, sha], checkout, { env });
+      await git(["symbolic-ref", "HEAD", `refs/heads/${head.branch}`], checkout, { env });
+    } else {
+      await git(["update-ref", "--no-deref", "HEAD", sha], checkout, { env });
+    }
+    return;
+  }
+  if ("branch" in head) {
+    const ref = join(dotGit, "refs", "heads", ...head.branch.split("/"));
+    await mkdir(dirname(ref), { recursive: true });
+    await writeFile(ref, `${sha}\n`, { flag: "wx" });
+    await writeFile(join(dotGit, "HEAD"), `ref: refs/heads/${head.branch}\n`);
+  } else {
+    await writeFile(join(dotGit, "HEAD"), `${sha}\n`);
+  }
+}
+
+/**
+ * A branch name whose ref file is a plain path inside `refs/heads/`: no empty, `.`-led or `..`
+ * segment, no `.lock` ending, nothing git refuses in a ref name (control characters, space, `~^:?*[\`).
+ */
+function isPlainBranchPath(branch: string): boolean {
+  return branch
+    .split("/")
+    .every(
+      (segment) =>
+        segment !== "" &&
+        !segment.startsWith(".") &&
+        !segment.endsWith(".lock") &&
+        !segment.includes("..") &&
+        !/[\s~^:?*[\\]/.test(segment) &&
+        ![...segment].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f),
+    );
 }
 
 /**
@@ -240,9 +307,15 @@ async function rebuildCheckoutGit(
  * `.git` is rebuilt before every use, and copying a folder costs far less than starting git. Made in a
  * folder of its own then renamed into place, so a half-made one is never copied.
  */
-const freshByDirectory = new Map<string, Promise<string>>();
+const freshByDirectory = new Map<string, Promise<FreshGit>>();
 
-function freshGitDirectory(repository: LoopRepository): Promise<string> {
+/** A fresh `.git` to copy, and whether it keeps refs as files (`refs/heads/`, no `reftable/`). */
+interface FreshGit {
+  path: string;
+  refFiles: boolean;
+}
+
+function freshGitDirectory(repository: LoopRepository): Promise<FreshGit> {
   let fresh = freshByDirectory.get(repository.directory);
   if (!fresh) {
     fresh = makeFreshGitDirectory(repository.directory);
@@ -252,7 +325,7 @@ function freshGitDirectory(repository: LoopRepository): Promise<string> {
   return fresh;
 }
 
-async function makeFreshGitDirectory(directory: string): Promise<string> {
+async function makeFreshGitDirectory(directory: string): Promise<FreshGit> {
   const folder = join(directory, "fresh-git");
   const dotGit = join(folder, ".git");
   if (
@@ -261,7 +334,7 @@ async function makeFreshGitDirectory(directory: string): Promise<string> {
       () => false,
     )
   )
-    return dotGit;
+    return { path: dotGit, refFiles: await keepsRefFiles(dotGit) };
   const making = join(directory, `fresh-git.${randomUUID()}`);
   try {
     await mkdir(making, { recursive: true });
@@ -271,7 +344,16 @@ async function makeFreshGitDirectory(directory: string): Promise<string> {
   } finally {
     await rm(making, { recursive: true, force: true });
   }
-  return dotGit;
+  return { path: dotGit, refFiles: await keepsRefFiles(dotGit) };
+}
+
+async function keepsRefFiles(dotGit: string): Promise<boolean> {
+  const isFolder = (path: string) =>
+    lstat(path).then(
+      (stats) => stats.isDirectory(),
+      () => false,
+    );
+  return (await isFolder(join(dotGit, "refs", "heads"))) && !(await isFolder(join(dotGit, "reftable")));
 }
 
 /**

@@ -9,6 +9,7 @@ import { flagStanding } from "../core/flag-standing.ts";
 import { passesPolicy } from "../core/gate-status.ts";
 import { isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
+import { ciRepairSection } from "./ci-wording.ts";
 import { countFailures } from "./gate-wording.ts";
 import { lessonsSection } from "./lessons.ts";
 import { workingRules } from "./prompts/working-rules.ts";
@@ -76,6 +77,8 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
   if (baseline) sections.push(baseline);
   const previous = state.iterations.at(-1);
   if (previous?.ended) sections.push(previousIteration(state, previous, inputs));
+  const ciRepair = ciRepairSection(state);
+  if (ciRepair) sections.push(ciRepair);
   const approaches = approachesTried(state);
   if (approaches) sections.push(approaches);
   const replan = state.replans.at(-1);

@@ -9,6 +9,7 @@ import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from
 import { type GateAssessment, isAcceptable, passesPolicy } from "../core/gate-status.ts";
 import { type GateSpec, isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
+import { ciPassedNote, ciRepairDue, nextCiStep } from "./ci-rounds.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { nextReviewStep } from "./review-rounds.ts";
 import {
@@ -50,6 +51,8 @@ export type Action =
   | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
   | { kind: "finish" }
   | { kind: "open_pull_request" }
+  | { kind: "watch_ci"; sha: string; round: number }
+  | { kind: "start_ci_repair"; sha: string }
   | { kind: "pause" }
   | { kind: "park"; until: string; spentTodayUsd: number }
   | { kind: "wait"; until: string }
@@ -221,10 +224,15 @@ function decideBetween(state: LoopState, now: number): Action {
   const strategy = strategyOf(state.spec);
   const own = last?.ended ? strategy.afterIteration(state, last) : undefined;
   if (own && own !== "continue") return own;
-  if (last?.ended?.outcome === "verified" && own !== "continue") {
+  // finish.ci: a failed check asked for a repair of the verified commit; it is the next iteration.
+  if (last?.ended?.outcome === "verified" && ciRepairDue(state, last) && !state.cancelRequested)
+    return { kind: "start_iteration", iteration: last.number + 1 };
+  if (last?.ended?.outcome === "verified" && own !== "continue" && !ciRepairDue(state, last)) {
     if (!state.finished) return { kind: "finish" };
     if (state.spec.finish.action === "pull-request" && state.finished.pushed && !state.pullRequest)
       return { kind: "open_pull_request" };
+    const ci = nextCiStep(state);
+    if (ci) return ci;
     const pull = state.pullRequest;
     const opened = !pull
       ? state.finished.unchanged
@@ -233,7 +241,11 @@ function decideBetween(state: LoopState, now: number): Action {
       : pull.error
         ? `; no pull request: ${pull.error}`
         : `; pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`;
-    return { kind: "stop", reason: "verified", message: `${strategy.verifiedMessage(state, last)}${opened}` };
+    return {
+      kind: "stop",
+      reason: "verified",
+      message: `${strategy.verifiedMessage(state, last)}${opened}${ciPassedNote(state)}`,
+    };
   }
   if (state.cancelRequested)
     return { kind: "stop", reason: "user_cancelled", message: "cancelled by the user" };

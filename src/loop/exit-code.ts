@@ -17,6 +17,8 @@ export function exitCodeOf(state: LoopState): number {
       return ExitCode.target_reached;
     case "plateau":
       return ExitCode.plateau;
+    case "ci_failed":
+      return ExitCode.ci_failed;
     case "user_cancelled":
       return ExitCode.user_cancelled;
     default:

@@ -132,7 +132,12 @@ async function pullRequestProblem(
   if ("problem" in opened) return { problem: opened.problem, warnings: [] };
   return {
     problem: await opened.client.checkAccess(),
-    warnings: ciTriggerWarnings(opened.target.forge, opened.tokenSource, process.env),
+    warnings: ciTriggerWarnings(
+      opened.target.forge,
+      opened.tokenSource,
+      process.env,
+      spec.finish.ci !== undefined,
+    ),
   };
 }
 

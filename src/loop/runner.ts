@@ -43,6 +43,11 @@ export interface RunLoopOptions {
   leaveWhenParked?: boolean;
   /** Who drives this run: recorded as `by` on the cancel request that `cancel` or `interrupt` files. */
   actor?: Actor;
+  /**
+   * Recover what the dead runs left, then stop the loop with reason `error` and this message instead of
+   * going on: the service's last word on a loop whose controllers keep dying.
+   */
+  stopAfterRecovery?: string;
 }
 
 /**
@@ -111,8 +116,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     await recover(context, options.command);
     if (options.cancel && !timeline.state().cancelRequested)
       await timeline.append("cancel_requested", actorOf(options));
+    if (options.stopAfterRecovery !== undefined && timeline.state().status !== "stopped")
+      await stopLoop(context, "error", options.stopAfterRecovery);
     for (;;) {
-      if (options.shutdown?.aborted) break;
+      if (options.shutdown?.aborted || options.stopAfterRecovery !== undefined) break;
       await timeline.sync();
       const action = decide(timeline.state(), clock());
       if (action.kind === "idle") break;

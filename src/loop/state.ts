@@ -21,6 +21,7 @@ import type {
   VerifierStatus,
 } from "../core/events.ts";
 import type { Spec } from "../core/spec.ts";
+import { applyCiEvent, type CiState } from "./ci-state.ts";
 import { applyMetricEvent, type MetricState } from "./strategies/metric-state.ts";
 import { applyTaskEvent, type TasksState } from "./strategies/task-state.ts";
 
@@ -169,6 +170,8 @@ export interface LoopState {
   tasks?: TasksState;
   /** strategy metric: every measurement and every attempt's judgement. */
   metric?: MetricState;
+  /** `finish.ci`: the rounds of watching the forge's checks, and the repairs they started. */
+  ci?: CiState;
 }
 
 export function initialState(spec: Spec): LoopState {
@@ -218,7 +221,10 @@ export function countedIterations(state: LoopState): number {
 
 /** Returns the state after one event. Never mutates its input. */
 export function apply(state: LoopState, event: LoopEvent): LoopState {
-  const counted = applyMetricEvent(applyTaskEvent(applyEvent(state, event), event), event);
+  const counted = applyCiEvent(
+    applyMetricEvent(applyTaskEvent(applyEvent(state, event), event), event),
+    event,
+  );
   const usage = "usage" in event.data ? event.data.usage : undefined;
   const next = usage
     ? {
@@ -531,6 +537,9 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
         stopReason: event.data.reason,
         stopMessage: event.data.message,
       };
+    case "ci_watch_started":
+    case "ci_checks_recorded":
+    case "ci_repair_started":
     case "metric_measured":
     case "attempt_judged":
     case "tasks_read":

@@ -9,10 +9,18 @@
  * - With a token (required on any other address), every request must carry it: `Authorization: Bearer`
  *   or the cookie set by the login form. A request authenticated by its cookie is also checked like an
  *   action on loopback (a browser sends cookies cross-site); a bearer header is not (a page cannot set it).
+ *   The Host must name this service too (defence in depth: a rebound name gets no cookie, but an
+ *   answer for a name the owner never gave is refused before the token is even looked at): the bound
+ *   address, or on a wildcard address (0.0.0.0, ::) the machine's own addresses, its host name and
+ *   loopback, all at the bound port.
+ * - In both modes `allowHosts` adds names (`serve --allow-host`): a name a reverse proxy or DNS gives the
+ *   service. `name` is accepted at any port (a proxy answers on 443), `name:port` at that port only.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hostname, networkInterfaces } from "node:os";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
+import { UsageError } from "../errors.ts";
 
 /** The header and the form field that carry the per-service secret. */
 export const secretHeader = "x-loopwright-secret";
@@ -33,6 +41,8 @@ export interface AccessGuardOptions {
   token?: AccessToken;
   /** The per-service secret; random (32 bytes) when absent. */
   secret?: string;
+  /** More Host names to answer (`name` at any port, `name:port`); see the module comment. */
+  allowHosts?: string[];
 }
 
 /** Who did an action from the web: recorded as `by` on the action's event. */
@@ -77,13 +87,26 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
   const loopback = isLoopbackHost(options.host);
   let port = options.port;
   const token = options.token;
-  const ownName =
-    options.host.includes(":") && !options.host.startsWith("[") ? `[${options.host}]` : options.host;
-  const allowedNames = [...new Set([ownName, "127.0.0.1", "localhost", "[::1]"])];
-  const allowedHosts = () => allowedNames.map((name) => `${name}:${port}`);
+  const ownNames = [...new Set([...boundNames(options.host), "127.0.0.1", "localhost", "[::1]"])];
+  const extra = (options.allowHosts ?? []).map(parseAllowedHost);
+  const allowedHosts = () => [
+    ...ownNames.map((name) => `${name}:${port}`),
+    ...extra.map((entry) => (entry.port === undefined ? entry.name : `${entry.name}:${entry.port}`)),
+  ];
   /** The Host names one of ours (the URL's name is lowercased, IPv6 bracketed); its port ours once known. */
-  const hostAllowed = (url: URL) =>
-    allowedNames.includes(url.hostname) && (port === 0 || Number(url.port || 80) === port);
+  const hostAllowed = (url: URL) => {
+    const requestPort = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+    if (ownNames.includes(url.hostname) && (port === 0 || requestPort === port)) return true;
+    return extra.some(
+      (entry) => entry.name === url.hostname && (entry.port === undefined || entry.port === requestPort),
+    );
+  };
+  const hostRefusal = (url: URL): Refusal | undefined => {
+    if (hostAllowed(url)) return undefined;
+    // Token mode: an unauthenticated caller is not told the machine's addresses.
+    const answered = token ? "serve --allow-host adds a name" : `this service answers ${allowedHosts()[0]}`;
+    return { status: 403, error: `unexpected Host ${url.host} (${answered})` };
+  };
   const isToken = (candidate: string | undefined) =>
     token !== undefined && candidate !== undefined && sameText(candidate, token.value);
   const sameOrigin = (context: Context): Refusal | undefined => {
@@ -117,6 +140,8 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
     actor: () => ({ via: "web", name: token?.name ?? "loopback" }),
     check(context, formSecret) {
       const action = isAction(context.req.method);
+      const refusedHost = hostRefusal(new URL(context.req.url));
+      if (refusedHost) return refusedHost;
       if (token) {
         const bearer = /^Bearer\s+(.+)$/i.exec(context.req.header("authorization") ?? "")?.[1]?.trim();
         if (bearer !== undefined) {
@@ -129,17 +154,40 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
         if (!action) return undefined;
         return sameOrigin(context) ?? secretPresented(context, formSecret);
       }
-      const url = new URL(context.req.url);
-      if (!hostAllowed(url)) {
-        return {
-          status: 403,
-          error: `unexpected Host ${url.host} (this service answers ${allowedHosts()[0]})`,
-        };
-      }
       if (!action) return undefined;
       return sameOrigin(context) ?? secretPresented(context, formSecret);
     },
   };
+}
+
+/**
+ * The names a client may put in Host for a socket bound to `host`: the address itself (IPv6 bracketed),
+ * or for a wildcard address every address of the machine's interfaces and its host name.
+ */
+function boundNames(host: string): string[] {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  const bracketed = (address: string) => (address.includes(":") ? `[${address}]` : address);
+  if (bare !== "0.0.0.0" && bare !== "::") return [bracketed(bare)];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((entry) => entry !== undefined)
+    .filter((entry) => bare === "::" || entry.family === "IPv4")
+    .map((entry) => bracketed(entry.address.replace(/%.*$/, "").toLowerCase()));
+  return [...addresses, hostname().toLowerCase()];
+}
+
+/** `name` or `name:port` (`[v6]:port`), as given to --allow-host; throws UsageError when malformed. */
+export function parseAllowedHost(text: string): { name: string; port?: number } {
+  const trimmed = text.trim();
+  let url: URL;
+  try {
+    url = new URL(`http://${trimmed}`);
+  } catch {
+    throw new UsageError(`--allow-host: '${text}' is not a host name or host:port`);
+  }
+  if (!trimmed || url.pathname !== "/" || url.search || url.hash || url.username || url.password)
+    throw new UsageError(`--allow-host: '${text}' is not a host name or host:port`);
+  return { name: url.hostname, port: url.port ? Number(url.port) : undefined };
 }
 
 /** Compares two texts in constant time (over their digests, so lengths leak nothing either). */

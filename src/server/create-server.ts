@@ -34,6 +34,8 @@ export interface ServerOptions {
   host?: string;
   /** The port, for the Host check; 0 (default) until `listen` learns the bound port. */
   port?: number;
+  /** More Host names to answer (`serve --allow-host`: `name` at any port, or `name:port`). */
+  allowHosts?: string[];
   /** The token every request must carry; default `LOOPWRIGHT_TOKEN` of `env`. A bare string is named `token`. */
   token?: string | AccessToken;
   /** The environment: its secrets are redacted from every answer; `LOOPWRIGHT_TOKEN`. Default process.env. */
@@ -96,7 +98,13 @@ export function createServer(options: ServerOptions): LoopwrightServer {
   const token = typeof tokenOption === "string" ? { name: "token", value: tokenOption } : tokenOption;
   if (token && token.value.length < 16)
     throw new UsageError("--token: use at least 16 characters (e.g. `openssl rand -hex 16`)");
-  const guard = createAccessGuard({ host, port: options.port ?? 0, token, secret: options.secret });
+  const guard = createAccessGuard({
+    host,
+    port: options.port ?? 0,
+    token,
+    secret: options.secret,
+    allowHosts: options.allowHosts,
+  });
   if (!guard.loopback && !token)
     throw new UsageError(
       `--host ${host} is not a loopback address: it needs a token (--token or LOOPWRIGHT_TOKEN), which every request must then carry`,

@@ -1,17 +1,26 @@
 /**
  * The supervisor: the part of `serve` that runs loops in the background. At every tick it fires due
- * schedules, then starts waiting loops within the caps, each in this process with `runLoop`:
- * first the loops it found interrupted at start (resumed as `resume` does), then parked loops whose
- * UTC midnight has come, then the queue in submission order. What is active comes from the store's live
- * lock holders, so loops run in the foreground by `loopwright run` count against the caps too.
+ * schedules, then starts waiting loops within the caps, each in its own controller process (see
+ * controller-run.ts, which runs `runLoop` as `run` or `resume` would): first the loops found
+ * interrupted (at start, or whose controller died since), then parked loops whose UTC midnight has
+ * come, then the queue in submission order. What is active comes from the store's live lock holders,
+ * so loops run in the foreground by `loopwright run` count against the caps too.
+ *
+ * A controller that exits without saying how its run ended died (a crash, `kill -9`): its run is closed
+ * on the timeline (`run_ended` naming the exit) and its loop resumed, at most `maxRestarts` times in a
+ * row; after that the loop is stopped with reason `error` and a message that says so.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { LoopBusyError } from "../errors.ts";
-import { runLoop } from "../loop/runner.ts";
-import type { LoopState } from "../loop/state.ts";
 import type { Store } from "../store/store.ts";
 import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
+import {
+  type ControllerProcess,
+  controllerLogPath,
+  describeExit,
+  startController,
+} from "./controller-process.ts";
+import type { ControllerMessage, RunSummary } from "./controller-protocol.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
 import { describeFiring, type FireDueSchedules, registeredSchedules } from "./schedule-firing.ts";
@@ -29,6 +38,8 @@ export interface SupervisorOptions {
   log?: (line: string) => void;
   /** The clock, in ms since the epoch (default: `Date.now` shifted by `LOOPWRIGHT_TEST_CLOCK_SKEW_MS`, like the runner's). */
   now?: () => number;
+  /** How many times in a row a loop whose controller died is resumed before it is stopped (default 3). */
+  maxRestarts?: number;
 }
 
 /** A loop this supervisor is running. */
@@ -38,6 +49,9 @@ export interface SupervisedRun {
   /** Set once the run has started (its `run_started` event). */
   runId?: string;
   command: "run" | "resume";
+  /** The controller process's pid. */
+  pid: number;
+  /** Resolves once the controller has exited and the supervisor has dealt with its end. */
   done: Promise<void>;
 }
 
@@ -49,10 +63,13 @@ export interface Supervisor {
   /** The loops this process runs now. */
   runs(): SupervisedRun[];
   /**
-   * Starts nothing more and asks every running loop to end once its current step has ended (no stop is
-   * recorded: the next start goes on from there); waits at most `graceMs`. Returns the runs still going.
+   * Starts nothing more and sends SIGTERM to every controller, which ends its run once the current step
+   * has ended (no stop is recorded: the next start goes on from there) or, after its own grace, kills the
+   * step's processes and exits. Waits at most `graceMs`; returns the runs whose controllers still run.
    */
   shutdown(graceMs: number): Promise<SupervisedRun[]>;
+  /** SIGKILL to every controller still running (after `shutdown`, or on a second signal). */
+  kill(): void;
 }
 
 /** A loop created this recently that has never run may be a foreground `run` about to take its lock. */
@@ -61,18 +78,36 @@ const youngLoopMs = 10_000;
 /** How long a loop whose start failed waits before it is tried again. */
 const retryAfterMs = 5_000;
 
+/** How long a loop whose controller died waits before it is resumed, times the deaths in a row. */
+const restartDelayMs = 500;
+
+/** The longest a launched controller waits for the one launched before it to start its run. */
+const startTurnTimeoutMs = 5_000;
+
+/** How often the holders of loops run by other processes are read, to notice one that died. */
+const foreignCheckMs = 1_000;
+
 export function createSupervisor(options: SupervisorOptions): Supervisor {
   const { store, home, caps } = options;
   const tickMs = options.tickMs ?? 150;
   const log = options.log ?? (() => {});
   const fireDueSchedules = options.fireDueSchedules ?? registeredSchedules;
   const now = options.now ?? (() => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0));
+  const maxRestarts = options.maxRestarts ?? 3;
   const watch = createLoopWatch(store);
-  const running = new Map<string, SupervisedRun>();
+  const running = new Map<string, SupervisedRun & { controller: ControllerProcess }>();
   const notBefore = new Map<string, number>();
-  const shutdownController = new AbortController();
-  /** Loops found interrupted at start, in the order they are resumed; undefined until the first tick. */
+  /** Per loop: its controllers' deaths in a row (reset when a run ends by itself). */
+  const deaths = new Map<string, number>();
+  /** Loops found interrupted (at start, or whose controller died), in the order they are resumed; undefined until the first tick. */
   let recovering: string[] | undefined;
+  /** Why each loop in `recovering` is resumed, for the log (default "interrupted, resumed"). */
+  const recoveryReasons = new Map<string, string>();
+  /** Loops held at the first tick by controllers of other processes (a previous service's, a foreground run). */
+  const foreign = new Set<string>();
+  let foreignCheckedAt = 0;
+  /** Resolves once the last controller launched has started its run (see `launch`). */
+  let startsInOrder = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
@@ -105,6 +140,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       return [];
     });
     for (const firing of fired) log(describeFiring(firing));
+    // Holders first, views second: a controller records its last events before it lets go of its lock.
+    const released = await releasedForeignLoops();
     const views = await watch.refresh();
     // Mine count as held without asking; the others' holders are read only when something waits.
     const holders = new Map<string, boolean>(views.map((view) => [view.loop.id, running.has(view.loop.id)]));
@@ -116,8 +153,16 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (recovering === undefined) {
       await readHolders();
       recovering = interruptedAtStart(views, holders);
-    } else if (waitingLoops(views, holders).length === 0) return;
-    else await readHolders();
+      for (const view of views)
+        if (holders.get(view.loop.id) && !running.has(view.loop.id) && isUnfinished(view))
+          foreign.add(view.loop.id);
+    } else {
+      for (const view of views)
+        if (released.includes(view.loop.id) && isUnfinished(view) && !recovering.includes(view.loop.id))
+          recovering.push(view.loop.id);
+      if (waitingLoops(views, holders).length === 0) return;
+      await readHolders();
+    }
     const waiting = waitingLoops(views, holders);
     if (waiting.length === 0) return;
     const active = views.filter((view) => holders.get(view.loop.id));
@@ -131,8 +176,25 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     );
     for (const candidate of chosen) {
       const entry = byId.get(candidate.loopId);
-      if (entry) launch(entry.view, entry.command, entry.why);
+      if (entry) launch(entry.view, entry.command, entry.why, entry.stopMessage);
     }
+  }
+
+  /**
+   * The loops held at the service's start by other processes whose holder has gone since (the orphaned
+   * controller of a service killed with -9 ends at its next step boundary, a foreground run was killed):
+   * an unfinished one among them is interrupted. Reads those holders at most every `foreignCheckMs`.
+   */
+  async function releasedForeignLoops(): Promise<string[]> {
+    if (foreign.size === 0 || now() - foreignCheckedAt < foreignCheckMs) return [];
+    foreignCheckedAt = now();
+    const released: string[] = [];
+    for (const loopId of foreign)
+      if ((await store.lockHolder(loopId)) === undefined) {
+        foreign.delete(loopId);
+        released.push(loopId);
+      }
+    return released;
   }
 
   /** Loops marked running (or created) that nobody runs and nobody queued: their controller died. */
@@ -147,7 +209,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     return interrupted.map((view) => view.loop.id).reverse(); // listLoops is newest first
   }
 
-  type Waiting = { view: WatchedLoop; command: "run" | "resume"; why: string };
+  type Waiting = { view: WatchedLoop; command: "run" | "resume"; why: string; stopMessage?: string };
 
   /** Everything that waits to start, in the order it should: recovered, woken from parking, queued. */
   function waitingLoops(views: WatchedLoop[], holders: Map<string, boolean>): Waiting[] {
@@ -161,9 +223,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     for (const loopId of recovering ?? []) {
       const view = viewsById.get(loopId);
       if (!view || running.has(loopId)) continue; // removed, or started
-      if (view.state.queued || (view.state.status !== "running" && view.state.status !== "created")) continue;
+      if (view.state.queued || !isUnfinished(view)) continue;
       stillInterrupted.push(loopId);
-      if (free.includes(view)) recovered.push({ view, command: "resume", why: "interrupted, resumed" });
+      if (free.includes(view)) recovered.push(recovery(view));
     }
     recovering = stillInterrupted;
     const parked: Waiting[] = free
@@ -182,36 +244,93 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     return [...recovered, ...parked, ...queued];
   }
 
-  function launch(view: WatchedLoop, command: "run" | "resume", why: string): void {
+  /** How an interrupted loop is started again: resumed, or stopped once its controllers died too often. */
+  function recovery(view: WatchedLoop): Waiting {
+    const died = deaths.get(view.loop.id) ?? 0;
+    const why = recoveryReasons.get(view.loop.id) ?? "interrupted, resumed";
+    if (died <= maxRestarts) return { view, command: "resume", why };
+    const stopMessage =
+      `interrupted: its controller died ${died} times in a row (${why.replace(/; .*/, "")}); ` +
+      `see ${controllerLogPath(home, view.loop.id)}; \`loopwright resume ${view.loop.name}\` tries again`;
+    return {
+      view,
+      command: "run",
+      why: `its controller died ${died} times in a row, stopping it`,
+      stopMessage,
+    };
+  }
+
+  function launch(view: WatchedLoop, command: "run" | "resume", why: string, stopMessage?: string): void {
     const { loop } = view;
-    const run: SupervisedRun = { loopId: loop.id, name: loop.name, command, done: Promise.resolve() };
-    running.set(loop.id, run);
-    log(`loop ${loop.name} (${loop.id}): starting (${why})`);
-    run.done = runLoop({
-      store,
-      loop,
-      home,
+    const controller = startController(home, loop.id);
+    const run: SupervisedRun & { controller: ControllerProcess } = {
+      loopId: loop.id,
+      name: loop.name,
       command,
-      shutdown: shutdownController.signal,
-      leaveWhenParked: true,
-      onEvent: (event) => {
-        if (event.type === "run_started" && event.data.pid === process.pid) run.runId = event.data.runId;
-      },
-    })
-      .then((state) =>
-        log(`loop ${loop.name} (${loop.id}): ${describeEnd(state, shutdownController.signal)}`),
-      )
-      .catch((error: unknown) => {
-        if (error instanceof LoopBusyError) return log(`loop ${loop.name} (${loop.id}): ${error.message}`);
-        notBefore.set(loop.id, now() + retryAfterMs);
-        log(
-          `loop ${loop.name} (${loop.id}): failed to run: ${error instanceof Error ? error.message : String(error)}`,
-        );
+      pid: controller.pid,
+      controller,
+      done: Promise.resolve(),
+    };
+    running.set(loop.id, run);
+    recoveryReasons.delete(loop.id);
+    log(`loop ${loop.name} (${loop.id}): starting (${why}), controller pid ${controller.pid}`);
+    let closing: ControllerMessage | undefined;
+    controller.onMessage((message) => {
+      if (message.type === "started") run.runId = message.runId;
+      else if (message.type !== "ready") closing = message;
+    });
+    // Controllers load in parallel, but each run starts (takes its lock, records `run_started`) only once
+    // the one launched before it has: loops start in the order they were chosen, whichever loads first.
+    const previous = startsInOrder;
+    startsInOrder = (async () => {
+      await Promise.race([previous, delay(startTurnTimeoutMs)]);
+      controller.order({ type: "run", loopId: loop.id, command, ...(stopMessage ? { stopMessage } : {}) });
+      await Promise.race([controller.started, delay(startTurnTimeoutMs)]);
+    })();
+    run.done = controller.exited
+      .then(async (exit) => {
+        const name = `loop ${loop.name} (${loop.id})`;
+        if (closing?.type === "ended") {
+          log(`${name}: ${describeEnd(closing.summary)}`);
+          if (!closing.summary.shutdown) deaths.delete(loop.id);
+        } else if (closing?.type === "busy") log(`${name}: ${closing.message}`);
+        else if (closing?.type === "failed") {
+          notBefore.set(loop.id, now() + retryAfterMs);
+          log(`${name}: failed to run: ${closing.message}`);
+        } else if (!stopped) await controllerDied(view, run.runId, describeExit(exit));
+        else log(`${name}: its controller ${describeExit(exit)} during the shutdown`);
       })
+      .catch((error: unknown) =>
+        log(`loop ${loop.name} (${loop.id}): ${error instanceof Error ? error.message : String(error)}`),
+      )
       .finally(() => {
         running.delete(loop.id);
         if (!stopped) runTick();
       });
+  }
+
+  /**
+   * A controller exited without saying how its run ended: closes that run on the timeline and queues
+   * the loop for recovery (resumed, or stopped after `maxRestarts` deaths in a row), after a short wait.
+   */
+  async function controllerDied(view: WatchedLoop, runId: string | undefined, exit: string): Promise<void> {
+    const { loop } = view;
+    const died = (deaths.get(loop.id) ?? 0) + 1;
+    deaths.set(loop.id, died);
+    log(
+      `loop ${loop.name} (${loop.id}): its controller died (${exit}); see ${controllerLogPath(home, loop.id)}`,
+    );
+    const events = await store.readEvents(loop.id);
+    const lastStart = events.findLast((event) => event.type === "run_started");
+    const closed = events.some((event) => event.type === "run_ended" && event.data.runId === runId);
+    if (runId && lastStart?.data.runId === runId && !closed)
+      await store.appendEvent(loop.id, "run_ended", { runId, exit: `controller died: ${exit}` });
+    notBefore.set(loop.id, now() + restartDelayMs * died);
+    recoveryReasons.set(
+      loop.id,
+      died <= maxRestarts ? `controller died (${exit}), resumed: restart ${died} of ${maxRestarts}` : exit,
+    );
+    if (!recovering?.includes(loop.id)) recovering?.push(loop.id);
   }
 
   return {
@@ -228,7 +347,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       stopped = true;
       clearTimeout(timer);
       await ticking;
-      shutdownController.abort();
+      for (const run of running.values()) run.controller.signal("SIGTERM");
       const grace = new AbortController();
       await Promise.race([
         Promise.allSettled([...running.values()].map((run) => run.done)),
@@ -237,13 +356,22 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       grace.abort();
       return [...running.values()];
     },
+    kill() {
+      for (const run of running.values()) run.controller.signal("SIGKILL");
+    },
   };
 }
 
+/** Loops that are neither stopped, paused nor parked: a run of theirs is under way or was interrupted. */
+function isUnfinished(view: WatchedLoop): boolean {
+  return view.state.status === "running" || view.state.status === "created";
+}
+
 /** How a run ended, for the service's log. */
-function describeEnd(state: LoopState, shutdown: AbortSignal): string {
-  if (state.status === "stopped") return `stopped: ${state.stopReason}`;
-  if (state.status === "parked") return `parked until ${state.parkedUntil}`;
-  if (state.status === "paused") return "paused";
-  return shutdown.aborted ? "left at its step boundary for the shutdown" : state.status;
+function describeEnd(summary: RunSummary): string {
+  const memory = `controller peak RSS ${Math.round(summary.peakRssKib / 1024)} MiB`;
+  if (summary.status === "stopped") return `stopped: ${summary.stopReason} (${memory})`;
+  if (summary.status === "parked") return `parked until ${summary.parkedUntil} (${memory})`;
+  if (summary.status === "paused") return `paused (${memory})`;
+  return `${summary.shutdown ? "left at its step boundary for the shutdown" : summary.status} (${memory})`;
 }

@@ -6,6 +6,7 @@
  * self-hosted GitLab at https://host/gitlab is.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { answerGiteaCi, answerGitlabCi, type FakeAnswer, type FakeCi } from "./fake-ci.ts";
 
 export interface FakeRequest {
   number: number;
@@ -32,7 +33,7 @@ type Handler = (
   query: URLSearchParams,
   body: Record<string, unknown> | undefined,
   authorization: string | undefined,
-) => { status: number; data: unknown };
+) => FakeAnswer;
 
 async function serve(
   handler: Handler,
@@ -52,14 +53,24 @@ async function serve(
     }
     const authorization =
       (request.headers["private-token"] as string | undefined) ?? request.headers.authorization;
-    const { status, data } = handler(
+    const {
+      status,
+      data,
+      text: answerText,
+      headers,
+    } = handler(
       request.method ?? "GET",
       url.pathname,
       url.searchParams,
       text ? JSON.parse(text) : undefined,
       authorization,
     );
-    response.writeHead(status, { "content-type": "application/json" });
+    if (answerText !== undefined) {
+      response.writeHead(status, headers);
+      response.end(answerText);
+      return;
+    }
+    response.writeHead(status, { "content-type": "application/json", ...headers });
     response.end(JSON.stringify(data));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -88,7 +99,12 @@ function finish(
   };
 }
 
-export async function startFakeGitlab(options: { token: string; project: string }): Promise<FakeForge> {
+export async function startFakeGitlab(options: {
+  token: string;
+  project: string;
+  /** CI on this forge (pipelines, jobs, traces), when a test watches it. */
+  ci?: FakeCi;
+}): Promise<FakeForge> {
   const requests: FakeRequest[] = [];
   const prefix = `/gitlab/api/v4/projects/${encodeURIComponent(options.project)}`;
   const mergeRequest = (request: FakeRequest) => ({
@@ -153,12 +169,21 @@ export async function startFakeGitlab(options: { token: string; project: string 
       if (typeof body?.description === "string") found.body = body.description;
       return { status: 200, data: mergeRequest(found) };
     }
+    const ci =
+      options.ci &&
+      answerGitlabCi(options.ci, method, rest, query, `https://gitlab.example/gitlab/${options.project}`);
+    if (ci) return ci;
     return { status: 404, data: { message: "404 Not Found" } };
   }, /merge_requests/);
   return finish(server, port, "http://127.0.0.1:PORT/gitlab/api/v4", requests, limit);
 }
 
-export async function startFakeGitea(options: { token: string; repository: string }): Promise<FakeForge> {
+export async function startFakeGitea(options: {
+  token: string;
+  repository: string;
+  /** CI on this forge (commit statuses, Actions runs, jobs, logs), when a test watches it. */
+  ci?: FakeCi;
+}): Promise<FakeForge> {
   const requests: FakeRequest[] = [];
   const labels = [
     { id: 11, name: "loopwright", color: "00aabb" },
@@ -216,6 +241,10 @@ export async function startFakeGitea(options: { token: string; repository: strin
       if (typeof body?.body === "string") found.body = body.body;
       return { status: 201, data: pull(found) };
     }
+    const ci =
+      options.ci &&
+      answerGiteaCi(options.ci, method, rest, query, `http://127.0.0.1:${port}/${options.repository}`);
+    if (ci) return ci;
     return { status: 404, data: { message: "The target couldn't be found.", errors: [] } };
   }, /\/pulls/);
   return finish(server, port, "http://127.0.0.1:PORT/api/v1", requests, limit);

@@ -4,6 +4,7 @@
  * error bodies `{ message, documentation_url }`, rate limits as 403 with `retry-after`).
  */
 import { createServer, type Server } from "node:http";
+import { answerGithubCi, type FakeCi } from "./fake-ci.ts";
 
 export interface FakePull {
   number: number;
@@ -28,7 +29,12 @@ export interface FakeGithub {
   close(): Promise<void>;
 }
 
-export async function startFakeGithub(options: { token: string; repository: string }): Promise<FakeGithub> {
+export async function startFakeGithub(options: {
+  token: string;
+  repository: string;
+  /** CI on this forge (check runs, statuses, job logs), when a test watches it. */
+  ci?: FakeCi;
+}): Promise<FakeGithub> {
   const pulls: FakePull[] = [];
   const requests: string[] = [];
   const missingBases = new Set<string>();
@@ -127,6 +133,14 @@ export async function startFakeGithub(options: { token: string; repository: stri
       pull.labels.push(...(body.labels as string[]).map((name, index) => ({ id: index + 1, name })));
       return send(200, pull.labels);
     }
+    const ci =
+      options.ci &&
+      answerGithubCi(options.ci, request.method ?? "GET", rest, `http://${request.headers.host}${prefix}`);
+    if (ci?.text !== undefined) {
+      response.writeHead(ci.status, ci.headers);
+      return response.end(ci.text);
+    }
+    if (ci) return send(ci.status, ci.data, ci.headers);
     send(404, { message: "Not Found", documentation_url: "" });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -73,6 +73,7 @@ export async function submit(
 /** An event as stored, with its loop's name. */
 export interface StoredRow {
   loop: string;
+  loopId: string;
   seq: number;
   type: string;
   at: string;
@@ -88,9 +89,9 @@ export function timelines(sandbox: Sandbox): Map<string, StoredRow[]> {
   try {
     const rows = database
       .prepare(
-        "SELECT loops.name AS loop, seq, type, at, data FROM events JOIN loops ON loops.id = events.loop_id ORDER BY loops.name, seq",
+        "SELECT loops.name AS loop, events.loop_id AS loopId, seq, type, at, data FROM events JOIN loops ON loops.id = events.loop_id ORDER BY loops.name, seq",
       )
-      .all() as { loop: string; seq: number; type: string; at: string; data: string }[];
+      .all() as { loop: string; loopId: string; seq: number; type: string; at: string; data: string }[];
     for (const row of rows) {
       const list = byLoop.get(row.loop) ?? [];
       list.push({ ...row, data: JSON.parse(row.data) });

@@ -4,6 +4,7 @@
  * folder (remote, API, token; see forge-doctor.ts).
  */
 
+import { loadSpecFileForAnyMode } from "../../core/spec-file.ts";
 import { checkEngines } from "../../engines/engine-doctor.ts";
 import { unsandboxedWarning } from "../../engines/engine-notes.ts";
 import { checkForge } from "../../forge/forge-doctor.ts";
@@ -15,7 +16,7 @@ const costWords: Record<string, string> = {
   none: "reports no cost: budgets not enforced",
 };
 
-export async function doctorCommand(options: { json?: boolean }): Promise<number> {
+export async function doctorCommand(options: { json?: boolean; spec?: string }): Promise<number> {
   const checks = await checkEngines();
   if (options.json) {
     process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
@@ -33,7 +34,9 @@ export async function doctorCommand(options: { json?: boolean }): Promise<number
     );
   }
   process.stdout.write("✓ command, scripted: built in\n");
-  const forge = await checkForge(process.cwd());
+  // With --spec, the spec's finish settings (forge, API, repository, CI watch) are what is checked.
+  const finish = options.spec ? (await loadSpecFileForAnyMode(options.spec)).spec.finish : undefined;
+  const forge = await checkForge(process.cwd(), finish);
   process.stdout.write(`${forge.ok ? "✓" : "✗"} ${forge.line}\n`);
   for (const warning of forge.warnings) process.stdout.write(`  warning: ${warning}\n`);
   const sandbox = sandboxAvailability();

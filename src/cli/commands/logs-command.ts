@@ -3,13 +3,17 @@ import type { AppContext } from "../../app/app-context.ts";
 import { getBrief } from "../../app/brief.ts";
 import { listGateLogs, readGateLog } from "../../app/gate-logs.ts";
 import { type GateLogList, maximumLogReadBytes } from "../../app/schemas/file-schemas.ts";
+import { createAnswerRedactor, createLineRedactor, type Redact } from "../../core/redact.ts";
 import { UsageError } from "../../errors.ts";
 import { appContext, openSession, parseIterationOption } from "../session.ts";
 
 /**
  * Prints the gate logs of one iteration: `--iteration 0` is the run on the base commit (the baseline);
  * without `--iteration`, the last iteration that ran its gates. An iteration without logs is named
- * with what happened to it. Logs of any size are printed whole, part by part.
+ * with what happened to it. Logs of any size are printed whole, part by part, redacted on the way out
+ * with the secrets of this process's environment, as the service redacts its answers: a log is written
+ * redacted with the secrets the loop's controller knew, which need not be all of those known here (a
+ * key set since, a log from elsewhere). Redacted line by line, so a secret across two parts is caught.
  */
 export async function logsCommand(
   reference: string,
@@ -21,12 +25,13 @@ export async function logsCommand(
     const iteration = parseIterationOption(options.iteration, 0);
     const list = await listGateLogs(context, reference, { iteration, gate: options.gate });
     const label = list.iteration === 0 ? "iteration 0 (the base commit)" : `iteration ${list.iteration}`;
+    const redact = createAnswerRedactor();
     for (const log of list.logs) {
       process.stdout.write(`==> ${label} gate ${log.gate} (${log.phase}) ${log.logPath}\n`);
       // Only a regular file, never through a link: a log a maker replaced by a link to /dev/zero never ends.
       const ended = log.problem
         ? describeUnreadable(log, log.problem)
-        : await printLog(context, list.loopId, list.iteration, log);
+        : await printLog(context, list.loopId, list.iteration, log, redact);
       if (!ended.endsWith("\n")) process.stdout.write("\n");
     }
     return 0;
@@ -35,15 +40,22 @@ export async function logsCommand(
   }
 }
 
-/** Prints the log part by part; returns its last text (to end the output with a newline). */
+/** Prints the log part by part, redacted; returns its last text (to end the output with a newline). */
 async function printLog(
   context: AppContext,
   loopId: string,
   iteration: number,
   log: GateLogList["logs"][number],
+  redact: Redact,
 ): Promise<string> {
   let offset = 0;
   let last = "";
+  const lines = createLineRedactor(redact);
+  const print = (text: string) => {
+    if (!text) return;
+    process.stdout.write(text);
+    last = text;
+  };
   for (;;) {
     const part = await readGateLog(context, loopId, {
       iteration,
@@ -52,15 +64,20 @@ async function printLog(
       offset,
       length: maximumLogReadBytes,
     }).catch((error: unknown) => {
-      if (error instanceof UsageError) return describeUnreadable(log, error.message);
+      if (error instanceof UsageError) return error.message;
       throw error;
     });
-    if (typeof part === "string") return part;
-    if (part.text) {
-      process.stdout.write(part.text);
-      last = part.text;
+    if (typeof part === "string") {
+      // Unreadable from here on: what was read is still printed (redacted) before the problem.
+      const rest = lines.flush();
+      if (rest) process.stdout.write(rest.endsWith("\n") ? rest : `${rest}\n`);
+      return describeUnreadable(log, part);
     }
-    if (part.complete || part.length === 0) return last;
+    print(lines.push(part.text));
+    if (part.complete || part.length === 0) {
+      print(lines.flush());
+      return last;
+    }
     offset = part.nextOffset;
   }
 }
@@ -78,7 +95,8 @@ export async function briefCommand(reference: string, options: { iteration?: str
   const session = await openSession();
   try {
     const iteration = parseIterationOption(options.iteration, 0);
-    process.stdout.write((await getBrief(await appContext(session), reference, { iteration })).brief);
+    const brief = (await getBrief(await appContext(session), reference, { iteration })).brief;
+    process.stdout.write(createAnswerRedactor()(brief));
     return 0;
   } finally {
     await session.store.close();

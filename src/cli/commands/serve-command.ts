@@ -6,11 +6,11 @@
  */
 import { UsageError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
-import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 import { createServer } from "../../server/create-server.ts";
 import { mountDashboard } from "../../server/dashboard/mount-dashboard.ts";
 import { type Listening, listen } from "../../server/listen.ts";
 import { describeCaps, parseMaxActive, parseProviderCaps } from "../../service/caps.ts";
+import { shutdownGraceMs } from "../../service/controller-protocol.ts";
 import {
   claimServiceFile,
   currentServiceInfo,
@@ -22,8 +22,11 @@ import { createSupervisor, type SupervisedRun, type Supervisor } from "../../ser
 import { wakingStore } from "../../service/waking-store.ts";
 import { openSession } from "../session.ts";
 
-/** How long running steps get to reach their next event boundary after SIGTERM. */
-const shutdownGraceMs = 10_000;
+/**
+ * How long the service waits for its controllers after forwarding SIGTERM: their own grace for a step to
+ * reach its boundary (`shutdownGraceMs`), then the time to kill an abandoned step's processes and exit.
+ */
+const controllersExitMs = shutdownGraceMs + 2_000;
 
 export interface ServeOptions {
   host: string;
@@ -32,6 +35,8 @@ export interface ServeOptions {
   maxPerProvider?: string;
   /** Required with a --host other than loopback; default LOOPWRIGHT_TOKEN. */
   token?: string;
+  /** More Host names the service answers (comma-separated `name` or `name:port`), e.g. a proxy's. */
+  allowHost?: string;
 }
 
 export async function serveCommand(options: ServeOptions): Promise<number> {
@@ -44,7 +49,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   let supervisor: Supervisor | undefined;
   // From here on a signal stops the service cleanly (one during start-up: as soon as it is up).
-  const stop = watchStopSignals(() => supervisor?.runs() ?? []);
+  const stop = watchStopSignals(() => supervisor);
   let listening: Listening | undefined;
   try {
     const running = await readServiceFile(session.home);
@@ -56,6 +61,10 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       host: options.host,
       port,
       token: options.token,
+      allowHosts: options.allowHost
+        ?.split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
       log,
       // A spec pasted in the dashboard reads its relative paths (repo: ./...) from where serve started.
       mount: (app, dependencies) => mountDashboard(app, { ...dependencies, specFolder: process.cwd() }),
@@ -65,8 +74,6 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     });
     const claimed = await claimServiceFile(session.home, currentServiceInfo(options.host, listening.port));
     if (claimed) throw alreadyRunning(session.home, claimed);
-    // Asked once, off the event loop: the loops' gates and turns read the answer without a synchronous probe.
-    await primeSandboxAvailability();
     // The loops' own appends go through the server's store too: its live feed streams them at once.
     supervisor = createSupervisor({ store: server.context.store, home: session.home, caps, log });
     wake = supervisor.wake;
@@ -86,9 +93,10 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   log(
     `${signal}: stopping; ${count} running loop${count === 1 ? "" : "s"} get up to ${shutdownGraceMs / 1000} s to reach a step boundary`,
   );
-  const [unfinished] = await Promise.all([supervisor.shutdown(shutdownGraceMs), listening.close()]);
+  const [unfinished] = await Promise.all([supervisor.shutdown(controllersExitMs), listening.close()]);
   if (unfinished.length > 0) {
-    // Their steps did not end in time: stop what they started; the next start recovers them as interrupted.
+    // Their controllers did not leave in time: kill them and what they started; the next start recovers them.
+    supervisor.kill();
     killTaggedNow(runIdsOf(unfinished));
     log(`left mid-step (recovered at the next start): ${unfinished.map((run) => run.name).join(", ")}`);
   }
@@ -103,15 +111,19 @@ function alreadyRunning(home: string, running: ServiceInfo): UsageError {
 }
 
 /**
- * SIGTERM, SIGINT and SIGHUP (the terminal closed) request a clean stop; a second one kills what the
- * running loops started and exits at once (130).
+ * SIGTERM, SIGINT and SIGHUP (the terminal closed) request a clean stop; a second one kills the
+ * controllers and what the running loops started, and exits at once (130).
  */
-function watchStopSignals(runs: () => SupervisedRun[]): { requested: Promise<string>; dispose(): void } {
+function watchStopSignals(supervisor: () => Supervisor | undefined): {
+  requested: Promise<string>;
+  dispose(): void;
+} {
   const { promise: requested, resolve } = Promise.withResolvers<string>();
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
-      killTaggedNow(runIdsOf(runs()));
+      supervisor()?.kill();
+      killTaggedNow(runIdsOf(supervisor()?.runs() ?? []));
       process.exit(130);
     }
     stopping = true;

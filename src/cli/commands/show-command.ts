@@ -1,10 +1,12 @@
 /**
  * `show <loop>`: the gates on the base commit, then each iteration (commit, every gate run labelled by
  * phase, flakes, tamper flags with their class and ruling, verdict, fingerprint, brief size, cost,
- * duration), and the stop reason.
+ * duration), and the stop reason. Redacted with the secrets of this process's environment (verdicts and
+ * summaries quote tool output; the loop redacted them with the secrets its controller knew).
  */
 import { getLoop } from "../../app/loop-detail.ts";
 import { formatDuration } from "../../core/duration.ts";
+import { createAnswerRedactor } from "../../core/redact.ts";
 import type { Spec } from "../../core/spec.ts";
 import { phaseLabel } from "../../loop/gate-wording.ts";
 import type { GateRunSummary } from "../../loop/iteration-summary.ts";
@@ -17,12 +19,13 @@ export async function showCommand(reference: string, options: { json?: boolean }
   const session = await openSession();
   try {
     const detail = await getLoop(await appContext(session), reference);
+    const redact = createAnswerRedactor();
     if (detail.damaged.length > 0)
       process.stderr.write(`loopwright: ${describeDamage(detail, detail.damaged)}\n`);
     const spec = detail.spec as unknown as Spec;
     const summary = { id: detail.id, repoRoot: detail.repoRoot, ...detail.summary };
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      process.stdout.write(redact(`${JSON.stringify(summary, null, 2)}\n`));
       return 0;
     }
     const out: string[] = [
@@ -67,7 +70,7 @@ export async function showCommand(reference: string, options: { json?: boolean }
     }
     const unknown = summary.uncostedTurns > 0 ? ` + ${summary.uncostedTurns} turn(s) of unknown cost` : "";
     out.push(`\ntotal cost $${summary.costUsd.toFixed(2)}${unknown}`);
-    process.stdout.write(`${out.join("\n")}\n`);
+    process.stdout.write(redact(`${out.join("\n")}\n`));
     return 0;
   } finally {
     await session.store.close();

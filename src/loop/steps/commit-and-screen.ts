@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { RecordedTamperFlag } from "../../core/events.ts";
 import { excerpt } from "../../core/tamper-flag.ts";
 import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
-import { changedFiles, diffText, normalizeDiff } from "../../git/diffs.ts";
+import { diffText, diffTexts, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
 import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
@@ -73,7 +73,8 @@ export async function commitIteration(context: RunContext): Promise<void> {
     committed =
       existing[loopTrailer] === context.loop.id && existing[iterationTrailer] === String(iteration.number);
   }
-  const files = sha === iteration.startSha ? [] : await changedFiles(repoRoot, iteration.startSha, sha);
+  const files =
+    sha === iteration.startSha ? [] : await iterationFiles(repoRoot, iteration.startSha, sha, context);
   await context.append("commit_created", {
     iteration: iteration.number,
     sha,
@@ -83,6 +84,28 @@ export async function commitIteration(context: RunContext): Promise<void> {
   });
 }
 
+/**
+ * The paths the iteration changed (both sides of a rename), from the diff itself. The screen's diff
+ * (from the loop's base) comes in the same git run, remembered for the screen that follows.
+ */
+async function iterationFiles(
+  repoRoot: string,
+  startSha: string,
+  sha: string,
+  context: RunContext,
+): Promise<string[]> {
+  const baseSha = context.state().baseSha;
+  const pairs: [string, string][] = [[startSha, sha]];
+  if (baseSha && baseSha !== startSha) pairs.push([baseSha, sha]);
+  const [diff] = await diffTexts(repoRoot, pairs);
+  return filesOfDiff(diff);
+}
+
+/** Both sides of every file of a diff, sorted, each once. */
+function filesOfDiff(diff: string): string[] {
+  return [...new Set(parseUnifiedDiff(diff).flatMap((file) => [file.oldPath, file.path]))].sort();
+}
+
 export async function screenChange(context: RunContext): Promise<void> {
   const state = context.state();
   const iteration = currentIteration(state);
@@ -90,7 +113,7 @@ export async function screenChange(context: RunContext): Promise<void> {
   const sha = iteration.commit.sha;
   const diff = await diffText(context.loop.repoRoot, state.baseSha, sha);
   // The files come from the diff itself (both sides of a rename): one git run less per iteration.
-  const files = [...new Set(parseUnifiedDiff(diff).flatMap((file) => [file.oldPath, file.path]))].sort();
+  const files = filesOfDiff(diff);
   const screen = screenScope(files, state.spec.scope);
   const diffPath = join(context.layout.iterationDirectory(context.loop.id, iteration.number), "diff.patch");
   await writeFile(diffPath, context.redact(diff));

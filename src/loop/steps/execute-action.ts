@@ -15,6 +15,7 @@ import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
 import { completeTask, readTasks } from "./task-steps.ts";
 import { runVerifierTurn } from "./verifier-turn.ts";
+import { startCiRepair, watchCi } from "./watch-ci.ts";
 
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
   switch (action.kind) {
@@ -65,6 +66,10 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return finishLoop(context);
     case "open_pull_request":
       return openPullRequest(context);
+    case "watch_ci":
+      return watchCi(context, action.sha, action.round);
+    case "start_ci_repair":
+      return startCiRepair(context, action.sha);
     case "pause":
       return context.append("loop_paused", {});
     case "park": {

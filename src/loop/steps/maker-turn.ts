@@ -44,7 +44,8 @@ export async function runMakerTurn(
   const left = (await isRealFolder(context.makerWorktree))
     ? await snapshotTree(repository, context.makerWorktree, makerIndex)
     : undefined;
-  if (left !== undefined && left !== (await treeOf(context.loop.repoRoot, fromSha))) {
+  const fromTree = await treeOf(context.loop.repoRoot, fromSha);
+  if (left !== undefined && left !== fromTree) {
     const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
     const message = resume
       ? `loopwright: interrupted maker turn of iteration ${iteration.number}`
@@ -53,9 +54,16 @@ export async function runMakerTurn(
     await storeRef(context.loop.repoRoot, ref, saved);
     preservedRef = ref;
   }
-  await checkOut(repository, context.makerWorktree, makerIndex, fromSha, {
-    branch: state.spec.branch,
-  });
+  // The snapshot just taken shows whether the files are already the start commit's (the usual case:
+  // the last iteration committed them): then they need no rewriting.
+  await checkOut(
+    repository,
+    context.makerWorktree,
+    makerIndex,
+    fromSha,
+    { branch: state.spec.branch },
+    { filesMatch: left === fromTree },
+  );
   await context.append("maker_started", {
     iteration: iteration.number,
     attempt,

@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { openForge } from "../../forge/open-forge.ts";
 import { gitResult } from "../../git/git.ts";
+import { ciBodySection } from "../ci-wording.ts";
 import { pullRequestBody, pullRequestTitle } from "../pull-request-body.ts";
 import type { RunContext } from "../run-context.ts";
 import { readState } from "../timeline.ts";
@@ -30,7 +31,7 @@ export async function openPullRequest(context: RunContext): Promise<void> {
   const { events } = await readState(context.store, context.loop);
   const content = {
     title: pullRequestTitle(state),
-    body: pullRequestBody(state, events, await dashboardUrl(context)),
+    body: pullRequestBody(state, events, await dashboardUrl(context)) + ciBodySection(state),
   };
   try {
     const existing = await opened.client.findOpen(state.spec.branch, base);
@@ -85,7 +86,7 @@ export async function remoteUrlOf(root: string, remote: string): Promise<string 
 }
 
 /** The loop's dashboard page when a service is configured (its service.json in the loopwright home). */
-async function dashboardUrl(context: RunContext): Promise<string | undefined> {
+export async function dashboardUrl(context: RunContext): Promise<string | undefined> {
   try {
     const info = JSON.parse(await readFile(join(dirname(context.layout.database), "service.json"), "utf8"));
     return typeof info.url === "string"

@@ -8,6 +8,7 @@ import { type DisplayStatus, displayStatus } from "../../app/display-status.ts";
 import { listLoops } from "../../app/list-loops.ts";
 import { loopStrategyData } from "../../app/loop-report.ts";
 import type { LoopEvent } from "../../core/events.ts";
+import { ciPhaseInWords } from "../../loop/ci-wording.ts";
 import { currentIteration, type LoopState } from "../../loop/state.ts";
 import type { StrategyData } from "../../loop/strategies/strategy-data.ts";
 import type { DamagedEvent } from "../../loop/timeline.ts";
@@ -21,6 +22,8 @@ export interface LoopView {
   state?: LoopState;
   events: LoopEvent[];
   damaged: DamagedEvent[];
+  /** The last timeline row read (the loop's `seq`, readable or damaged): a newer event changes it. */
+  lastSeq: number;
   /** Position in the service's queue (1 = next), when queued. */
   queuePosition?: number;
   /** The strategy's data as the report gives it (runs, tasks, results table), when the loop was read. */
@@ -34,7 +37,14 @@ export async function readLoopView(context: AppContext, loop: LoopRecord): Promi
   try {
     read = await replay(context, loop);
   } catch (error) {
-    return { loop, status: "damaged", events: [], damaged: [], problem: (error as Error).message };
+    return {
+      loop,
+      status: "damaged",
+      events: [],
+      damaged: [],
+      lastSeq: 0,
+      problem: (error as Error).message,
+    };
   }
   const running = (await context.store.lockHolder(loop.id)) !== undefined;
   const status = displayStatus(read.state, running);
@@ -49,6 +59,7 @@ export async function readLoopView(context: AppContext, loop: LoopRecord): Promi
     state: read.state,
     events: read.events,
     damaged: read.damaged,
+    lastSeq: read.lastSeq,
     queuePosition,
     strategy: loopStrategyData(read.state),
   };
@@ -62,7 +73,7 @@ export function phaseInWords(state: LoopState): string | undefined {
   if (state.baselineRunning.length > 0) return `baseline gates ${state.baselineRunning.join(", ")}`;
   if (state.replanRunning) return "replanning";
   const iteration = currentIteration(state);
-  if (!iteration) return undefined;
+  if (!iteration) return ciPhaseInWords(state);
   const at = `iteration ${iteration.number}`;
   if (iteration.makerRunning) return `maker, ${at}`;
   if (iteration.gatesRunning.length > 0) {

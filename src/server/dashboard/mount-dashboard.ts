@@ -20,6 +20,7 @@ import type { Actor } from "../../core/events.ts";
 import { maximumSpecBytes } from "../../core/spec-file.ts";
 import { LoopBusyError, LoopNotFoundError, SpecError, UsageError } from "../../errors.ts";
 import type { ServerDependencies } from "../create-server.ts";
+import { redactedAnswer, redactedBytes } from "../redact-answers.ts";
 import { type FormMessage, type SteerFormValues, secretField } from "./action-forms.ts";
 import { serveAsset } from "./assets.ts";
 import { briefPage } from "./brief-page.ts";
@@ -33,7 +34,8 @@ import { livePart, loopFragment, loopPage } from "./loop-page.ts";
 import { type LoopView, readLoopView } from "./loop-view.ts";
 import { loopsFragment } from "./loops-page.ts";
 import { newLoopPage } from "./new-loop-page.ts";
-import { page } from "./page-layout.ts";
+import { createPageCache, loopPageKey } from "./page-cache.ts";
+import { type Markup, page } from "./page-layout.ts";
 import { steerBodyFromForm } from "./steer-form-body.ts";
 
 /** What the dashboard uses of the server (`ServerDependencies` fits), and where pasted specs' paths start. */
@@ -50,6 +52,16 @@ type OwnerAction = "steer" | "pause" | "resume" | "cancel";
 export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   const { context, actorOf } = deps;
   const lineIndexes = createLineIndexCache();
+  const pages = createPageCache();
+  /** A loop's page or fragment: kept bytes when its key is unchanged, else rendered, redacted, kept. */
+  const loopAnswer = async (key: string | undefined, render: () => Markup) => {
+    let bytes = key === undefined ? undefined : pages.get(key);
+    if (bytes === undefined) {
+      bytes = redactedBytes(deps.redact, String(await render()));
+      if (key !== undefined) pages.set(key, bytes);
+    }
+    return redactedAnswer(bytes, { headers: { "content-type": "text/html; charset=UTF-8" } });
+  };
   const findView = async (reference: string): Promise<LoopView | undefined> => {
     const loop = await context.store.findLoop(reference);
     return loop ? readLoopView(context, loop) : undefined;
@@ -111,14 +123,14 @@ export function mountDashboard(app: Hono, deps: DashboardDependencies): void {
   app.get("/loops/:id", async (request) => {
     const view = await findView(request.req.param("id"));
     if (!view) return notFound(request);
-    return request.html(
-      loopPage(view, { secret: deps.secret, message: noticeOf(request.req.query("notice")) }),
-    );
+    const message = noticeOf(request.req.query("notice"));
+    if (message) return request.html(loopPage(view, { secret: deps.secret, message }));
+    return loopAnswer(loopPageKey("page", view), () => loopPage(view, { secret: deps.secret }));
   });
   app.get("/loops/:id/fragments/live", async (request) => {
     const view = await findView(request.req.param("id"));
     if (!view) return notFound(request);
-    return request.html(loopFragment(view, deps.secret));
+    return loopAnswer(loopPageKey("fragment", view), () => loopFragment(view, deps.secret));
   });
   app.get("/loops/:id/iterations/:iteration", async (request) => {
     const view = await findView(request.req.param("id"));

@@ -5,6 +5,7 @@
  */
 import { html } from "hono/html";
 import type { SteeringChange, SteerRequest } from "../../core/events.ts";
+import { describeCiEvent } from "../../loop/ci-wording.ts";
 import type { IterationState, LoopState } from "../../loop/state.ts";
 import { clock, duration } from "./format.ts";
 import { gateRunsView } from "./gate-runs-view.ts";
@@ -43,7 +44,10 @@ export function timelineView(view: LoopView, state: LoopState): Markup {
 ${gateRunsView(state, { loopId: view.loop.id, iteration: 0, sha: state.baseSha })}</section>`);
       continue;
     }
-    const note = eventNote(event as unknown as { type: string; at: string; data: Record<string, unknown> });
+    const ciLine = describeCiEvent(event);
+    const note = ciLine
+      ? { owner: false, text: html`${ciLine}` }
+      : eventNote(event as unknown as { type: string; at: string; data: Record<string, unknown> });
     if (note)
       entries.push(
         html`<div class="event ${note.owner ? "owner" : "loop"}" data-type="${event.type}"><time>${clock(event.at)}</time> ${note.text}</div>`,

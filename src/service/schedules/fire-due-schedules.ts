@@ -75,7 +75,10 @@ async function fireSchedule(store: Store, record: ScheduleRecord, now: Date): Pr
             scheduledFor: due.latest.toISOString(),
             outcome: "skipped-active",
             loopId: active.loopId,
-            reason: `the previous run ${active.loopId} is still ${active.status}`,
+            reason:
+              active.status === "interrupted"
+                ? `the previous run ${active.loopId} was interrupted and is not finished (the service resumes it)`
+                : `the previous run ${active.loopId} is still ${active.status}`,
           }
         : { scheduledFor: due.latest.toISOString(), outcome: "pending" },
     );
@@ -101,24 +104,28 @@ async function fireSchedule(store: Store, record: ScheduleRecord, now: Date): Pr
 }
 
 /**
- * The schedule's previous run, when it is still active: queued, or held by a live controller. The
- * previous run is the loop of its latest `started` firing (a loop removed since is not active).
+ * The schedule's previous run, when it is still active: queued, held by a live controller, or
+ * interrupted (marked running with no live controller: the service resumes it, a new run would go over
+ * it). The previous run is the loop of its latest `started` firing (a loop removed since is not active).
  */
 async function activeRun(
   store: Store,
   schedule: UsableSchedule,
-): Promise<{ loopId: string; status: "queued" | "running" } | undefined> {
+): Promise<{ loopId: string; status: "queued" | "running" | "interrupted" } | undefined> {
   const firings = await store.listFirings(schedule.record.id, 50);
   const previous = firings.find((firing) => firing.outcome === "started" && firing.loopId);
   const loop = previous?.loopId ? await store.findLoop(previous.loopId) : undefined;
   if (!loop || loop.id !== previous?.loopId) return undefined;
   if (await store.lockHolder(loop.id)) return { loopId: loop.id, status: "running" };
   // A run whose timeline cannot be read is not waiting to run: it must not block its schedule forever.
-  const queued = await readState(store, loop).then(
-    ({ state }) => state.queued !== undefined,
-    () => false,
+  const state = await readState(store, loop).then(
+    ({ state }) => state,
+    () => undefined,
   );
-  return queued ? { loopId: loop.id, status: "queued" } : undefined;
+  if (state?.queued) return { loopId: loop.id, status: "queued" };
+  if (state?.status === "running" && state.runIds.length > 0)
+    return { loopId: loop.id, status: "interrupted" };
+  return undefined;
 }
 
 function report(
