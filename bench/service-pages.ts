@@ -7,7 +7,8 @@
  * loop's timeline, `/api/loops/:id/timeline?after=`, the API's paged events read; `/api/events` is a live
  * stream), and the loops list API (`/api/loops`). Baseline: the dashboard's script (`/assets/dashboard.js`,
  * served from memory) on the same server. Target: the loop page's p95 under 10× the static file's.
- * The first request to each page (the server's replay cache is cold) is reported apart.
+ * The first request to each page (the server's replay cache is cold) is reported apart, and so is a
+ * fresh render of a loop page (a loop's page is kept once rendered until its timeline changes).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
@@ -73,6 +74,14 @@ export async function benchServicePages(): Promise<BenchRow[]> {
       if (!answer.ok) throw new Error(`GET ${url}: ${answer.status}`);
       cold.push(`${name} ${(epochMs() - start).toFixed(0)} ms (${(bytes / 1024).toFixed(0)} KiB)`);
     }
+    // The loop page is kept per timeline change once rendered (src/server/dashboard/page-cache.ts): what a
+    // fresh render costs is measured apart, one request at a time to ten loops not asked for yet.
+    const fresh: number[] = [];
+    const single: number[] = [];
+    for (const other of built.loops.filter((item) => item.id !== loop.id).slice(0, 10)) {
+      fresh.push(await timedGet(`${base}/loops/${encodeURIComponent(other.id)}`));
+      single.push(await timedGet(targets.static.url));
+    }
     const results = new Map<string, LoadResult[]>();
     for (let round = 0; round < rounds; round++) {
       for (const [name, { url, requests }] of Object.entries(targets)) {
@@ -116,6 +125,7 @@ export async function benchServicePages(): Promise<BenchRow[]> {
         return `${name}: median ${median(all).toFixed(1)} ms, p95 ${percentile(all, 95).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, ${(all.length / seconds).toFixed(0)} req/s`;
       }),
       `first request, cold replay cache: ${cold.join(", ")}`,
+      `loop page rendered fresh (first request to each of 10 other loops, one at a time): median ${median(fresh).toFixed(1)} ms, max ${Math.max(...fresh).toFixed(1)} ms; static file one at a time: median ${median(single).toFixed(1)} ms`,
     ];
     return rows;
   } finally {
@@ -123,6 +133,15 @@ export async function benchServicePages(): Promise<BenchRow[]> {
     if (server && server.exitCode === null) await new Promise((done) => server?.once("exit", done));
     await sandbox.cleanup();
   }
+}
+
+/** Milliseconds to fetch `url` whole (one request); throws on a non-2xx answer. */
+async function timedGet(url: string): Promise<number> {
+  const start = epochMs();
+  const answer = await fetch(url);
+  await answer.arrayBuffer();
+  if (!answer.ok) throw new Error(`GET ${url}: ${answer.status}`);
+  return epochMs() - start;
 }
 
 /** The URL the server prints once listening; rejects if it exits first. */

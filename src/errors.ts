@@ -15,6 +15,8 @@ export const ExitCode = {
   target_reached: 6,
   plateau: 7,
   ci_failed: 8,
+  /** `verified`, but `finish: pull-request` could not publish it: the push or the pull request step failed. */
+  unpublished: 9,
   paused: 75,
   user_cancelled: 130,
 } as const;

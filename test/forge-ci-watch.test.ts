@@ -213,6 +213,31 @@ finish:
       }
     });
 
+    // One forge is enough for the end of the repairs: decide's rule is the same on every forge.
+    if (setting.forge === "github")
+      test("CI still fails after maxRepairs repairs: the loop stops ci_failed naming the check", async () => {
+        const sandbox = await sandboxWithRemote();
+        try {
+          ci.outcomes.splice(0, ci.outcomes.length, "fail");
+          ci.shas.length = 0;
+          const text = spec("stubborn").replace("maxRepairs: 2", "maxRepairs: 1");
+          const run = await sandbox.cli(["run", await sandbox.spec(text), "--json"], { env: env() });
+          assert.equal(run.code, 8, run.stderr + run.stdout);
+          const events = eventsIn(run.stdout);
+          assert.equal(typed(events, "ci_repair_started").length, 1);
+          assert.equal(typed(events, "ci_watch_started").length, 2);
+          const stopped = typed(events, "loop_stopped")[0];
+          assert.equal(stopped.data.reason, "ci_failed");
+          assert.match(
+            String(stopped.data.message),
+            /checks failed on [0-9a-f]{12} after 1 repair round: test$/,
+          );
+          assert.equal(server.requestsFor("stubborn"), 1);
+        } finally {
+          await sandbox.cleanup();
+        }
+      });
+
     test("kill -9 during the watch, then resume: the round goes on; one pull request, one repair", async () => {
       assert.ok(watchSeq, "the first test ran");
       const sandbox = await sandboxWithRemote();

@@ -2,8 +2,8 @@
  * `finish: { action: pull-request }` on GitLab (self-hosted under a path prefix) and Gitea/Forgejo (on
  * a port), end to end: the real CLI with the scripted engine, a bare local remote, and each forge's API
  * stand-in on loopback given as `finish.api`. Opened with the evidence as its body and the labels;
- * the open request updated, never duplicated; a 429 with retry-after waited out and recorded; a bad
- * token stops `validate` naming the variable to fix.
+ * the open request updated, never duplicated (also after a kill -9 while the forge opens it); a 429 with
+ * retry-after waited out and recorded; a bad token stops `validate` naming the variable to fix.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -94,6 +94,34 @@ finish:
         assert.equal(second?.data.created, false, JSON.stringify(second?.data));
         assert.equal(server.requests.filter((request) => request.head.endsWith("opens")).length, 1);
         assert.match(opened[0].body, /loopwright never merges/);
+      } finally {
+        await sandbox.cleanup();
+      }
+    });
+
+    test("kill -9 while the forge opens the request, then resume: one request, updated", async () => {
+      const { sandbox } = await sandboxWithRemote();
+      try {
+        const child = sandbox.spawnCli(["run", await sandbox.spec(spec("crashy")), "--json"], {
+          env: env(),
+        });
+        // The forge has stored the request; the controller dies before it hears back or records it.
+        server.onCreate = (request) => {
+          if (request.head.endsWith("crashy")) child.kill("SIGKILL");
+        };
+        await child.done;
+        server.onCreate = undefined;
+        assert.equal(child.signalCode, "SIGKILL");
+        assert.equal(server.requests.filter((request) => request.head.endsWith("crashy")).length, 1);
+        assert.equal(
+          eventsIn(child.output().stdout).some((event) => event.type === "pull_request_recorded"),
+          false,
+        );
+        const resume = await sandbox.cli(["resume", "crashy", "--json"], { env: env() });
+        assert.equal(resume.code, 0, resume.stderr + resume.stdout);
+        const recorded = eventsIn(resume.stdout).find((event) => event.type === "pull_request_recorded");
+        assert.equal(recorded?.data.created, false, JSON.stringify(recorded?.data));
+        assert.equal(server.requests.filter((request) => request.head.endsWith("crashy")).length, 1);
       } finally {
         await sandbox.cleanup();
       }

@@ -7,6 +7,7 @@
  * request, then resume: one pull request.
  */
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { git } from "../src/git/git.ts";
@@ -217,7 +218,7 @@ test("kill -9 between the push and the pull request, then resume: one pull reque
   }
 });
 
-test("a pull request the forge refuses is recorded and named; the loop is still verified and its branch pushed", async () => {
+test("a pull request the forge refuses is recorded and named, exit 9; the branch is pushed; resume opens it", async () => {
   const { sandbox, remote } = await sandboxWithRemote();
   try {
     github.missingBases.add("release-9");
@@ -226,7 +227,7 @@ test("a pull request the forge refuses is recorded and named; the loop is still 
       "  labels: [loopwright]\n  base: release-9",
     );
     const run = await sandbox.cli(["run", await sandbox.spec(text), "--json"], { env });
-    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.equal(run.code, 9, `verified but unpublished exits 9\n${run.stderr}${run.stdout}`);
     const events = eventsIn(run.stdout);
     const recorded = events.find((event) => event.type === "pull_request_recorded");
     assert.match(String(recorded?.data.error), /GitHub API answered 422: Validation Failed/);
@@ -239,6 +240,51 @@ test("a pull request the forge refuses is recorded and named; the loop is still 
       github.pulls.some((pull) => pull.head.ref.endsWith("refused")),
       false,
     );
+    // The forge is fixed: resume pushes again and opens the pull request.
+    github.missingBases.delete("release-9");
+    const resume = await sandbox.cli(["resume", "refused", "--json"], { env });
+    assert.equal(resume.code, 0, resume.stderr + resume.stdout);
+    assert.equal(github.pulls.filter((pull) => pull.head.ref.endsWith("refused")).length, 1);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("a push that fails ends verified but unpublished (exit 9), saying why", async () => {
+  const { sandbox, remote } = await sandboxWithRemote();
+  try {
+    // The remote refuses every push.
+    await writeFile(join(remote, "hooks", "pre-receive"), "#!/bin/sh\necho no pushes here >&2\nexit 1\n", {
+      mode: 0o755,
+    });
+    const run = await sandbox.cli(["run", await sandbox.spec(spec({ name: "nopush" })), "--json"], { env });
+    assert.equal(run.code, 9, run.stderr + run.stdout);
+    const stopped = eventsIn(run.stdout).find((event) => event.type === "loop_stopped");
+    assert.equal(stopped?.data.reason, "verified");
+    assert.match(String(stopped?.data.message), /not pushed: /);
+    assert.equal(github.pulls.filter((pull) => pull.head.ref.endsWith("nopush")).length, 0);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("the pull request's base is the branch the loop started from, though the user switched branches since", async () => {
+  const { sandbox, base } = await sandboxWithRemote();
+  try {
+    // The controller dies right after the loop is created (event 1); the user checks out another branch.
+    const child = sandbox.spawnCli(["run", await sandbox.spec(spec({ name: "switched" })), "--json"], {
+      env: { ...env, LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: "1" },
+    });
+    await child.done;
+    assert.equal(child.signalCode, "SIGKILL");
+    await sandbox.git("checkout", "--quiet", "-b", "elsewhere");
+    await sandbox.git("push", "--quiet", "origin", "elsewhere");
+    const resume = await sandbox.cli(["resume", "switched", "--json"], { env });
+    assert.equal(resume.code, 0, resume.stderr + resume.stdout);
+    const pulls = github.pulls.filter((pull) => pull.head.ref.endsWith("switched"));
+    assert.equal(pulls.length, 1);
+    assert.equal(pulls[0].base.ref, base);
+    assert.notEqual(base, "elsewhere");
   } finally {
     await sandbox.cleanup();
   }

@@ -5,6 +5,7 @@
 
 import type { Actor } from "../core/events.ts";
 import { LoopBusyError, UsageError } from "../errors.ts";
+import { unpublished } from "../loop/exit-code.ts";
 import type { LoopState } from "../loop/state.ts";
 import { describeVerified } from "../loop/tamper-standing.ts";
 import type { LoopRecord } from "../store/store.ts";
@@ -45,12 +46,16 @@ export async function recordForegroundResume(
   by: Actor,
 ): Promise<LoopRecord> {
   const { loop, state } = await readLoop(context, reference);
-  if (!(state.status === "stopped" && state.stopReason === "verified"))
-    await context.store.appendEvent(loop.id, "resume_requested", { by });
+  if (!isDone(state)) await context.store.appendEvent(loop.id, "resume_requested", { by });
   return loop;
 }
 
+/** A verified loop is done, unless its pull request could not be published (resume finishes it again). */
+function isDone(state: LoopState): boolean {
+  return state.status === "stopped" && state.stopReason === "verified" && !unpublished(state);
+}
+
 function refuseVerified(loop: LoopRecord, state: LoopState): void {
-  if (state.status === "stopped" && state.stopReason === "verified")
+  if (isDone(state))
     throw new UsageError(`loop ${loop.name} is ${describeVerified(state)}: nothing to resume`);
 }

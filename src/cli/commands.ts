@@ -60,6 +60,15 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .action(run(async () => (await import("./commands/run-loop-command.ts")).resumeLoopCommand));
 
   program
+    .command("pr-comments")
+    .description(
+      "check a loop's pull request once for /loopwright review comments and run their rounds (cron, CI on issue_comment)",
+    )
+    .argument("<loop>", "loop name or id")
+    .option("--json", "print one JSON event per line")
+    .action(run(async () => (await import("./commands/pr-comments-command.ts")).prCommentsCommand));
+
+  program
     .command("ls")
     .description("list loops (of the current repository, or all with --all)")
     .option("--all", "loops of every repository")

@@ -174,7 +174,15 @@ export interface Actor {
 export type IterationOutcome = "verified" | "failed" | "infra_error" | "cancelled" | "over_budget";
 
 export interface EventPayloads {
-  loop_created: { name: string; repoRoot: string; specPath: string; baseSha: string; branch: string };
+  loop_created: {
+    name: string;
+    repoRoot: string;
+    specPath: string;
+    baseSha: string;
+    branch: string;
+    /** The branch the loop started from (the default pull request base); absent on a detached HEAD. */
+    startBranch?: string;
+  };
   /** The loop waits for the service to start it (`run`) or go on with it (`resume`), in the order of `at`. */
   loop_queued: { by: Actor; command: "run" | "resume" };
   run_started: { runId: string; pid: number; host: string; command: string };
@@ -329,6 +337,40 @@ export interface EventPayloads {
     error?: string;
     /** Rate limits waited out on the way, one line each. */
     waits?: string[];
+  };
+  /**
+   * A comment on the loop's pull request, seen once (by id, across restarts). One that starts with
+   * `/loopwright`, from a user with write access, is a review request: it reopens the loop for a round
+   * on the same branch (its text and code context are the next brief). Any other is recorded `ignored`,
+   * without its text, and never answered.
+   */
+  review_comment_received: {
+    id: string;
+    pullRequest: number;
+    author: string;
+    kind: "conversation" | "diff";
+    url?: string;
+    /** Why it is not acted on: not a `/loopwright` command, or its author has no write access. */
+    ignored?: string;
+    /** The request's text (after `/loopwright`), capped; only for a request. */
+    body?: string;
+    path?: string;
+    line?: number;
+    diffHunk?: string;
+    /** The lines around `line` on the verified commit, numbered. */
+    code?: string;
+    thread?: string;
+  };
+  /** A review request answered on the forge (its reply links the commit, or says why nothing changed). */
+  review_comment_answered: {
+    id: string;
+    /** changed: a verified commit was pushed; unchanged: nothing to change; failed: not verified or not published; limit: `maxRounds` reached. */
+    outcome: "changed" | "unchanged" | "failed" | "limit";
+    sha?: string;
+    reply: string;
+    replyUrl?: string;
+    /** The reply could not be posted (recorded; the request is still not handled again). */
+    error?: string;
   };
   loop_stopped: { reason: StopReason; message: string };
   /** `finish.ci`: the watch of the forge's checks on `sha` began; `deadline` (ISO) bounds it, kept on resume. */

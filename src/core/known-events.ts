@@ -43,6 +43,8 @@ const known: Record<EventType, true> = {
   replan_ended: true,
   loop_finished: true,
   pull_request_recorded: true,
+  review_comment_received: true,
+  review_comment_answered: true,
   loop_stopped: true,
   ci_watch_started: true,
   ci_checks_recorded: true,

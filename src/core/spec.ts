@@ -248,12 +248,24 @@ export const finishSchema = z
       .string()
       .regex(/^[^/\s]+(\/[^/\s]+)+$/, "owner/name (GitLab: group/subgroup/name)")
       .optional(),
+    /**
+     * `/loopwright` review comments on the pull request: at most `maxRounds` rounds (0: none are acted
+     * on); `serve` looks for new comments for `watch` after the loop ended (default 168h, a week). Not the
+     * `review:` reviewer engine, which reviews each maker turn before the gates.
+     */
+    comments: z
+      .object({
+        maxRounds: z.number().int().min(0).max(50).default(3),
+        watch: duration.default(7 * 24 * 3_600_000),
+      })
+      .strict()
+      .optional(),
     ci: ciSchema.optional(),
   })
   .strict()
   .superRefine((finish, context) => {
     if (finish.action === "pull-request") return;
-    for (const field of ["base", "api", "repository", "ci"] as const)
+    for (const field of ["base", "api", "repository", "ci", "comments"] as const)
       if (finish[field] !== undefined)
         context.addIssue({ code: "custom", path: [field], message: "only for action pull-request" });
   });

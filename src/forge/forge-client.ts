@@ -30,6 +30,37 @@ export interface ForgeClient {
   findOpen(head: string, base: string): Promise<PullRequestReference | undefined>;
   create(request: NewPullRequest): Promise<PullRequestReference>;
   update(number: number, content: PullRequestContent): Promise<PullRequestReference>;
+  /** The comments on a pull request and the replies to them (`/loopwright` review rounds). */
+  comments: PullRequestComments;
+}
+
+/**
+ * A comment on a pull request: in its conversation (GitHub and Gitea issue comments, a GitLab note of
+ * its own) or on its diff (a review comment, a GitLab diff note), with the code it points at.
+ */
+export interface PullRequestComment {
+  /** Unique on the forge, kind included: `issue:123`, `review:456`, `note:789`. */
+  id: string;
+  kind: "conversation" | "diff";
+  author: string;
+  body: string;
+  url?: string;
+  createdAt: string;
+  path?: string;
+  line?: number;
+  /** The forge's diff hunk that ends at the commented line (GitHub, Gitea). */
+  diffHunk?: string;
+  /** What a reply in the same thread needs: GitHub's review comment id, GitLab's discussion id. */
+  thread?: string;
+}
+
+export interface PullRequestComments {
+  /** Every comment on the pull request, oldest first (bounded: the first 1000). */
+  list(number: number): Promise<PullRequestComment[]>;
+  /** Whether `author` may push to the repository (GitHub and Gitea: write permission; GitLab: Developer). */
+  canWrite(author: string): Promise<boolean>;
+  /** Replies to `comment` (in its thread where the forge has threads), returning the reply's URL if any. */
+  reply(number: number, comment: PullRequestComment, body: string): Promise<string | undefined>;
 }
 
 /** Options every client takes. */

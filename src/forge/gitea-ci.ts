@@ -56,10 +56,14 @@ export function giteaCi(options: ForgeClientOptions & { tokenSource: string }): 
     async checks(sha) {
       const combined = await call<CombinedStatus>(`/commits/${sha}/status`);
       const runs = await optional(
-        call<{ workflow_runs: WorkflowRun[] | null }>(`/actions/runs?head_sha=${sha}&limit=50`),
-        { workflow_runs: [] },
+        call<{ workflow_runs: WorkflowRun[] | null } | WorkflowRun[]>(
+          `/actions/runs?head_sha=${sha}&limit=50`,
+        ),
+        [],
       );
-      const ownRuns = (runs.workflow_runs ?? []).filter((run) => !run.head_sha || run.head_sha === sha);
+      const ownRuns = (Array.isArray(runs) ? runs : (runs.workflow_runs ?? [])).filter(
+        (run) => !run.head_sha || run.head_sha === sha,
+      );
       const checks: CiCheck[] = ownRuns.map((run) => ({
         name: run.display_title
           ? `${run.path ?? "workflow"}: ${run.display_title}`
@@ -91,8 +95,12 @@ export function giteaCi(options: ForgeClientOptions & { tokenSource: string }): 
             source: `status only: Gitea keeps no log for a commit status; see ${check.url ?? "its target URL"}`,
           },
         ];
-      const { jobs } = await call<{ jobs: WorkflowJob[] | null }>(`/actions/runs/${check.logId}/jobs`);
-      const failed = (jobs ?? []).filter((job) => runState(job.status, job.conclusion) === "failed");
+      // Gitea answers `{ total_count, jobs }`; some Forgejo versions a bare array.
+      const answer = await call<{ jobs: WorkflowJob[] | null } | WorkflowJob[]>(
+        `/actions/runs/${check.logId}/jobs`,
+      );
+      const jobs = Array.isArray(answer) ? answer : (answer.jobs ?? []);
+      const failed = jobs.filter((job) => runState(job.status, job.conclusion) === "failed");
       const logs: CiLog[] = [];
       for (const job of failed)
         logs.push({

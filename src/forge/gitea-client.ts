@@ -3,8 +3,14 @@
  * exists for them, and four endpoints do not need one. Labels are given by name and resolved to the
  * repository's label ids; names the repository lacks are left out.
  */
-import type { ForgeClient, ForgeClientOptions, PullRequestReference } from "./forge-client.ts";
+import {
+  type ForgeClient,
+  type ForgeClientOptions,
+  ForgeRequestError,
+  type PullRequestReference,
+} from "./forge-client.ts";
 import { forgeFetch } from "./forge-fetch.ts";
+import { giteaComments } from "./gitea-comments.ts";
 
 interface GiteaPull {
   number: number;
@@ -37,6 +43,18 @@ export function giteaClient(options: ForgeClientOptions & { tokenSource: string 
   const reference = (pull: GiteaPull): PullRequestReference => ({ number: pull.number, url: pull.html_url });
   return {
     forge: "gitea",
+    comments: giteaComments(async (path, method, body) => {
+      try {
+        return await call(path, method, body);
+      } catch (error) {
+        if (error instanceof ForgeRequestError && error.status === 403 && path.includes("/permission"))
+          throw new ForgeRequestError(
+            403,
+            `Gitea: the token from ${options.tokenSource} may not read collaborators' permissions: it needs the repository's admin role to tell who may ask for /loopwright rounds`,
+          );
+        throw error;
+      }
+    }),
     async checkAccess() {
       try {
         const data = await call<{ permissions?: { push?: boolean } }>("");

@@ -48,7 +48,15 @@ export function githubCi(options: ForgeClientOptions & { tokenSource: string }):
         const { data } = await octokit.rest.actions
           .downloadJobLogsForWorkflowRun({ owner, repo, job_id: check.logId })
           .catch(fail);
-        return [{ text: plainCiLog(typeof data === "string" ? data : String(data)), source: "job log" }];
+        // The log's blob storage may answer application/octet-stream: Octokit then gives an ArrayBuffer.
+        const raw: unknown = data;
+        const text =
+          typeof raw === "string"
+            ? raw
+            : raw instanceof ArrayBuffer
+              ? new TextDecoder().decode(raw)
+              : String(raw ?? "");
+        return [{ text: plainCiLog(text), source: "job log" }];
       }
       if (check.kind === "check-run") return [{ text: check.detail ?? "", source: "check output" }];
       return [

@@ -8,6 +8,7 @@ import {
   ForgeRequestError,
   type PullRequestReference,
 } from "./forge-client.ts";
+import { githubComments } from "./github-comments.ts";
 import { githubOctokit } from "./github-octokit.ts";
 
 export function githubClient(options: ForgeClientOptions & { tokenSource: string }): ForgeClient {
@@ -22,6 +23,7 @@ export function githubClient(options: ForgeClientOptions & { tokenSource: string
   });
   return {
     forge: "github",
+    comments: githubComments(octokit, owner, repo, fail),
     async checkAccess() {
       try {
         const { data } = await octokit.rest.repos.get({ owner, repo });

@@ -5,6 +5,7 @@
  */
 import { Gitlab } from "@gitbeaker/rest";
 import { type ForgeClient, type ForgeClientOptions, ForgeRequestError } from "./forge-client.ts";
+import { gitlabComments } from "./gitlab-comments.ts";
 import { gitlabRequester } from "./gitlab-requester.ts";
 
 export function gitlabClient(options: ForgeClientOptions & { tokenSource: string }): ForgeClient {
@@ -17,8 +18,17 @@ export function gitlabClient(options: ForgeClientOptions & { tokenSource: string
     number: request.iid,
     url: request.web_url,
   });
+  const webUrls = new Map<number, string>();
+  const webUrl = async (number: number) => {
+    if (!webUrls.has(number)) {
+      const shown = (await api.MergeRequests.show(project, number).catch(fail)) as { web_url: string };
+      webUrls.set(number, shown.web_url);
+    }
+    return webUrls.get(number);
+  };
   return {
     forge: "gitlab",
+    comments: gitlabComments(api, project, webUrl, fail),
     async checkAccess() {
       try {
         const data = (await api.Projects.show(project)) as {

@@ -4,6 +4,7 @@
  */
 
 import { execFile } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { delimiter as delimiterOfPath, isAbsolute } from "node:path";
 import { promisify } from "node:util";
 import { findExecutable } from "../process/find-executable.ts";
@@ -121,6 +122,7 @@ export async function gitResult(
 ): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
+  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
   const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
     cwd,
     env,
@@ -186,6 +188,21 @@ export function gitExecutable(path: string | undefined): string {
     gitByPath.set(key, found);
   }
   return found;
+}
+
+/**
+ * LOOPWRIGHT_GIT_TRACE=<file>: every git command this process runs appends a line there, the time it
+ * started (epoch ms) and its subcommand (for the overhead benchmark, which counts git processes per
+ * iteration). Read once, at load.
+ */
+const traceFile = process.env.LOOPWRIGHT_GIT_TRACE || undefined;
+
+function subcommandOf(args: readonly string[]): string {
+  for (let index = 0; index < args.length; index++) {
+    if (args[index] === "-c") index++;
+    else if (!args[index].startsWith("-")) return args[index];
+  }
+  return "?";
 }
 
 /** The first `fatal:`/`error:` line of git's stderr, else its first non-empty line. */

@@ -15,7 +15,34 @@ export async function branchTip(root: string, branch: string): Promise<string | 
       trim: true,
     },
   );
-  return result.code === 0 && result.stdout !== "" ? result.stdout : undefined;
+  const tip = result.code === 0 && result.stdout !== "" ? result.stdout : undefined;
+  know(root, branch, tip);
+  return tip;
+}
+
+/**
+ * The tip this process last read (`branchTip`) or set (`ensureBranch`, `moveBranch`) for the branch,
+ * without asking git; undefined when it has none. Only loopwright moves a loop's branch, and each of
+ * its moves names the tip it expects (`moveBranch`), so a tip another writer moved since makes that
+ * move fail rather than lose a commit. A new process (a resumed loop) knows nothing and reads.
+ */
+export function knownBranchTip(root: string, branch: string): string | undefined {
+  return knownTips.get(tipKey(root, branch));
+}
+
+const knownTips = new Map<string, string>();
+const maximumKnownTips = 10_000;
+
+function tipKey(root: string, branch: string): string {
+  return `${root}\0${branch}`;
+}
+
+function know(root: string, branch: string, tip: string | undefined): void {
+  const key = tipKey(root, branch);
+  knownTips.delete(key);
+  if (tip === undefined) return;
+  if (knownTips.size >= maximumKnownTips) knownTips.clear();
+  knownTips.set(key, tip);
 }
 
 /** Creates `refs/heads/<branch>` at `sha` unless it exists; returns its tip either way. */
@@ -26,13 +53,17 @@ export async function ensureBranch(root: string, branch: string, sha: string): P
     ["update-ref", "-m", "loopwright: create the loop branch", `refs/heads/${branch}`, sha, ""],
     root,
   );
-  if (created.code === 0) return sha;
+  if (created.code === 0) {
+    know(root, branch, sha);
+    return sha;
+  }
   const tip = await branchTip(root, branch);
   if (tip) return tip;
   await git(
     ["update-ref", "-m", "loopwright: create the loop branch", `refs/heads/${branch}`, sha, ""],
     root,
   );
+  know(root, branch, sha);
   return sha;
 }
 
@@ -47,7 +78,10 @@ export async function moveBranch(
   expected?: string,
 ): Promise<void> {
   const args = ["update-ref", "-m", "loopwright: move the loop branch", `refs/heads/${branch}`, sha];
+  // Whatever happens, what was known is no longer sure until the move is done.
+  know(root, branch, undefined);
   await git(expected ? [...args, expected] : args, root);
+  know(root, branch, sha);
 }
 
 /** Stores `sha` under a full ref name loopwright owns (`refs/loopwright/...`). */

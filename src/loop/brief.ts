@@ -10,6 +10,7 @@ import { passesPolicy } from "../core/gate-status.ts";
 import { isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
 import { ciRepairSection } from "./ci-wording.ts";
+import { commentBriefSection } from "./comment-rounds.ts";
 import { countFailures } from "./gate-wording.ts";
 import { lessonsSection } from "./lessons.ts";
 import { workingRules } from "./prompts/working-rules.ts";
@@ -55,14 +56,19 @@ export function buildBrief(state: LoopState, iterationNumber: number, inputs: Br
   const sections: string[] = [];
   const attempt = countedIterations(state) + 1;
   const lost = iterationNumber - attempt;
+  const repair = state.ci?.repair;
   const budget =
     spec.budget.maxIterations <= 0
       ? ""
-      : lost > 0
-        ? ` (attempt ${attempt} of at most ${spec.budget.maxIterations}; ${lost} lost to infrastructure errors)`
-        : ` of at most ${spec.budget.maxIterations}`;
+      : repair && attempt > spec.budget.maxIterations
+        ? ` (CI repair ${repair.round}: beyond the iteration budget of ${spec.budget.maxIterations}, bounded by finish.ci.maxRepairs)`
+        : lost > 0
+          ? ` (attempt ${attempt} of at most ${spec.budget.maxIterations}; ${lost} lost to infrastructure errors)`
+          : ` of at most ${spec.budget.maxIterations}`;
   sections.push(`# Loop ${spec.name}: iteration ${iterationNumber}${budget}`);
   sections.push(`## Goal\n${spec.goal.trimEnd()}`);
+  const request = commentBriefSection(state);
+  if (request) sections.push(request);
   sections.push(`## Definition of done\n${definitionOfDone(state)}`);
   sections.push(["## Working rules", workingRules, scopeRules(state)].filter(Boolean).join("\n"));
   const strategySection = strategyOf(spec).briefSection(state, inputs);

@@ -26,17 +26,17 @@ export function ciRepairSection(state: LoopState): string | undefined {
       `Log: ${failure.logSource}${failure.logPath ? `, saved at ${failure.logPath}` : ""}`,
     );
     if (failure.failures.length > 0) lines.push(`Failing tests: ${failure.failures.join("; ")}`);
-    if (failure.digest.trim()) lines.push("", failure.digest.trim());
+    if (failure.digest.trim()) lines.push("```", failure.digest.trim(), "```");
   }
   return cap(lines.join("\n"), repairSectionLimit);
 }
 
-/** The pull request body's CI section: each round's standing, newest last. Empty when CI is not watched. */
+/** The report's (and so the pull request body's) CI section: each round's standing, newest last. Empty when CI is not watched. */
 export function ciBodySection(state: LoopState): string {
   const ci = state.spec.finish.ci;
   const rounds = state.ci?.rounds ?? [];
   if (!ci || rounds.length === 0) return "";
-  const lines = ["", "### CI", "| commit | round | standing | checks |", "|---|---|---|---|"];
+  const lines = ["", "## CI", "", "| commit | round | standing | checks |", "|---|---|---|---|"];
   for (const round of rounds) {
     const checks = round.checks
       .map((check) => `${check.name}: ${check.state}`)

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { eventSchemaVersion } from "../core/events.ts";
 import type { LoadedSpec } from "../core/spec-file.ts";
 import { LoopBusyError, UsageError } from "../errors.ts";
+import { gitResult } from "../git/git.ts";
 import { branchExists } from "../git/repository.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
 import { crashPoint } from "./timeline.ts";
@@ -41,12 +42,34 @@ export async function createLoop(
     specPath: loaded.specPath,
     spec,
   });
+  const startBranch = await startingBranch(repoRoot, spec.base);
   const created = await store.appendEvent(
     loop.id,
     "loop_created",
-    { name: spec.name, repoRoot, specPath: loaded.specPath, baseSha, branch: spec.branch },
+    {
+      name: spec.name,
+      repoRoot,
+      specPath: loaded.specPath,
+      baseSha,
+      branch: spec.branch,
+      ...(startBranch ? { startBranch } : {}),
+    },
     eventSchemaVersion,
   );
   crashPoint(created.seq);
   return loop;
+}
+
+/**
+ * The branch the loop starts from, recorded at creation (the default base of its pull request; the user
+ * may switch branches while it runs): `base` when it names a local branch, else the branch checked out.
+ * Undefined on a detached HEAD.
+ */
+async function startingBranch(repoRoot: string, base: string): Promise<string | undefined> {
+  if (base !== "HEAD") {
+    const named = await gitResult(["rev-parse", "--verify", "--quiet", `refs/heads/${base}`], repoRoot);
+    if (named.code === 0) return base;
+  }
+  const current = await gitResult(["symbolic-ref", "--quiet", "--short", "HEAD"], repoRoot, { trim: true });
+  return current.code === 0 && current.stdout !== "" ? current.stdout : undefined;
 }

@@ -10,6 +10,7 @@ import { type GateAssessment, isAcceptable, passesPolicy } from "../core/gate-st
 import { type GateSpec, isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
 import { ciPassedNote, ciRepairDue, nextCiStep } from "./ci-rounds.ts";
+import { nextCommentStep } from "./comment-rounds.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { nextReviewStep } from "./review-rounds.ts";
 import {
@@ -51,6 +52,13 @@ export type Action =
   | { kind: "block_task"; iteration: number; taskId: string; attempts: number; reason: string }
   | { kind: "finish" }
   | { kind: "open_pull_request" }
+  | {
+      kind: "answer_comment";
+      id: string;
+      outcome: "changed" | "unchanged" | "failed" | "limit";
+      sha?: string;
+      reason?: string;
+    }
   | { kind: "watch_ci"; sha: string; round: number }
   | { kind: "start_ci_repair"; sha: string }
   | { kind: "pause" }
@@ -220,6 +228,9 @@ function decideWithin(state: LoopState, iteration: IterationState): Action {
 
 /** Between iterations: finish, stop on a guardrail, replan, pause, steer, or start the next iteration. */
 function decideBetween(state: LoopState, now: number): Action {
+  // A `/loopwright` review request on the pull request reopened the loop: its round comes first.
+  const commentStep = nextCommentStep(state);
+  if (commentStep) return commentStep;
   const last = state.iterations.at(-1);
   const strategy = strategyOf(state.spec);
   const own = last?.ended ? strategy.afterIteration(state, last) : undefined;
@@ -237,7 +248,9 @@ function decideBetween(state: LoopState, now: number): Action {
     const opened = !pull
       ? state.finished.unchanged
         ? "; the tree is unchanged, no pull request"
-        : ""
+        : state.finished.error
+          ? `; not pushed: ${state.finished.error}`
+          : ""
       : pull.error
         ? `; no pull request: ${pull.error}`
         : `; pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`;

@@ -3,9 +3,11 @@
  * can be built and find credentials to call their models with, and every command the loop will run can
  * be found. Returns problems, one line each.
  */
+
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { formatDuration } from "../core/duration.ts";
 import { describeRule } from "../core/schedule-field.ts";
 import { type EngineSpec, reviewerEngine, type Spec } from "../core/spec.ts";
 import type { LoadedSpec } from "../core/spec-file.ts";
@@ -163,7 +165,10 @@ export function describePlan(spec: Spec, repoRoot: string, baseSha: string): str
       (spec.scope.deny.length ? `; deny ${spec.scope.deny.join(", ")}` : "") +
       (spec.scope.protect.length ? `; protect ${spec.scope.protect.join(", ")}` : ""),
     `  strategy: ${describeStrategy(spec)}`,
-    `  finish: ${spec.finish.action}`,
+    `  finish: ${spec.finish.action}` +
+      (spec.finish.ci
+        ? `; then watch CI (${spec.finish.ci.wait > 0 ? `${formatDuration(spec.finish.ci.wait)} per round` : "no time bound"}, at most ${spec.finish.ci.maxRepairs} repair rounds)`
+        : ""),
     ...(spec.schedule
       ? [`  schedule: ${describeRule(spec.schedule)} (run --detach registers it; loopwright serve fires it)`]
       : []),

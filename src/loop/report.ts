@@ -6,6 +6,7 @@ import { formatDuration } from "../core/duration.ts";
 import type { Evidence, GateResult, LoopEvent } from "../core/events.ts";
 import { flagStanding } from "../core/flag-standing.ts";
 import { type GateSpec, isDeterministic } from "../core/spec.ts";
+import { ciBodySection } from "./ci-wording.ts";
 import { assessGate } from "./gate-assessment.ts";
 import { countItems, describeRed } from "./gate-wording.ts";
 import { summarizeLoop } from "./iteration-summary.ts";
@@ -42,6 +43,8 @@ export function renderReport(state: LoopState, events: LoopEvent[]): string {
     if (pull?.error) lines.push(`No pull request: ${pull.error}`);
     else if (pull) lines.push(`Pull request ${pull.created ? "opened" : "updated"}: ${pull.url}`);
   }
+  const ci = ciBodySection(state);
+  if (ci) lines.push(ci.trimEnd());
   const strategySection = strategyOf(state.spec).reportSection(state);
   if (strategySection.length > 0) lines.push("", ...strategySection);
   const last = [...state.iterations].reverse().find((iteration) => allGateResults(iteration).length > 0);

@@ -12,6 +12,7 @@ import { currentLockOwner } from "../process/liveness.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
 import { type Action, decide } from "./decide.ts";
+import { unpublished } from "./exit-code.ts";
 import type { RunContext } from "./run-context.ts";
 import { currentIteration, type LoopState } from "./state.ts";
 import { clearStaleIndexLocks } from "./steps/clear-stale-locks.ts";
@@ -206,8 +207,9 @@ async function recover(context: RunContext, command: "run" | "resume"): Promise<
       status: "interrupted",
     });
   }
-  if (state.status === "stopped" && state.stopReason === "verified") {
+  if (state.status === "stopped" && state.stopReason === "verified" && !unpublished(state)) {
     // Nothing to resume; only tidy up after a controller that died between stopping and cleaning up.
+    // (A verified loop whose push or pull request failed is resumed: it finishes again.)
     await removeLoopWorktrees(context);
     return;
   }

@@ -116,6 +116,36 @@ export interface ReplanRecord {
   lesson?: string;
 }
 
+/** A `/loopwright` review request on the loop's pull request, and where its round stands. */
+export interface CommentRound {
+  id: string;
+  pullRequest: number;
+  author: string;
+  kind: "conversation" | "diff";
+  url?: string;
+  body: string;
+  path?: string;
+  line?: number;
+  diffHunk?: string;
+  code?: string;
+  thread?: string;
+  /** The round's iteration, once it started. */
+  iteration?: number;
+  /** The verified commit the round started from (its pull request's head then). */
+  fromSha?: string;
+  answered?: EventPayloads["review_comment_answered"]["outcome"];
+}
+
+/** Comments on the loop's pull request: the ids seen (each handled once), the review requests, in order. */
+export interface ReviewComments {
+  seen: string[];
+  rounds: CommentRound[];
+  /** The last pull request the loop opened or updated, and the verified commit it shows. */
+  pullRequest?: { number: number; url?: string; sha: string; forge?: "github" | "gitlab" | "gitea" };
+  /** A request was answered since the loop last stopped: it stops again (verified) when none is open. */
+  stopDue: boolean;
+}
+
 /** `parked`: the daily cost cap is spent; the loop waits until UTC midnight, then goes on by itself. */
 export type LoopStatus = "created" | "running" | "paused" | "parked" | "stopped";
 
@@ -125,6 +155,8 @@ export interface LoopState {
   stopReason?: StopReason;
   stopMessage?: string;
   baseSha?: string;
+  /** The branch the loop started from, recorded when it was created (the default pull request base). */
+  startBranch?: string;
   prepared: boolean;
   /** The gates' results on the base commit, recorded before the first iteration. */
   baseline: Record<string, GateResult>;
@@ -152,6 +184,8 @@ export interface LoopState {
   finished?: { pushed: boolean; sha: string; error?: string; unchanged?: boolean; remote?: string };
   /** The pull request step of this run's finish, once recorded. */
   pullRequest?: EventPayloads["pull_request_recorded"];
+  /** `/loopwright` review comments on the pull request (comment-rounds.ts). */
+  reviewComments: ReviewComments;
   costUsd: number;
   /** Tokens the loop's turns used, where their engines reported them. */
   tokens: { input: number; output: number };
@@ -200,6 +234,7 @@ export function initialState(spec: Spec): LoopState {
     costByDay: {},
     runIds: [],
     resumedAfterIteration: 0,
+    reviewComments: { seen: [], rounds: [], stopDue: false },
   };
 }
 
@@ -256,7 +291,7 @@ export function apply(state: LoopState, event: LoopEvent): LoopState {
 function applyEvent(state: LoopState, event: LoopEvent): LoopState {
   switch (event.type) {
     case "loop_created":
-      return { ...state, baseSha: event.data.baseSha };
+      return { ...state, baseSha: event.data.baseSha, startBranch: event.data.startBranch };
     case "loop_queued":
       return { ...state, queued: { command: event.data.command, at: event.at } };
     case "run_started":
@@ -311,7 +346,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
       };
     case "iteration_started":
       return {
-        ...state,
+        ...startCommentRound(state, event.data.iteration),
         unannouncedSteering: [],
         iterations: [
           ...state.iterations,
@@ -526,12 +561,45 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
           remote: event.data.remote,
         },
       };
-    case "pull_request_recorded":
-      return { ...state, pullRequest: event.data };
+    case "pull_request_recorded": {
+      const { number, url, forge, sha, error } = event.data;
+      const reviewComments =
+        number !== undefined && !error
+          ? { ...state.reviewComments, pullRequest: { number, url, forge, sha } }
+          : state.reviewComments;
+      return { ...state, pullRequest: event.data, reviewComments };
+    }
+    case "review_comment_received": {
+      const { ignored, body, ...request } = event.data;
+      // Each comment counts once, however many checks recorded it.
+      if (state.reviewComments.seen.includes(event.data.id)) return state;
+      const seen = [...state.reviewComments.seen, event.data.id];
+      if (ignored !== undefined) return { ...state, reviewComments: { ...state.reviewComments, seen } };
+      // A review request reopens a stopped loop for its round.
+      return {
+        ...state,
+        status: state.status === "stopped" ? "running" : state.status,
+        stopReason: undefined,
+        stopMessage: undefined,
+        reviewComments: {
+          ...state.reviewComments,
+          seen,
+          rounds: [...state.reviewComments.rounds, { ...request, body: body ?? "" }],
+          stopDue: false,
+        },
+      };
+    }
+    case "review_comment_answered": {
+      const rounds = state.reviewComments.rounds.map((round) =>
+        round.id === event.data.id ? { ...round, answered: event.data.outcome } : round,
+      );
+      return { ...state, reviewComments: { ...state.reviewComments, rounds, stopDue: true } };
+    }
     case "loop_stopped":
       // Stopping removes the worktrees, so a resumed loop prepares them again.
       return {
         ...state,
+        reviewComments: { ...state.reviewComments, stopDue: false },
         prepared: false,
         status: "stopped",
         stopReason: event.data.reason,
@@ -553,6 +621,26 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
     case "setup_ran":
       return state;
   }
+}
+
+/**
+ * An iteration that starts while a review request waits for its round is that round's: it starts from
+ * the pull request's verified commit, and the finish and pull request steps run again after it.
+ */
+function startCommentRound(state: LoopState, iteration: number): LoopState {
+  const rounds = state.reviewComments.rounds;
+  const waiting = rounds.findIndex((round) => !round.answered && round.iteration === undefined);
+  if (waiting < 0) return state;
+  const fromSha = state.reviewComments.pullRequest?.sha;
+  return {
+    ...state,
+    finished: undefined,
+    pullRequest: undefined,
+    reviewComments: {
+      ...state.reviewComments,
+      rounds: rounds.map((round, index) => (index === waiting ? { ...round, iteration, fromSha } : round)),
+    },
+  };
 }
 
 function updateIteration(

@@ -23,6 +23,8 @@ export interface FakeCi {
   logDownloads: number;
   /** Answer the next N CI requests with a rate limit (retry-after: 1). */
   rateLimitNext(count: number): void;
+  /** Gitea/Forgejo without the Actions API (before Gitea 1.24): its `/actions/...` paths answer 404. */
+  noActionsApi?: boolean;
 }
 
 /** An answer of a forge stand-in: JSON (`data`) or text (`text`), with headers. */
@@ -167,7 +169,8 @@ export function answerGithubCi(
   return {
     status: 200,
     text: stamp(`##[group]Run pytest\n${ci.failLog}\n##[error]Process completed with exit code 1.`),
-    headers: { "content-type": "text/plain" },
+    // The blob storage behind the redirect serves the log as bytes, not as text.
+    headers: { "content-type": "application/octet-stream" },
   };
 }
 
@@ -256,6 +259,7 @@ export function answerGiteaCi(ci: FakeCi, method: string, rest: string, query: U
   const jobs = /^\/actions\/runs\/(\d+)\/jobs$/.exec(rest);
   const log = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest);
   if (!status && !runs && !jobs && !log) return undefined;
+  if (ci.noActionsApi && !status) return { status: 404, data: { message: "404 page not found" } };
   const limited = rateLimited(ci, 429, "rate limit exceeded");
   if (limited) return limited;
   const runId = (sha: string) => 70 + ci.shas.indexOf(sha);

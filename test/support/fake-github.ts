@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { answerGithubCi, type FakeCi } from "./fake-ci.ts";
+import { botUser, commentBoard, type FakeComment, type FakeCommentBoard } from "./fake-forges.ts";
 
 export interface FakePull {
   number: number;
@@ -18,7 +19,7 @@ export interface FakePull {
   labels: { id: number; name: string }[];
 }
 
-export interface FakeGithub {
+export interface FakeGithub extends FakeCommentBoard {
   url: string;
   pulls: FakePull[];
   requests: string[];
@@ -35,6 +36,7 @@ export async function startFakeGithub(options: {
   /** CI on this forge (check runs, statuses, job logs), when a test watches it. */
   ci?: FakeCi;
 }): Promise<FakeGithub> {
+  const board = commentBoard();
   const pulls: FakePull[] = [];
   const requests: string[] = [];
   const missingBases = new Set<string>();
@@ -126,6 +128,90 @@ export async function startFakeGithub(options: {
       Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
       return send(200, pull);
     }
+    const userOf = (login: string) => ({
+      login,
+      id: login.length * 1000,
+      type: login === botUser ? "Bot" : "User",
+    });
+    const rendered = (comment: FakeComment) => ({
+      id: comment.id,
+      node_id: `IC_${comment.id}`,
+      html_url: `https://github.example/${options.repository}/pull/${comment.pull}#${comment.kind === "diff" ? "discussion_r" : "issuecomment-"}${comment.id}`,
+      body: comment.body,
+      user: userOf(comment.author),
+      created_at: comment.createdAt,
+      updated_at: comment.createdAt,
+      author_association: board.permissions.has(comment.author) ? "COLLABORATOR" : "NONE",
+      ...(comment.kind === "diff"
+        ? {
+            pull_request_review_id: 1,
+            diff_hunk: comment.diffHunk ?? "",
+            path: comment.path,
+            line: comment.line ?? null,
+            original_line: comment.line ?? null,
+            side: "RIGHT",
+            ...(comment.thread ? { in_reply_to_id: Number(comment.thread) } : {}),
+          }
+        : {}),
+    });
+    const page = (all: FakeComment[]) => {
+      const size = Number(url.searchParams.get("per_page") ?? 30);
+      const number = Number(url.searchParams.get("page") ?? 1);
+      return all.slice((number - 1) * size, number * size).map(rendered);
+    };
+    const permission = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
+    if (permission && request.method === "GET") {
+      const login = decodeURIComponent(permission[1]);
+      const level = board.permissions.get(login) ?? "read";
+      return send(200, { permission: level, role_name: level, user: userOf(login) });
+    }
+    const issueComments = /^\/issues\/(\d+)\/comments$/.exec(rest);
+    if (issueComments && request.method === "GET")
+      return send(
+        200,
+        page(
+          board.comments.filter(
+            (comment) => comment.pull === Number(issueComments[1]) && comment.kind === "conversation",
+          ),
+        ),
+      );
+    if (issueComments && request.method === "POST") {
+      const reply = board.comment({
+        pull: Number(issueComments[1]),
+        author: botUser,
+        body: body.body,
+        kind: "conversation",
+      });
+      board.onReply?.(reply);
+      return send(201, rendered(reply));
+    }
+    const reviewComments = /^\/pulls\/(\d+)\/comments$/.exec(rest);
+    if (reviewComments && request.method === "GET")
+      return send(
+        200,
+        page(
+          board.comments.filter(
+            (comment) => comment.pull === Number(reviewComments[1]) && comment.kind === "diff",
+          ),
+        ),
+      );
+    const replies = /^\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(rest);
+    if (replies && request.method === "POST") {
+      const original = board.comments.find((comment) => comment.id === Number(replies[2]));
+      if (!original) return send(404, { message: "Not Found" });
+      const reply = board.comment({
+        pull: original.pull,
+        author: botUser,
+        body: body.body,
+        kind: "diff",
+        path: original.path,
+        line: original.line,
+        diffHunk: original.diffHunk,
+        thread: String(original.id),
+      });
+      board.onReply?.(reply);
+      return send(201, rendered(reply));
+    }
     const labelMatch = /^\/issues\/(\d+)\/labels$/.exec(rest);
     if (labelMatch && request.method === "POST") {
       const pull = pulls.find((candidate) => candidate.number === Number(labelMatch[1]));
@@ -146,14 +232,14 @@ export async function startFakeGithub(options: {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  return {
+  return Object.assign(board, {
     url: `http://127.0.0.1:${port}`,
     pulls,
     requests,
     missingBases,
-    rateLimitNext: (count) => {
+    rateLimitNext: (count: number) => {
       limited = count;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
 }

@@ -51,7 +51,7 @@ export async function resumeLoopCommand(reference: string, options: { json?: boo
     const loop = await recordForegroundResume(context, reference, cliActor());
     const code = await runInForeground(session, loop, "resume", options.json ?? false);
     const { state } = await readLoop(context, loop.id);
-    if (state.stopReason === "verified" && !options.json) {
+    if (state.stopReason === "verified" && code === 0 && !options.json) {
       // A verified loop does not go on: say so, and what became of steering filed too late.
       const unapplied = describeUnappliedSteering(state);
       process.stdout.write(

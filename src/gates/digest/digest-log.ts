@@ -7,11 +7,14 @@ import { open } from "node:fs/promises";
 import { createDigestParser } from "./digest-parser.ts";
 import type { Digest, DigestOptions } from "./digest-types.ts";
 
-/** Bytes read from the file at a time. */
-const readBytes = 1024 * 1024;
+/**
+ * Bytes read from the file at a time. Two buffers of this size take turns: the next piece is read
+ * (on libuv's thread pool) while the parser scans the one before, so reading costs no parsing time.
+ */
+export const digestReadBytes = 2 * 1024 * 1024;
 
 /**
- * The digest of the log at `path` (see `Digest`), read as a stream of 1 MiB pieces. `logPath` in the
+ * The digest of the log at `path` (see `Digest`), read as a stream of 2 MiB pieces. `logPath` in the
  * digest is `options.logPath`, else `path`. Never rejects for a log it cannot read: the digest then
  * holds what was read before the failure and `readError` says why.
  */
@@ -23,11 +26,19 @@ export async function digestLog(path: string, options: DigestOptions = {}): Prom
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       if (!(await handle.stat()).isFile()) throw new Error(`not a regular file: ${path}`);
-      const buffer = Buffer.allocUnsafe(readBytes);
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-        if (bytesRead === 0) break;
-        parser.write(buffer.subarray(0, bytesRead));
+      const buffers = [Buffer.allocUnsafe(digestReadBytes), Buffer.allocUnsafe(digestReadBytes)];
+      let reading = handle.read(buffers[0], 0, digestReadBytes, null);
+      try {
+        for (let turn = 0; ; turn = 1 - turn) {
+          const { bytesRead } = await reading;
+          if (bytesRead === 0) break;
+          // Reads are issued one at a time, so they follow each other in the file.
+          reading = handle.read(buffers[1 - turn], 0, digestReadBytes, null);
+          parser.write(buffers[turn].subarray(0, bytesRead));
+        }
+      } finally {
+        // A read still under way (after a throw) must end before the file closes.
+        await reading.catch(() => undefined);
       }
     } finally {
       await handle.close();

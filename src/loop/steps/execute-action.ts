@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { applySteering } from "../steering.ts";
+import { answerComment } from "./answer-comment.ts";
 import { commitIteration, screenChange } from "./commit-and-screen.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
@@ -66,6 +67,8 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return finishLoop(context);
     case "open_pull_request":
       return openPullRequest(context);
+    case "answer_comment":
+      return answerComment(context, action);
     case "watch_ci":
       return watchCi(context, action.sha, action.round);
     case "start_ci_repair":

@@ -8,7 +8,6 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { openForge } from "../../forge/open-forge.ts";
 import { gitResult } from "../../git/git.ts";
-import { ciBodySection } from "../ci-wording.ts";
 import { pullRequestBody, pullRequestTitle } from "../pull-request-body.ts";
 import type { RunContext } from "../run-context.ts";
 import { readState } from "../timeline.ts";
@@ -31,7 +30,7 @@ export async function openPullRequest(context: RunContext): Promise<void> {
   const { events } = await readState(context.store, context.loop);
   const content = {
     title: pullRequestTitle(state),
-    body: pullRequestBody(state, events, await dashboardUrl(context)) + ciBodySection(state),
+    body: pullRequestBody(state, events, await dashboardUrl(context)),
   };
   try {
     const existing = await opened.client.findOpen(state.spec.branch, base);
@@ -63,10 +62,15 @@ export async function openPullRequest(context: RunContext): Promise<void> {
   }
 }
 
-/** `finish.base`, else the branch the loop started from (`base` when it names a branch), else the repository's current branch. */
+/**
+ * `finish.base`, else the branch the loop started from, recorded when it was created (the user may have
+ * switched branches since); for a loop created before that was recorded, the branch as it stands now.
+ */
 export async function pullRequestBase(context: Pick<RunContext, "loop" | "state">): Promise<string> {
-  const spec = context.state().spec;
+  const state = context.state();
+  const spec = state.spec;
   if (spec.finish.base) return spec.finish.base;
+  if (state.startBranch) return state.startBranch;
   if (spec.base !== "HEAD") {
     const branch = await gitResult(
       ["rev-parse", "--verify", "--quiet", `refs/heads/${spec.base}`],

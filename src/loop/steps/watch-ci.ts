@@ -14,7 +14,6 @@ import { type CiCheck, type CiClient, standingOf } from "../../forge/ci-checks.t
 import { openForge } from "../../forge/open-forge.ts";
 import { digestText, renderDigest } from "../../gates/digest/index.ts";
 import { type CiRound, ciRoundOf, isSettled } from "../ci-state.ts";
-import { ciBodySection } from "../ci-wording.ts";
 import { pullRequestBody, pullRequestTitle } from "../pull-request-body.ts";
 import type { RunContext } from "../run-context.ts";
 import { readState } from "../timeline.ts";
@@ -128,7 +127,7 @@ async function updatePullRequestBody(context: RunContext): Promise<void> {
   const opened = await openForge(state.spec.finish, remoteUrl);
   if ("problem" in opened) return;
   const { events } = await readState(context.store, context.loop);
-  const body = pullRequestBody(state, events, await dashboardUrl(context)) + ciBodySection(state);
+  const body = pullRequestBody(state, events, await dashboardUrl(context));
   await opened.client.update(number, { title: pullRequestTitle(state), body }).catch(() => {});
 }
 

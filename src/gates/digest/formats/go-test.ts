@@ -12,6 +12,7 @@ const outputLine = /^(\s*)\S+\.go:\d+: /;
 const packageEndLine = /^(?:FAIL|ok|PASS)(?:\s|$)/;
 const frameLine = /^\t(\S+\.go:\d+)/;
 const goroutineLine = /^goroutine \d+ \[/;
+const equals = 61;
 
 /** Output kept per running test (with -v it comes before the test's result). */
 interface Output {
@@ -60,19 +61,21 @@ class GoTestParser implements FormatParser {
       this.collecting = false;
       this.engaged = false;
     }
-    const result = resultLine.exec(text);
-    if (result) {
-      this.result(result[1].length, result[2], result[3], lineNumber);
-      return;
-    }
-    // `=== RUN   Name` is one line per test with -v: read it without a regular expression.
-    if (text.startsWith("=== ")) {
+    // `=== RUN   Name` is one line per test with -v, most of the lines this parser gets: read it
+    // first and without a regular expression (a line starting with `=` is never a result line).
+    if (text.charCodeAt(0) === equals && text.startsWith("=== ")) {
       const running = runningTest(text);
       if (running) {
         this.verbose = true;
         if (text.startsWith("=== RUN")) this.runs++;
         this.running = running;
         this.commitPending();
+        return;
+      }
+    } else {
+      const result = resultLine.exec(text);
+      if (result) {
+        this.result(result[1].length, result[2], result[3], lineNumber);
         return;
       }
     }

@@ -1,0 +1,170 @@
+/**
+ * The per-iteration git shortcuts keep their contracts: git is spawned by its absolute path (never
+ * through a relative PATH entry), a checkout's fresh `.git` is on the right branch or commit without
+ * git writing its refs, a maker checkout whose files already match is only cleaned, the pending
+ * listing is one `ls-files` that still sees edits, deletions, mode changes and new files, and several
+ * diffs printed in one `diff-tree --stdin` run are each exactly what `diffText` prints alone.
+ */
+import assert from "node:assert/strict";
+import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { describe, it } from "node:test";
+import { diffText, diffTexts } from "../src/git/diffs.ts";
+import { git, gitExecutable } from "../src/git/git.ts";
+import { branchTip, ensureBranch, knownBranchTip, moveBranch } from "../src/git/loop-branch.ts";
+import { changedSince, checkOut, openLoopRepository, snapshotTree } from "../src/git/loop-repository.ts";
+import { commitEverything, newFolder, newRepository, writeFiles } from "./git-fixtures.ts";
+
+const lines = (count: number, prefix: string) =>
+  Array.from({ length: count }, (_, index) => `${prefix} ${index}\n`).join("");
+
+describe("gitExecutable", () => {
+  it("names git by its absolute path, and skips relative PATH folders where a planted git could sit", async () => {
+    const real = gitExecutable(process.env.PATH);
+    assert.match(real, /^\/.*\/git$/);
+    const planted = await newFolder("planted");
+    await writeFile(join(planted, "git"), "#!/bin/sh\necho planted\n");
+    await chmod(join(planted, "git"), 0o755);
+    // `.` first, as a careless PATH has it: resolved against the checkout a command runs in, it would run
+    // the checkout's own `git`.
+    assert.equal(gitExecutable(`.${delimiter}${process.env.PATH}`), real);
+    assert.equal(gitExecutable(`${planted}${delimiter}${process.env.PATH}`), join(planted, "git"));
+    assert.equal(gitExecutable("relative/only"), "git");
+  });
+});
+
+describe("checkOut", () => {
+  it("gives the checkout a .git on the branch (slashes in its name) or detached at the SHA, usable by git", async () => {
+    const root = await newRepository({ "a.txt": "a\n", "dir/b.txt": "b\n" });
+    const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const maker = join(await newFolder("maker"), "checkout");
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/fix-it" });
+    assert.equal(await readFile(join(maker, ".git", "HEAD"), "utf8"), "ref: refs/heads/loop/fix-it\n");
+    assert.equal(await git(["rev-parse", "HEAD"], maker, { trim: true }), sha);
+    assert.equal(await git(["symbolic-ref", "--short", "HEAD"], maker, { trim: true }), "loop/fix-it");
+    assert.equal(await git(["status", "--porcelain"], maker), "");
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", sha, { detached: true });
+    assert.equal(await readFile(join(gates, ".git", "HEAD"), "utf8"), `${sha}\n`);
+    assert.equal(await git(["status", "--porcelain"], gates), "");
+    // A rebuild replaces whatever the last user left, its branch included.
+    await writeFile(join(maker, ".git", "HEAD"), "ref: refs/heads/elsewhere\n");
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/fix-it" });
+    assert.equal(await git(["symbolic-ref", "--short", "HEAD"], maker, { trim: true }), "loop/fix-it");
+  });
+
+  it("with filesMatch, writes no file but still removes empty folders, and the next checkout works", async () => {
+    const root = await newRepository({ "a.txt": "a\n", ".gitignore": "ignored/\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": "a2\n" });
+    const second = await commitEverything(root, "second");
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const maker = join(await newFolder("maker"), "checkout");
+    await checkOut(repository, maker, "maker", second, { branch: "loop/x" });
+    await mkdir(join(maker, "empty", "deeper"), { recursive: true });
+    await writeFiles(maker, { "ignored/cache.bin": "kept\n" });
+    const before = (await stat(join(maker, "a.txt"))).mtimeMs;
+    const tree = await snapshotTree(repository, maker, "maker");
+    assert.equal(tree, await git(["rev-parse", `${second}^{tree}`], root, { trim: true }));
+    await checkOut(repository, maker, "maker", second, { branch: "loop/x" }, { filesMatch: true });
+    assert.equal((await stat(join(maker, "a.txt"))).mtimeMs, before);
+    await assert.rejects(stat(join(maker, "empty")), { code: "ENOENT" });
+    assert.equal(await readFile(join(maker, "ignored", "cache.bin"), "utf8"), "kept\n");
+    assert.equal(await git(["status", "--porcelain"], maker), "");
+    // Back to the first commit: the files are rewritten from the index the snapshot left.
+    await checkOut(repository, maker, "maker", first, { branch: "loop/x" });
+    assert.equal(await readFile(join(maker, "a.txt"), "utf8"), "a\n");
+  });
+});
+
+describe("changedSince", () => {
+  it("lists edits, deletions, mode changes and new files in one listing, ignored files left out", async () => {
+    const root = await newRepository({
+      "edit.txt": "1\n",
+      "gone.txt": "bye\n",
+      "run.sh": "echo\n",
+      "same.txt": "same\n",
+      ".gitignore": "ignored.txt\n",
+    });
+    const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const maker = join(await newFolder("maker"), "checkout");
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/y" });
+    await writeFiles(maker, { "edit.txt": "2\n", "new/file.txt": "new\n", "ignored.txt": "x\n" });
+    await rm(join(maker, "gone.txt"));
+    await chmod(join(maker, "run.sh"), 0o755);
+    // Rewritten with the same content: a changed stat is not a change.
+    await writeFile(join(maker, "same.txt"), "same\n");
+    assert.deepEqual(await changedSince(repository, maker, "maker", sha), [
+      "edit.txt",
+      "gone.txt",
+      "new/file.txt",
+      "run.sh",
+    ]);
+  });
+});
+
+describe("diffTexts", () => {
+  it("prints several diffs in one run, each exactly as diffText prints it alone, empty ones included", async () => {
+    const root = await newRepository({ "a.txt": lines(30, "a"), "b.txt": lines(10, "b") });
+    const base = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": lines(31, "a"), "c.txt": `${base} ${base}\n` });
+    await git(["mv", "b.txt", "moved.txt"], root);
+    const start = await commitEverything(root, "one");
+    await writeFiles(root, { "a.txt": lines(29, "a") });
+    const tip = await commitEverything(root, "two");
+    const pairs = [
+      [start, tip],
+      [base, tip],
+      [tip, tip],
+      [base, start],
+    ] as const;
+    const texts = await diffTexts(root, pairs);
+    for (const [index, [from, to]] of pairs.entries()) {
+      const alone = await git(
+        [
+          "-c",
+          "core.quotePath=false",
+          "diff",
+          "--no-color",
+          "--no-ext-diff",
+          "--no-textconv",
+          "--src-prefix=a/",
+          "--dst-prefix=b/",
+          "--find-renames",
+          "--diff-algorithm=histogram",
+          "--unified=3",
+          from,
+          to,
+          "--",
+        ],
+        root,
+      );
+      assert.equal(texts[index], alone, `pair ${index}`);
+      assert.equal(await diffText(root, from, to), alone, `diffText of pair ${index}`);
+    }
+    assert.equal(texts[2], "");
+    assert.match(texts[1], /^rename to moved\.txt$/m);
+  });
+});
+
+describe("knownBranchTip", () => {
+  it("is the tip this process last read or set, forgotten while a move is under way or after a failed one", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    assert.equal(knownBranchTip(root, "loop/t"), undefined);
+    assert.equal(await ensureBranch(root, "loop/t", first), first);
+    assert.equal(knownBranchTip(root, "loop/t"), first);
+    await writeFiles(root, { "a.txt": "b\n" });
+    const second = await commitEverything(root, "second");
+    await moveBranch(root, "loop/t", second, first);
+    assert.equal(knownBranchTip(root, "loop/t"), second);
+    // Another writer moves it: loopwright's next move, naming the tip it knows, fails and forgets it.
+    await git(["update-ref", "refs/heads/loop/t", first], root);
+    await assert.rejects(moveBranch(root, "loop/t", first, second));
+    assert.equal(knownBranchTip(root, "loop/t"), undefined);
+    assert.equal(await branchTip(root, "loop/t"), first);
+    assert.equal(knownBranchTip(root, "loop/t"), first);
+  });
+});
