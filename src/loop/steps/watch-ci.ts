@@ -1,10 +1,11 @@
 /**
  * `finish.ci`'s steps. `watchCi` takes one look at the forge's checks on the pushed commit (the first
  * look of a round records `ci_watch_started` with its deadline), records the standing when it changed
- * (`ci_checks_recorded`), and sleeps until the next look is due: `poll`, growing with the time waited up
- * to a minute. A failed check's logs are downloaded and digested before the failed standing is recorded,
- * so a controller killed meanwhile looks again on resume and records the round once. Once a round
- * settles, the pull request's body is updated with the CI standing. `startCiRepair` records the repair.
+ * (`ci_checks_recorded`), and leaves the next look for when it is due: `poll`, growing with the time
+ * waited up to a minute (meanwhile the step returns every second). A failed check's logs are downloaded
+ * and digested before the failed standing is recorded, so a controller killed meanwhile looks again on
+ * resume and records the round once. Once a round settles, the pull request's body is updated with the
+ * CI standing. `startCiRepair` records the repair.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -38,6 +39,16 @@ export async function watchCi(context: RunContext, sha: string, roundNumber: num
     await record(context, { sha, standing: "timed_out", checks: round.checks, ...error });
     return;
   }
+  // Between looks the step returns every second (as the runner's `wait` does), so that a shutdown or a
+  // cancel never waits for a long pause to end; the time of the next look is only a pacing hint.
+  const key = `${context.loop.id}:${sha}`;
+  const due = nextLooks.get(key) ?? 0;
+  if (context.now() < due) {
+    await sleep(Math.min(1000, due - context.now()), undefined, { signal: context.cancelSignal }).catch(
+      () => {},
+    );
+    return;
+  }
   const waits: string[] = [];
   const remote = state.finished?.remote;
   const remoteUrl = remote ? await remoteUrlOf(context.loop.repoRoot, remote) : undefined;
@@ -53,10 +64,11 @@ export async function watchCi(context: RunContext, sha: string, roundNumber: num
       await record(context, { sha, standing, checks, ...(failures ? { failures } : {}), waits });
     if (isSettled(standing)) return;
   }
-  await sleep(nextLookIn(context, round, ci.poll), undefined, { signal: context.cancelSignal }).catch(
-    () => {},
-  );
+  nextLooks.set(key, context.now() + nextLookIn(context, round, ci.poll));
 }
+
+/** When the next look at a commit is due, per loop and commit; lost on a restart, which then looks at once. */
+const nextLooks = new Map<string, number>();
 
 /** Records a repair of the failed checks on `sha`, with their digests, for the next iteration's brief. */
 export async function startCiRepair(context: RunContext, sha: string): Promise<void> {
