@@ -23,7 +23,7 @@ export function githubCi(options: ForgeClientOptions & { tokenSource: string }):
         .paginate(octokit.rest.checks.listForRef, { owner, repo, ref: sha, per_page: 100, filter: "latest" })
         .catch(fail);
       const combined = await octokit.rest.repos
-        .getCombinedStatusForRef({ owner, repo, ref: sha })
+        .getCombinedStatusForRef({ owner, repo, ref: sha, per_page: 100 })
         .catch(fail);
       const checks: CiCheck[] = runs.map((run) => ({
         name: run.name,
