@@ -14,6 +14,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Store } from "../store/store.ts";
 import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
+import { type CommentPoll, createCommentPoll } from "./comment-poll.ts";
 import { createControllerPool } from "./controller-pool.ts";
 import { type ControllerProcess, controllerLogPath, describeExit } from "./controller-process.ts";
 import type { ControllerMessage, RunSummary } from "./controller-protocol.ts";
@@ -38,6 +39,8 @@ export interface SupervisorOptions {
   maxRestarts?: number;
   /** Controllers kept started ahead, idle, for the next loops to start (default 0: each starts for its loop). */
   idleControllers?: number;
+  /** Called at every tick: looks for `/loopwright` review comments in the background (comment-poll.ts). */
+  pollComments?: CommentPoll;
 }
 
 /** A loop this supervisor is running. */
@@ -90,6 +93,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const tickMs = options.tickMs ?? 150;
   const log = options.log ?? (() => {});
   const fireDueSchedules = options.fireDueSchedules ?? registeredSchedules;
+  const pollComments = options.pollComments ?? createCommentPoll({ store, log });
   const now = options.now ?? (() => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0));
   const maxRestarts = options.maxRestarts ?? 3;
   const watch = createLoopWatch(store);
@@ -141,6 +145,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       return [];
     });
     for (const firing of fired) log(describeFiring(firing));
+    pollComments(now());
     // Holders first, views second: a controller records its last events before it lets go of its lock.
     const released = await releasedForeignLoops();
     const views = await watch.refresh();
