@@ -65,6 +65,23 @@ describe("what a command loads", () => {
       );
   });
 
+  test("show of a loop loads no AI SDK, forge client, web server or schema library", async () => {
+    const spec = await sandbox.spec(
+      `name: shown\ngoal: Be shown.\nrepo: ./repo\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: red, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n`,
+    );
+    const run = await sandbox.cli(["run", spec]);
+    assert.equal(run.code, 3, run.stdout + run.stderr);
+    const { code, modules, output } = traced(sandbox, ["show", "shown"]);
+    assert.equal(code, 0, output);
+    assert.match(output, /red/);
+    for (const name of [...heavy, "/node_modules/zod/", "/node_modules/yaml/"])
+      assert.deepEqual(
+        modules.filter((url) => url.includes(name)),
+        [],
+        `show loaded ${name}`,
+      );
+  });
+
   test("validate loads no AI SDK, forge client or web server for a spec that uses none", () => {
     const { code, modules, output } = traced(sandbox, ["validate", "loop.yaml"]);
     assert.equal(code, 0, output);

@@ -11,6 +11,7 @@ import { runLoop } from "../../loop/runner.ts";
 import { describeVerified } from "../../loop/tamper-standing.ts";
 import { describeUnappliedSteering } from "../../loop/unapplied-steering.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
+import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 import type { LoopRecord } from "../../store/store.ts";
 import { cliActor } from "../cli-actor.ts";
 import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
@@ -22,6 +23,8 @@ export async function runLoopCommand(
   options: { json?: boolean; detach?: boolean },
 ): Promise<number> {
   if (options.detach) return detachLoopCommand(specArgument, options);
+  // The sandbox probe (a process) runs while the spec is read and checked, not after, on the event loop.
+  const sandboxProbed = primeSandboxAvailability();
   const loaded = await loadSpecFile(specArgument);
   if (loaded.spec.schedule) {
     process.stderr.write(
@@ -34,6 +37,7 @@ export async function runLoopCommand(
   const session = await openSession();
   try {
     const loop = await createLoop(session.store, loaded, check.repoRoot, check.baseSha);
+    await sandboxProbed;
     return await runInForeground(session, loop, "run", options.json ?? false);
   } finally {
     await session.store.close();

@@ -7,6 +7,7 @@
 import { loadSpecFileForAnyMode } from "../../core/spec-file.ts";
 import { SpecError } from "../../errors.ts";
 import { describePlan, preflight } from "../../loop/preflight.ts";
+import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 
 export async function validateCommand(specArgument: string): Promise<number> {
   const anyMode = await loadSpecFileForAnyMode(specArgument);
@@ -26,8 +27,11 @@ export async function validateCommand(specArgument: string): Promise<number> {
     return 0;
   }
   const loaded = { ...anyMode, spec: { ...anyMode.spec, maker } };
+  // The sandbox probe (a process) runs while the repository is checked; the plan below needs it.
+  const sandboxProbed = primeSandboxAvailability();
   const check = await preflight(loaded, specArgument);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
+  await sandboxProbed;
   process.stdout.write(
     `${specArgument}: valid\n  modes: loop (\`loopwright run\`) and hook mode (\`loopwright init claude\`)\n${describePlan(loaded.spec, check.repoRoot, check.baseSha)}\n${check.warnings.map((warning) => `  warning: ${warning}\n`).join("")}`,
   );

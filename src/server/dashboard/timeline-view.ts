@@ -129,6 +129,18 @@ function eventNote(event: { type: string; at: string; data: Record<string, unkno
       const link = /^https?:\/\//.test(url) ? html`<a href="${url}">${url}</a>` : html`${url}`;
       return { owner: false, text: html`pull request ${data.created ? "opened" : "updated"}: ${link}` };
     }
+    case "review_comment_received":
+      return {
+        owner: false,
+        text: data.ignored
+          ? html`comment ${String(data.id)} by ${String(data.author)} ignored: ${String(data.ignored)}`
+          : html`review request ${String(data.id)} by <strong>${String(data.author)}</strong>: ${String(data.body ?? "").slice(0, 200)}`,
+      };
+    case "review_comment_answered":
+      return {
+        owner: false,
+        text: html`review request ${String(data.id)} answered: <strong>${String(data.outcome)}</strong>${data.error ? html` <span class="warning">${String(data.error)}</span>` : ""}`,
+      };
     case "loop_stopped":
       return {
         owner: false,
