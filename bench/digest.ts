@@ -14,10 +14,9 @@
  * `LOOPWRIGHT_DIGEST_BENCH_BYTES` overrides the log size (for a quick try),
  * `LOOPWRIGHT_DIGEST_BENCH_ROUNDS` the number of rounds (default 3).
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   closeSync,
-  existsSync,
   mkdtempSync,
   openSync,
   rmSync,
@@ -29,11 +28,9 @@ import {
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import type { BenchRow } from "./support.ts";
 import * as support from "./support.ts";
 
-const execFileAsync = promisify(execFile);
 const logBytes = Number(process.env.LOOPWRIGHT_DIGEST_BENCH_BYTES ?? 1024 ** 3);
 const rounds = Math.max(1, Number(process.env.LOOPWRIGHT_DIGEST_BENCH_ROUNDS ?? 3));
 const targetRatio = 0.7;
@@ -78,7 +75,7 @@ export interface DigestMeasurement {
 
 /** Writes the log, then digests and greps it `rounds` times, then deletes it. */
 export async function measureDigest(): Promise<DigestMeasurement> {
-  await buildDist();
+  await support.buildOnce();
   const parent = logParent(logBytes);
   const folder = mkdtempSync(join(parent, "loopwright-digest-bench-"));
   try {
@@ -183,15 +180,6 @@ export async function benchDigest(): Promise<BenchRow[]> {
 
 function megabytesPerSecond(bytes: number, milliseconds: number): number {
   return bytes / 1e6 / (milliseconds / 1000);
-}
-
-/** Builds dist/ once: with the shared helper where bench/support.ts has one, else here. */
-async function buildDist(): Promise<void> {
-  const shared = (support as { buildOnce?: () => Promise<void> }).buildOnce;
-  if (shared) return shared();
-  if (process.env.BENCH_BUILD === "0" && existsSync(join(builtDigest, "digest-log.js"))) return;
-  process.stderr.write("building dist/ (npm run build)…\n");
-  await execFileAsync("npm", ["run", "build"], { cwd: packageRoot, maxBuffer: 16 * 1024 * 1024 });
 }
 
 /** /dev/shm when it is a folder with room for the log and a margin, else the temporary folder. */

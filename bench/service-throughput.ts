@@ -9,7 +9,7 @@
  * No event lost: each loop's seq runs 1..n without a gap, global ids rise with seq, every loop has the
  * same event types as a lone loop, and the global feed (`readEventsAfter`) holds exactly the loops' events.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -35,7 +35,16 @@ const memoryTargetKib = 4 * 1024 * 1024;
 
 export async function benchServiceThroughput(): Promise<BenchRow[]> {
   const sandbox = await createBenchSandbox();
-  const service = sandbox.spawnCli(["serve", "--port", "0", "--max-active", String(burst)]);
+  // BENCH_IDLE_CONTROLLERS=N: the service's --idle-controllers (default: serve's own).
+  const idle = process.env.BENCH_IDLE_CONTROLLERS;
+  const service = sandbox.spawnCli([
+    "serve",
+    "--port",
+    "0",
+    "--max-active",
+    String(burst),
+    ...(idle ? ["--idle-controllers", idle] : []),
+  ]);
   let serviceLog = "";
   service.stdout?.on("data", (chunk) => {
     serviceLog += chunk;
@@ -53,6 +62,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
       await waitForStopped(store, [id], () => serviceLog);
       alone.push(...delays(await store.readEvents(id)));
     }
+    const sampler = sampleControllers(sandbox.home);
     const submitStart = Date.now();
     const ids = await submit(
       context,
@@ -61,6 +71,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     );
     const submitMs = Date.now() - submitStart;
     await waitForStopped(store, ids, () => serviceLog);
+    const sampled = await sampler.stop();
     const servicePeakKib = peakRssOfProcess(service.pid as number);
 
     const timelines = new Map<string, StoredEvent[]>();
@@ -106,6 +117,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
           `alone: ${describeMedians(aloneSteps)}`,
           `${all.length} events in ${((last - first) / 1000).toFixed(1)} s: ${eventsPerSecond.toFixed(0)} events/s; none lost (seq contiguous per loop, global ids rising, ${reference.length} events per loop as alone)`,
           `most runs going at once: ${mostAtOnce([...timelines.values()])}`,
+          `memory, sampled every ${sampleEveryMs} ms: at most ${sampled.most} controllers alive at once, their proportional set size (PSS: shared pages split between the processes sharing them) summed at most ${mib(sampled.pssKib)}, their RSS summed at most ${mib(sampled.rssKib)}`,
           `memory: the ${controllerPeaks.length} controllers' peak RSS sum ${mib(memoryKib)} (target < 4 GiB: ${memoryKib < memoryTargetKib ? "met" : "NOT met"}); each: median ${mib(median(controllerPeaks))}, max ${mib(Math.max(...controllerPeaks))}; the service's own peak ${mib(servicePeakKib)}`,
         ],
       },
@@ -126,6 +138,47 @@ async function controllerPeakKib(home: string, loopId: string): Promise<number> 
   const peaks = [...log.matchAll(/"peakRssKib":(\d+)/g)].map((match) => Number(match[1]));
   if (peaks.length === 0) throw new Error(`loop ${loopId}: its controller.log names no peak RSS:\n${log}`);
   return peaks.at(-1) as number;
+}
+
+const sampleEveryMs = 500;
+
+/**
+ * Samples, until stopped, the controllers of the service of `home` (processes running controller-main
+ * with that LOOPWRIGHT_HOME): the most alive at once, and the highest sums of their PSS and RSS (KiB).
+ */
+function sampleControllers(home: string): {
+  stop(): Promise<{ most: number; pssKib: number; rssKib: number }>;
+} {
+  const found = { most: 0, pssKib: 0, rssKib: 0 };
+  const marker = `\0LOOPWRIGHT_HOME=${home}\0`;
+  const sample = () => {
+    let count = 0;
+    let pss = 0;
+    let rss = 0;
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (!readFileSync(`/proc/${entry}/cmdline`, "latin1").includes("controller-main")) continue;
+        if (!`\0${readFileSync(`/proc/${entry}/environ`, "latin1")}`.includes(marker)) continue;
+        const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, "latin1");
+        pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+        rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+        count += 1;
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    found.most = Math.max(found.most, count);
+    found.pssKib = Math.max(found.pssKib, pss);
+    found.rssKib = Math.max(found.rssKib, rss);
+  };
+  const timer = setInterval(sample, sampleEveryMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      return found;
+    },
+  };
 }
 
 /** VmHWM of a live process, in KiB (Linux). */

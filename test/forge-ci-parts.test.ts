@@ -17,6 +17,7 @@ import { SpecError } from "../src/errors.ts";
 import { standingOf } from "../src/forge/ci-checks.ts";
 import { plainCiLog } from "../src/forge/ci-log-text.ts";
 import { digestText } from "../src/gates/digest/index.ts";
+import { describeCiEvent } from "../src/loop/ci-wording.ts";
 import { decide } from "../src/loop/decide.ts";
 import { exitCodeOf } from "../src/loop/exit-code.ts";
 import { apply, type LoopState, replay } from "../src/loop/state.ts";
@@ -208,6 +209,29 @@ describe("decide over CI rounds", () => {
     assert.match(stop.message, /did not finish within finish\.ci\.wait \(600s\): no check reported at all/);
     const stopped = apply(timedOut, event("loop_stopped", { reason: "ci_failed", message: stop.message }));
     assert.equal(exitCodeOf(stopped), 8);
+    // resume after a round that timed out: finish again (push, pull request), then a fresh watch.
+    let resumed = apply(stopped, event("loop_resumed", {}));
+    resumed = apply(
+      resumed,
+      event("loop_prepared", { makerWorktree: "m", gateWorktree: "g", baseSha: "base" }),
+    );
+    assert.equal(decide(resumed).kind, "finish");
+    resumed = [
+      event("loop_finished", {
+        action: "pull-request",
+        branch: "loop/ci",
+        sha: "c".repeat(40),
+        pushed: true,
+      }),
+      event("pull_request_recorded", {
+        forge: "github",
+        sha: "c".repeat(40),
+        number: 1,
+        url: "u",
+        created: false,
+      }),
+    ].reduce(apply, resumed);
+    assert.deepEqual(decide(resumed), { kind: "watch_ci", sha: "c".repeat(40), round: 0 });
     state = apply(state, event("ci_repair_started", { sha: "c".repeat(40), round: 1, failures: [] }));
     state = verified(state, 2, "d".repeat(40));
     state = apply(state, event("ci_watch_started", { sha: "d".repeat(40), round: 1 }));
@@ -252,4 +276,37 @@ test("doctor --spec warns that the workflow's own GITHUB_TOKEN starts no check f
     await sandbox.cleanup();
     await github.close();
   }
+});
+
+test("CI events in one line each, for the terminal and the dashboard's timeline", () => {
+  const line = describeCiEvent({
+    type: "ci_checks_recorded",
+    seq: 9,
+    at: "2026-12-01T10:00:00.000Z",
+    data: {
+      sha: "f".repeat(40),
+      standing: "failed",
+      checks: [
+        { name: "test", kind: "check-run", state: "failed" },
+        { name: "lint", kind: "check-run", state: "passed" },
+      ],
+      failures: [
+        { check: "test", logSource: "job log", failures: ["tests/test_a.py::test_answer"], digest: "" },
+      ],
+      waits: ["GitHub secondary rate limit on GET /x: waiting 1s"],
+    },
+  });
+  assert.equal(
+    line,
+    "CI failed on ffffffffff: 1 passed, 1 failed; failing: tests/test_a.py::test_answer; GitHub secondary rate limit on GET /x: waiting 1s",
+  );
+  assert.equal(
+    describeCiEvent({
+      type: "ci_watch_started",
+      seq: 8,
+      at: "2026-12-01T10:00:00.000Z",
+      data: { sha: "f".repeat(40), round: 1, deadline: "2026-12-01T10:30:00.000Z" },
+    }),
+    "CI: watching the forge's checks on ffffffffff (after repair 1) until 10:30:00 UTC",
+  );
 });

@@ -144,8 +144,8 @@ finish:
   ci: { wait: ${wait}, maxRepairs: 2, poll: 200ms }
 `;
     const env = () => ({ [setting.variable]: token, GH_TOKEN: "", PATH: process.env.PATH });
-    /** The seq of the first ci_watch_started of the loop that failed CI once, to kill a controller there. */
-    let watchSeq: number | undefined;
+    /** Where the loop that failed CI once was at its first watch, its failed round and its repair: crash points. */
+    const seqs: { watch?: number; failed?: number; repair?: number } = {};
 
     test("CI fails once; the repair iteration quotes the failing test; CI passes; verified; a rate limit is waited out", async () => {
       const sandbox = await sandboxWithRemote();
@@ -156,12 +156,14 @@ finish:
         const run = await sandbox.cli(["run", await sandbox.spec(spec("repairs")), "--json"], { env: env() });
         assert.equal(run.code, 0, run.stderr + run.stdout);
         const events = eventsIn(run.stdout);
-        watchSeq = typed(events, "ci_watch_started")[0]?.seq;
+        seqs.watch = typed(events, "ci_watch_started")[0]?.seq;
         assert.equal(typed(events, "ci_watch_started").length, 2, "one round per pushed commit");
         const recorded = typed(events, "ci_checks_recorded");
         assert.match(JSON.stringify(recorded[0].data.waits), /rate limit.*waiting 1s/);
         const failed = recorded.find((event) => event.data.standing === "failed");
         assert.ok(failed, "a failed standing");
+        seqs.failed = failed.seq;
+        seqs.repair = typed(events, "ci_repair_started")[0]?.seq;
         const failures = failed.data.failures as { failures: string[]; logSource: string; digest: string }[];
         assert.ok(
           failures.some((failure) => failure.failures.includes("tests/test_answer.py::test_answer_on_ci")),
@@ -238,31 +240,58 @@ finish:
         }
       });
 
-    test("kill -9 during the watch, then resume: the round goes on; one pull request, one repair", async () => {
-      assert.ok(watchSeq, "the first test ran");
-      const sandbox = await sandboxWithRemote();
-      try {
-        ci.outcomes.splice(0, ci.outcomes.length, "fail", "pass");
-        ci.shas.length = 0;
-        const specPath = await sandbox.spec(spec("repairs").replace("name: repairs", "name: crashes"));
-        const child = sandbox.spawnCli(["run", specPath, "--json"], {
-          env: { ...env(), LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: String((watchSeq ?? 0) + 1) },
-        });
-        await child.done;
-        assert.equal(child.signalCode, "SIGKILL");
-        assert.equal(server.requestsFor("crashes"), 1);
-        const resume = await sandbox.cli(["resume", "crashes", "--json"], { env: env() });
-        assert.equal(resume.code, 0, resume.stderr + resume.stdout);
-        const timeline = readTimeline(sandbox);
-        const count = (type: string) => timeline.filter((event) => event.type === type).length;
-        assert.equal(count("ci_watch_started"), 2, "the killed round was resumed, not restarted");
-        assert.equal(count("ci_repair_started"), 1);
-        assert.equal(count("pull_request_recorded"), 2, "opened once, updated after the repair");
-        assert.equal(server.requestsFor("crashes"), 1);
-        const stopped = timeline.filter((event) => event.type === "loop_stopped");
-        assert.equal(JSON.parse(stopped.at(-1)?.data ?? "{}").reason, "verified");
-      } finally {
-        await sandbox.cleanup();
+    /**
+     * Where to kill the controller: during the first round's watch (after its first look); on GitHub also
+     * right after the failed round is recorded, and right after the repair is recorded.
+     */
+    const crashPoints = (): { name: string; seq: number }[] => {
+      const points = [{ name: "during the watch", seq: (seqs.watch ?? 0) + 1 }];
+      if (setting.forge === "github")
+        points.push(
+          { name: "after the failed round", seq: seqs.failed ?? 0 },
+          { name: "after the repair is recorded", seq: seqs.repair ?? 0 },
+        );
+      return points;
+    };
+    test("kill -9 during the CI watch and repair, then resume: the round goes on; one pull request, one repair", async () => {
+      assert.ok(seqs.watch && seqs.failed && seqs.repair, "the first test ran");
+      for (const [index, point] of crashPoints().entries()) {
+        const sandbox = await sandboxWithRemote();
+        const name = `crashes${index}`;
+        try {
+          ci.outcomes.splice(0, ci.outcomes.length, "fail", "pass");
+          ci.shas.length = 0;
+          const downloads = ci.logDownloads;
+          const specPath = await sandbox.spec(spec("repairs").replace("name: repairs", `name: ${name}`));
+          const child = sandbox.spawnCli(["run", specPath, "--json"], {
+            env: { ...env(), LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: String(point.seq) },
+          });
+          await child.done;
+          assert.equal(child.signalCode, "SIGKILL", point.name);
+          assert.equal(server.requestsFor(name), 1);
+          const resume = await sandbox.cli(["resume", name, "--json"], { env: env() });
+          assert.equal(resume.code, 0, `${point.name}: ${resume.stderr}${resume.stdout}`);
+          const timeline = readTimeline(sandbox);
+          const count = (type: string) => timeline.filter((event) => event.type === type).length;
+          assert.equal(
+            count("ci_watch_started"),
+            2,
+            `${point.name}: one round per commit, resumed, not restarted`,
+          );
+          assert.equal(count("ci_repair_started"), 1, point.name);
+          assert.equal(count("iteration_started"), 2, point.name);
+          assert.equal(
+            count("pull_request_recorded"),
+            2,
+            `${point.name}: opened once, updated after the repair`,
+          );
+          assert.equal(server.requestsFor(name), 1, point.name);
+          assert.equal(ci.logDownloads - downloads, 1, `${point.name}: the failed log was read once`);
+          const stopped = timeline.filter((event) => event.type === "loop_stopped");
+          assert.equal(JSON.parse(stopped.at(-1)?.data ?? "{}").reason, "verified", point.name);
+        } finally {
+          await sandbox.cleanup();
+        }
       }
     });
   });

@@ -15,6 +15,8 @@ import { botUser, type FakeCommentBoard, startFakeGitea, startFakeGitlab } from 
 import { startFakeGithub } from "./support/fake-github.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 import { eventsIn } from "./support/loop-timeline.ts";
+import { startService } from "./support/service-harness.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const token = "forge-token-0123456789";
 
@@ -200,6 +202,50 @@ finish:
         await sandbox.cleanup();
       }
     });
+
+    if (setting.forge === "github")
+      test("serve notices a /loopwright comment on a verified loop's pull request and runs its round", async () => {
+        const { sandbox } = await sandboxWithRemote();
+        try {
+          const pull = await verifiedWithPull(sandbox, "served");
+          const service = await startService(sandbox, [], { ...env(), LOOPWRIGHT_COMMENT_POLL_MS: "300" });
+          try {
+            server.comment({ pull, author: "alice", body: "/loopwright add NOTE.md", kind: "conversation" });
+            await waitFor(
+              () => server.comments.some((comment) => comment.pull === pull && comment.author === botUser),
+              "the service's reply",
+              120_000,
+            );
+            const [reply] = server.comments.filter(
+              (comment) => comment.pull === pull && comment.author === botUser,
+            );
+            assert.match(reply.body, /^@alice Done in /);
+            // The round ends with the loop stopped verified again.
+            await waitFor(
+              async () => {
+                const show = await sandbox.cli(["show", "served", "--json"], { env: env() });
+                return JSON.parse(show.stdout).status === "stopped";
+              },
+              "the loop to stop after its round",
+              60_000,
+            );
+          } finally {
+            service.kill("SIGTERM");
+            await service.done;
+          }
+          // Later polls record nothing more: one reply.
+          assert.equal(
+            server.comments.filter((comment) => comment.pull === pull && comment.author === botUser).length,
+            1,
+          );
+          const show = await sandbox.cli(["show", "served", "--json"], { env: env() });
+          const shown = JSON.parse(show.stdout);
+          assert.equal(shown.stopReason, "verified");
+          assert.match(shown.stopMessage, /answered: a verified commit pushed/);
+        } finally {
+          await sandbox.cleanup();
+        }
+      });
 
     test("kill -9 as the reply lands, then check again: the request is answered once, no second round", async () => {
       const { sandbox } = await sandboxWithRemote();

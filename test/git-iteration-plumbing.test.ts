@@ -13,6 +13,7 @@ import { diffText, diffTexts } from "../src/git/diffs.ts";
 import { git, gitExecutable } from "../src/git/git.ts";
 import { branchTip, ensureBranch, knownBranchTip, moveBranch } from "../src/git/loop-branch.ts";
 import { changedSince, checkOut, openLoopRepository, snapshotTree } from "../src/git/loop-repository.ts";
+import { filesAt } from "../src/git/tree-with-file.ts";
 import { commitEverything, newFolder, newRepository, writeFiles } from "./git-fixtures.ts";
 
 const lines = (count: number, prefix: string) =>
@@ -166,5 +167,26 @@ describe("knownBranchTip", () => {
     assert.equal(knownBranchTip(root, "loop/t"), undefined);
     assert.equal(await branchTip(root, "loop/t"), first);
     assert.equal(knownBranchTip(root, "loop/t"), first);
+  });
+});
+
+describe("filesAt", () => {
+  it("reads several files of several commits in one run: raw bytes as text, missing names and folders undefined", async () => {
+    const root = await newRepository({ "package.json": '{"name":"é"}\n', "dir/run.sh": "echo ✓\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "package.json": '{"name":"ü","scripts":{}}\n' });
+    const second = await commitEverything(root, "second");
+    assert.deepEqual(
+      await filesAt(root, [
+        `${first}:package.json`,
+        `${second}:package.json`,
+        `${second}:missing.txt`,
+        `${second}:dir`,
+        `${first}:dir/run.sh`,
+        `${second}:line\nbreak`,
+      ]),
+      ['{"name":"é"}\n', '{"name":"ü","scripts":{}}\n', undefined, undefined, "echo ✓\n", undefined],
+    );
+    assert.deepEqual(await filesAt(root, []), []);
   });
 });

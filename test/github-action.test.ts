@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parse } from "yaml";
 import { git } from "../src/git/git.ts";
+import { botUser } from "./support/fake-forges.ts";
 import { type FakeGithub, startFakeGithub } from "./support/fake-github.ts";
 import { createSandbox } from "./support/loop-sandbox.ts";
 
@@ -79,7 +80,9 @@ test("the Action installs loopwright with npm, validates, runs the spec and ends
       join(sandbox.repo, "loop.yaml"),
       `name: action-loop
 goal: answer.txt says 42.
-maker: { engine: scripted, turns: [{ write: { answer.txt: "42\\n" } }] }
+maker:
+  engine: scripted
+  turns: [{ write: { answer.txt: "42\\n" } }, { write: { NOTE.md: "why 42\\n" } }]
 verifier: { engine: scripted, turns: [{ verdict: auto }] }
 gates:
   - { id: answer, kind: tests-pass, run: "grep -qx 42 answer.txt" }
@@ -107,30 +110,63 @@ finish: { action: pull-request, forge: github, labels: [loopwright] }
       GITHUB_TOKEN: token, // the workflow's own token: the Action must warn that it starts no CI
       GH_TOKEN: "",
     };
-    const inputs = { spec: "loop.yaml", version: "latest", package: checkout, "github-token": "", args: "" };
+    const inputs = {
+      spec: "loop.yaml",
+      "comments-of": "",
+      version: "latest",
+      package: checkout,
+      "github-token": "",
+      args: "",
+    };
     const action = parse(await readFile(join(checkout, "action.yml"), "utf8")) as {
       runs: { using: string; steps: Step[] };
     };
     assert.equal(action.runs.using, "composite");
-    const transcript: string[] = [];
-    for (const step of action.runs.steps) {
-      if (step.uses) {
-        assert.match(step.uses, /^actions\/setup-node@/);
-        continue;
+    const runSteps = async (given: Record<string, string>): Promise<string> => {
+      const transcript: string[] = [];
+      for (const step of action.runs.steps) {
+        if (step.uses) {
+          assert.match(step.uses, /^actions\/setup-node@/);
+          continue;
+        }
+        assert.equal(step.shell, "bash");
+        const stepEnv: Record<string, string | undefined> = { ...env };
+        for (const [name, value] of Object.entries(step.env ?? {}))
+          stepEnv[name] = evaluate(String(value), given, env);
+        // Asynchronously: the API stand-in answers from this process's event loop.
+        const result = await runBash(String(step.run), sandbox.repo, stepEnv);
+        transcript.push(result.stdout, result.stderr);
+        assert.equal(result.status, 0, `step failed:\n${step.run}\n${result.stdout}\n${result.stderr}`);
       }
-      assert.equal(step.shell, "bash");
-      const stepEnv: Record<string, string | undefined> = { ...env };
-      for (const [name, value] of Object.entries(step.env ?? {}))
-        stepEnv[name] = evaluate(String(value), inputs, env);
-      // Asynchronously: the API stand-in answers from this process's event loop.
-      const result = await runBash(String(step.run), sandbox.repo, stepEnv);
-      transcript.push(result.stdout, result.stderr);
-      assert.equal(result.status, 0, `step failed:\n${step.run}\n${result.stdout}\n${result.stderr}`);
-    }
-    const text = transcript.join("\n");
+      return transcript.join("\n");
+    };
+    const text = await runSteps(inputs);
     assert.match(text, /pushes made with the workflow's own GITHUB_TOKEN do not start workflow runs/);
     assert.match(text, /pull request opened: https:\/\/github\.example\/acme\/widget\/pull\/\d+/);
     assert.equal(github.pulls.filter((pull) => pull.head.ref.endsWith("action-loop")).length, 1);
+    assert.match(await readFile(output, "utf8"), /^exit-code=0$/m);
+
+    // A later workflow on `issue_comment`: a fresh checkout (the loop's branch only on the remote), the
+    // loop's state kept (actions/cache in docs/github-action.md), `comments-of` set.
+    const [pull] = github.pulls.filter((candidate) => candidate.head.ref.endsWith("action-loop"));
+    await sandbox.git("branch", "-D", pull.head.ref);
+    github.permissions.set("alice", "write");
+    github.comment({
+      pull: pull.number,
+      author: "alice",
+      body: "/loopwright explain 42 in NOTE.md",
+      kind: "conversation",
+    });
+    await writeFile(output, "");
+    const round = await runSteps({ ...inputs, spec: "", "comments-of": "action-loop" });
+    assert.match(round, /1 review request/);
+    const replies = github.comments.filter(
+      (comment) => comment.pull === pull.number && comment.author === botUser,
+    );
+    assert.equal(replies.length, 1, round);
+    assert.match(replies[0].body, /^@alice Done in /);
+    const tip = await git(["rev-parse", `refs/heads/${pull.head.ref}`], remote, { trim: true });
+    assert.equal(await git(["show", `${tip}:NOTE.md`], remote, { trim: true }), "why 42");
     assert.match(await readFile(output, "utf8"), /^exit-code=0$/m);
   } finally {
     await sandbox.cleanup();

@@ -122,6 +122,12 @@ function describe(event: LoopEvent, state: LoopState): string | undefined {
       return event.data.error
         ? `pull request not opened: ${event.data.error}`
         : `pull request ${event.data.created ? "opened" : "updated"}: ${event.data.url}${(event.data.waits ?? []).map((wait) => `\n        ${wait}`).join("")}`;
+    case "review_comment_received":
+      return event.data.ignored
+        ? `comment ${event.data.id} by ${event.data.author}: ignored (${event.data.ignored})`
+        : `review request ${event.data.id} by ${event.data.author}${event.data.path ? ` on ${event.data.path}${event.data.line ? `:${event.data.line}` : ""}` : ""}: ${event.data.body?.split("\n")[0]?.slice(0, 100) ?? ""}`;
+    case "review_comment_answered":
+      return `review request ${event.data.id} answered: ${event.data.outcome}${event.data.replyUrl ? ` ${event.data.replyUrl}` : ""}${event.data.error ? ` (reply not posted: ${event.data.error})` : ""}`;
     case "loop_finished":
       if (event.data.unchanged)
         return `branch ${event.data.branch}: the tree is unchanged; nothing pushed, no pull request`;

@@ -205,6 +205,39 @@ function subcommandOf(args: readonly string[]): string {
   return "?";
 }
 
+/**
+ * Runs `git <args>` in `cwd` like `git`, and returns its stdout as bytes (for output that mixes sizes
+ * in bytes with content, as `cat-file --batch` prints). Throws `GitError` when git exits non-zero.
+ */
+export async function gitBytes(
+  args: readonly string[],
+  cwd: string,
+  options: Pick<GitOptions, "env" | "input"> = {},
+): Promise<Buffer> {
+  const env = gitEnvironment(options.env);
+  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
+  const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
+    cwd,
+    env,
+    encoding: "buffer",
+    maxBuffer: maxOutputBytes,
+    windowsHide: true,
+  });
+  pending.child.stdin?.on("error", () => {});
+  pending.child.stdin?.end(options.input ?? "");
+  try {
+    return (await pending).stdout;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stderr?: Buffer; code?: unknown };
+    if (failure.code === "ENOENT") {
+      throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
+    }
+    if (typeof failure.code !== "number") throw new Error(`cannot run git in ${cwd}: ${failure.message}`);
+    const stderr = failure.stderr?.toString("utf8") ?? "";
+    throw new GitError(args, cwd, { code: failure.code, stdout: "", stderr, timedOut: false });
+  }
+}
+
 /** The first `fatal:`/`error:` line of git's stderr, else its first non-empty line. */
 export function firstErrorLine(stderr: string): string {
   const lines = stderr

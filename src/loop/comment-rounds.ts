@@ -3,23 +3,16 @@
  * `review_comment_received`) reopens the stopped loop; each request, in order, gets one iteration on
  * the same branch whose brief quotes it, then the usual finish (push) and pull request update, then a
  * reply (`review_comment_answered`); past `finish.comments.maxRounds` a request only gets a reply.
- * When no request is open the loop stops `verified` again. Pure: `decide` asks it between iterations.
+ * With `finish.ci`, the round's push is watched like the loop's own; a red CI is named in the reply and
+ * the loop stops `ci_failed` (a review round starts no CI repair). When no request is open the loop
+ * stops `verified` again. Pure: `decide` asks it between iterations.
  */
-import type { EventPayloads } from "../core/events.ts";
+import { nextCiStep } from "./ci-rounds.ts";
+import type { Action } from "./decide.ts";
 import type { CommentRound, LoopState } from "./state.ts";
 
-export type CommentStep =
-  | { kind: "start_iteration"; iteration: number }
-  | { kind: "finish" }
-  | { kind: "open_pull_request" }
-  | {
-      kind: "answer_comment";
-      id: string;
-      outcome: EventPayloads["review_comment_answered"]["outcome"];
-      sha?: string;
-      reason?: string;
-    }
-  | { kind: "stop"; reason: "verified"; message: string };
+/** A step of the review rounds: always one of `decide`'s actions. */
+export type CommentStep = Action;
 
 export const defaultMaxCommentRounds = 3;
 
@@ -39,7 +32,10 @@ export function nextCommentStep(state: LoopState): CommentStep | undefined {
   const open = openCommentRound(state);
   if (!open) {
     if (!comments.stopDue) return undefined;
-    return { kind: "stop", reason: "verified", message: answeredMessage(state) };
+    const red = ciFailure(state);
+    return red
+      ? { kind: "stop", reason: "ci_failed", message: `${answeredMessage(state)}; ${red}` }
+      : { kind: "stop", reason: "verified", message: answeredMessage(state) };
   }
   if (open.iteration === undefined) {
     const started = comments.rounds.filter((round) => round.iteration !== undefined).length;
@@ -62,9 +58,13 @@ export function nextCommentStep(state: LoopState): CommentStep | undefined {
   const sha = state.finished.sha;
   const failure = state.finished.error ?? state.pullRequest?.error;
   if (failure) return { kind: "answer_comment", id: open.id, outcome: "failed", sha, reason: failure };
+  // finish.ci: the round's push is watched before the reply.
+  const ci = nextCiStep(state);
+  if (ci?.kind === "watch_ci" || (ci?.kind === "stop" && ci.reason === "user_cancelled")) return ci;
+  const red = ciFailure(state);
   const changed = iteration.commit?.committed === true && sha !== open.fromSha;
   return changed
-    ? { kind: "answer_comment", id: open.id, outcome: "changed", sha }
+    ? { kind: "answer_comment", id: open.id, outcome: "changed", sha, ...(red ? { reason: red } : {}) }
     : {
         kind: "answer_comment",
         id: open.id,
@@ -72,6 +72,14 @@ export function nextCommentStep(state: LoopState): CommentStep | undefined {
         sha,
         reason: "the maker changed nothing; the gates and the verifier passed as before",
       };
+}
+
+/** Why the forge's checks on the pushed commit are red, when `finish.ci` watched them and they are. */
+function ciFailure(state: LoopState): string | undefined {
+  const ci = nextCiStep(state);
+  if (ci?.kind === "start_ci_repair") return `the forge's checks failed on ${ci.sha.slice(0, 12)}`;
+  if (ci?.kind === "stop" && ci.reason === "ci_failed") return ci.message;
+  return undefined;
 }
 
 /** The stop message after the rounds: what the last answered request came to. */

@@ -70,6 +70,7 @@ export async function newPullRequestComments(loop: LoopRecord, state: LoopState)
       received.push({ ...base, ignored: "review rounds are off (finish.comments.maxRounds: 0)" });
       continue;
     }
+    if (remote) await fetchLoopBranch(loop.repoRoot, remote, state.spec.branch, pull.sha);
     received.push({
       ...base,
       body: cap(request, bodyLimit),
@@ -95,6 +96,24 @@ export async function recordPullRequestComments(
     if (comment.ignored === undefined) requests++;
   }
   return requests;
+}
+
+/**
+ * In a fresh checkout (a CI job on `issue_comment`) the loop's branch is only on the remote: the round
+ * needs it here, at the pull request's commit. A branch that is already here is the loop's: left alone.
+ */
+async function fetchLoopBranch(repoRoot: string, remote: string, branch: string, sha: string): Promise<void> {
+  const here = await gitResult(
+    ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`],
+    repoRoot,
+  );
+  if (here.code === 0) return;
+  await gitResult(["fetch", "--quiet", remote, `+refs/heads/${branch}:refs/heads/${branch}`], repoRoot);
+  const fetched = await gitResult(["rev-parse", "--verify", "--quiet", `${sha}^{commit}`], repoRoot);
+  if (fetched.code !== 0)
+    throw new Error(
+      `the loop's branch ${branch} is not here and ${remote} has no commit ${sha.slice(0, 12)}: fetch it first`,
+    );
 }
 
 /** The request after `/loopwright` (possibly empty), or undefined when the comment is not one. */

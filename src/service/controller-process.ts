@@ -1,8 +1,10 @@
 /**
  * Starting a loop's controller process (controller-main) and following it: the same node as the service,
  * with the service's own node options and the same file form (`.ts` next to a `.ts` supervisor, `.js` in
- * dist), its stdout and stderr appended to `<loop folder>/controller.log`. The controller is a process
- * group of its own, so a Ctrl-C in the service's terminal reaches the service, which forwards it.
+ * dist). A controller started for a loop has its stdout and stderr appended to `<loop folder>/controller.log`;
+ * one started ahead (idle, see controller-pool.ts) to `<home>/controllers.log` until it is given a loop,
+ * then writes its own lines to the loop's log (the order names it). The controller is a process group
+ * of its own, so a Ctrl-C in the service's terminal reaches the service, which forwards it.
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
@@ -23,6 +25,8 @@ export interface ControllerExit {
 
 export interface ControllerProcess {
   pid: number;
+  /** Whether it has said `ready` and is still there. */
+  isReady(): boolean;
   /** Every message the controller sends, in order. */
   onMessage(listener: (message: ControllerMessage) => void): void;
   /** Resolves once the controller has said `ready` (its modules are loaded and its store open) or exited. */
@@ -45,9 +49,17 @@ export function controllerLogPath(home: string, loopId: string): string {
   return join(homeLayout(home).loopDirectory(loopId), "controller.log");
 }
 
-/** Starts a controller for `loopId` of the store at `home`, writing its output to the loop's log. */
-export function startController(home: string, loopId: string): ControllerProcess {
-  const logPath = controllerLogPath(home, loopId);
+/** The file idle controllers write their output to until they are given a loop. */
+export function idleControllersLogPath(home: string): string {
+  return join(home, "controllers.log");
+}
+
+/**
+ * Starts a controller for the store at `home`: for `loopId`, writing its output to the loop's log, or
+ * without one (idle, output to `idleControllersLogPath`) to be given a loop later.
+ */
+export function startController(home: string, loopId?: string): ControllerProcess {
+  const logPath = loopId ? controllerLogPath(home, loopId) : idleControllersLogPath(home);
   mkdirSync(join(logPath, ".."), { recursive: true, mode: 0o700 });
   const log = openSync(logPath, "a", 0o600);
   try {
@@ -63,20 +75,25 @@ export function startController(home: string, loopId: string): ControllerProcess
     });
     const { promise: ready, resolve: setReady } = Promise.withResolvers<void>();
     const { promise: started, resolve: setStarted } = Promise.withResolvers<void>();
+    let readyNow = false;
     void exited.then(() => {
+      readyNow = false;
       setReady();
       setStarted();
     });
     const listeners: ((message: ControllerMessage) => void)[] = [];
     child.on("message", (message: ControllerMessage) => {
-      if (message.type === "ready") setReady();
-      else setStarted();
+      if (message.type === "ready") {
+        readyNow = child.exitCode === null;
+        setReady();
+      } else setStarted();
       for (const listener of listeners) listener(message);
     });
     // A gone controller's channel errors are its exit's business.
     child.on("error", () => {});
     return {
       pid: child.pid ?? -1,
+      isReady: () => readyNow && child.connected,
       onMessage: (listener) => listeners.push(listener),
       ready,
       order(order) {
@@ -95,9 +112,17 @@ export function startController(home: string, loopId: string): ControllerProcess
   }
 }
 
-/** The service's own node options, less those of the test runner (a supervisor inside `node --test`). */
+/**
+ * The service's own node options, less those of the test runner (a supervisor inside `node --test`),
+ * plus a young generation of 1 MiB per semi-space unless one is set: a controller mostly waits on its
+ * children, and the default (up to 16 MiB per semi-space) costs each of them 10–15 MiB of peak RSS.
+ */
 function nodeOptions(): string[] {
-  return process.execArgv.filter((option) => !/^--(experimental-)?test/.test(option));
+  const options = process.execArgv.filter((option) => !/^--(experimental-)?test/.test(option));
+  const given = [...options, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+  if (!given.some((option) => option.startsWith("--max-semi-space-size")))
+    options.push("--max-semi-space-size=1");
+  return options;
 }
 
 /** `exit code 1`, `killed by SIGKILL`. */

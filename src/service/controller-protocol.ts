@@ -10,6 +10,8 @@ export interface RunOrder {
   type: "run";
   loopId: string;
   command: "run" | "resume";
+  /** The loop's log file: the controller writes its own lines there from now on. */
+  logPath: string;
   /**
    * Instead of going on: recover what the dead runs left (close their steps, kill their processes) and
    * stop the loop with reason `error` and this message. For a loop whose controllers keep dying.
@@ -51,6 +53,7 @@ export function isRunOrder(value: unknown): value is RunOrder {
     order.type === "run" &&
     typeof order.loopId === "string" &&
     (order.command === "run" || order.command === "resume") &&
+    typeof order.logPath === "string" &&
     (order.stopMessage === undefined || typeof order.stopMessage === "string")
   );
 }

@@ -10,6 +10,8 @@
  * `leftMidStepExitCode`; the loop is recovered as interrupted by the next service. A controller never
  * outlives its service by more than the grace.
  */
+import { mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 import { LoopBusyError } from "../errors.ts";
 import { runLoop } from "../loop/runner.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
@@ -56,6 +58,7 @@ export async function runController(): Promise<void> {
   const order = await Promise.race([orderReceived, aborted(shutdown.signal)]);
   if (!order) process.exit(0); // shut down before it was given a loop
 
+  logTo(order.logPath);
   log(`loop ${order.loopId}: ${order.command}${order.stopMessage ? " to stop it" : ""}`);
   try {
     const store = await opening;
@@ -136,7 +139,29 @@ function peakRssKib(): number {
   return process.resourceUsage().maxRSS;
 }
 
-/** One line to this controller's log (its stderr, which the service points at the loop's log file). */
+let logFile: number | undefined;
+
+/**
+ * From now on this controller's lines, and the report of an error that would kill it, go to `path`
+ * (the loop's log) instead of its stderr (where an idle controller's output goes until it has a loop).
+ */
+function logTo(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    logFile = openSync(path, "a", 0o600);
+  } catch (error) {
+    log(`cannot write to ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  process.on("uncaughtException", (error) => {
+    log(`uncaught: ${error.stack ?? error.message}`);
+    process.exit(1);
+  });
+}
+
+/** One line to this controller's log. */
 function log(line: string): void {
-  process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
+  const text = `${new Date().toISOString()} [${process.pid}] ${line}\n`;
+  if (logFile === undefined) process.stderr.write(text);
+  else writeSync(logFile, text);
 }

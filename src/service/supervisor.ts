@@ -14,12 +14,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Store } from "../store/store.ts";
 import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
-import {
-  type ControllerProcess,
-  controllerLogPath,
-  describeExit,
-  startController,
-} from "./controller-process.ts";
+import { type CommentPoll, createCommentPoll } from "./comment-poll.ts";
+import { createControllerPool } from "./controller-pool.ts";
+import { type ControllerProcess, controllerLogPath, describeExit } from "./controller-process.ts";
 import type { ControllerMessage, RunSummary } from "./controller-protocol.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
@@ -40,6 +37,10 @@ export interface SupervisorOptions {
   now?: () => number;
   /** How many times in a row a loop whose controller died is resumed before it is stopped (default 3). */
   maxRestarts?: number;
+  /** Controllers kept started ahead, idle, for the next loops to start (default 0: each starts for its loop). */
+  idleControllers?: number;
+  /** Called at every tick: looks for `/loopwright` review comments in the background (comment-poll.ts). */
+  pollComments?: CommentPoll;
 }
 
 /** A loop this supervisor is running. */
@@ -92,13 +93,17 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const tickMs = options.tickMs ?? 150;
   const log = options.log ?? (() => {});
   const fireDueSchedules = options.fireDueSchedules ?? registeredSchedules;
+  const pollComments = options.pollComments ?? createCommentPoll({ store, log });
   const now = options.now ?? (() => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0));
   const maxRestarts = options.maxRestarts ?? 3;
   const watch = createLoopWatch(store);
+  const pool = createControllerPool(home, options.idleControllers ?? 0);
   const running = new Map<string, SupervisedRun & { controller: ControllerProcess }>();
   const notBefore = new Map<string, number>();
   /** Per loop: its controllers' deaths in a row (reset when a run ends by itself). */
   const deaths = new Map<string, number>();
+  /** Per loop: when its controller last died (wall clock, ms). */
+  const lastDeathAt = new Map<string, number>();
   /** Loops found interrupted (at start, or whose controller died), in the order they are resumed; undefined until the first tick. */
   let recovering: string[] | undefined;
   /** Why each loop in `recovering` is resumed, for the log (default "interrupted, resumed"). */
@@ -140,6 +145,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       return [];
     });
     for (const firing of fired) log(describeFiring(firing));
+    pollComments(now());
     // Holders first, views second: a controller records its last events before it lets go of its lock.
     const released = await releasedForeignLoops();
     const views = await watch.refresh();
@@ -214,6 +220,15 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   /** Everything that waits to start, in the order it should: recovered, woken from parking, queued. */
   function waitingLoops(views: WatchedLoop[], holders: Map<string, boolean>): Waiting[] {
     const time = now();
+    // Queued again since its controller last died (an owner's `resume`): a fresh start, deaths forgotten.
+    for (const view of views) {
+      const diedAt = lastDeathAt.get(view.loop.id);
+      if (diedAt !== undefined && view.state.queued && Date.parse(view.state.queued.at) > diedAt) {
+        lastDeathAt.delete(view.loop.id);
+        deaths.delete(view.loop.id);
+        notBefore.delete(view.loop.id);
+      }
+    }
     const free = views.filter(
       (view) => !holders.get(view.loop.id) && (notBefore.get(view.loop.id) ?? 0) <= time,
     );
@@ -240,7 +255,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       free.flatMap((view) =>
         view.state.queued ? [{ view, loopId: view.loop.id, queuedAt: view.state.queued.at }] : [],
       ),
-    ).map(({ view }) => ({ view, command: view.state.queued?.command ?? "run", why: "queued" }));
+    ).map(({ view }) =>
+      (deaths.get(view.loop.id) ?? 0) > maxRestarts
+        ? recovery(view) // its controllers died before they could even start its run
+        : { view, command: view.state.queued?.command ?? "run", why: "queued" },
+    );
     return [...recovered, ...parked, ...queued];
   }
 
@@ -262,7 +281,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   function launch(view: WatchedLoop, command: "run" | "resume", why: string, stopMessage?: string): void {
     const { loop } = view;
-    const controller = startController(home, loop.id);
+    const controller = pool.take(loop.id);
     const run: SupervisedRun & { controller: ControllerProcess } = {
       loopId: loop.id,
       name: loop.name,
@@ -284,7 +303,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const previous = startsInOrder;
     startsInOrder = (async () => {
       await Promise.race([previous, delay(startTurnTimeoutMs)]);
-      controller.order({ type: "run", loopId: loop.id, command, ...(stopMessage ? { stopMessage } : {}) });
+      controller.order({
+        type: "run",
+        loopId: loop.id,
+        command,
+        logPath: controllerLogPath(home, loop.id),
+        ...(stopMessage ? { stopMessage } : {}),
+      });
       await Promise.race([controller.started, delay(startTurnTimeoutMs)]);
     })();
     run.done = controller.exited
@@ -317,6 +342,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const { loop } = view;
     const died = (deaths.get(loop.id) ?? 0) + 1;
     deaths.set(loop.id, died);
+    lastDeathAt.set(loop.id, Date.now());
     log(
       `loop ${loop.name} (${loop.id}): its controller died (${exit}); see ${controllerLogPath(home, loop.id)}`,
     );
@@ -325,6 +351,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const closed = events.some((event) => event.type === "run_ended" && event.data.runId === runId);
     if (runId && lastStart?.data.runId === runId && !closed)
       await store.appendEvent(loop.id, "run_ended", { runId, exit: `controller died: ${exit}` });
+    if (died > maxRestarts + 1) {
+      // Even the controller sent to stop it died: leave the loop alone until the owner acts (or a restart).
+      notBefore.set(loop.id, Number.POSITIVE_INFINITY);
+      log(`loop ${loop.name} (${loop.id}): left interrupted; \`loopwright resume ${loop.name}\` tries again`);
+      return;
+    }
     notBefore.set(loop.id, now() + restartDelayMs * died);
     recoveryReasons.set(
       loop.id,
@@ -347,16 +379,18 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       stopped = true;
       clearTimeout(timer);
       await ticking;
+      const idleGone = pool.close("SIGTERM");
       for (const run of running.values()) run.controller.signal("SIGTERM");
       const grace = new AbortController();
       await Promise.race([
-        Promise.allSettled([...running.values()].map((run) => run.done)),
+        Promise.allSettled([idleGone, ...[...running.values()].map((run) => run.done)]),
         delay(graceMs, undefined, { signal: grace.signal }).catch(() => {}),
       ]);
       grace.abort();
       return [...running.values()];
     },
     kill() {
+      void pool.close("SIGKILL");
       for (const run of running.values()) run.controller.signal("SIGKILL");
     },
   };

@@ -33,6 +33,8 @@ export interface ServeOptions {
   port: string;
   maxActive?: string;
   maxPerProvider?: string;
+  /** Controllers kept started ahead (default 2). */
+  idleControllers?: string;
   /** Required with a --host other than loopback; default LOOPWRIGHT_TOKEN. */
   token?: string;
   /** More Host names the service answers (comma-separated `name` or `name:port`), e.g. a proxy's. */
@@ -45,6 +47,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     maxPerProvider: parseProviderCaps(options.maxPerProvider),
   };
   const port = parsePort(options.port);
+  const idleControllers = parseIdleControllers(options.idleControllers);
   const session = await openSession();
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   let supervisor: Supervisor | undefined;
@@ -75,7 +78,13 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     const claimed = await claimServiceFile(session.home, currentServiceInfo(options.host, listening.port));
     if (claimed) throw alreadyRunning(session.home, claimed);
     // The loops' own appends go through the server's store too: its live feed streams them at once.
-    supervisor = createSupervisor({ store: server.context.store, home: session.home, caps, log });
+    supervisor = createSupervisor({
+      store: server.context.store,
+      home: session.home,
+      caps,
+      log,
+      idleControllers,
+    });
     wake = supervisor.wake;
     log(
       `loopwright serve: ${listening.url}, pid ${process.pid}, ${describeCaps(caps)}; home ${session.home}`,
@@ -139,6 +148,13 @@ function watchStopSignals(supervisor: () => Supervisor | undefined): {
 
 function runIdsOf(runs: SupervisedRun[]): Set<string> {
   return new Set(runs.flatMap((run) => (run.runId ? [run.runId] : [])));
+}
+
+function parseIdleControllers(value: string | undefined): number {
+  if (value === undefined) return 2;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) > 64)
+    throw new UsageError(`--idle-controllers: not a whole number from 0 to 64: ${value}`);
+  return Number(value);
 }
 
 function parsePort(value: string): number {

@@ -73,7 +73,7 @@ export function replyText(action: Answer, author: string, id: string, pullUrl: s
   const short = action.sha?.slice(0, 12);
   const link = action.sha && pullUrl ? `[${short}](${commitUrl(pullUrl, action.sha)})` : short;
   const said = {
-    changed: `Done in ${link}: the gates passed and the verifier approved; the branch is pushed and the description updated.`,
+    changed: `Done in ${link}: the gates passed and the verifier approved; the branch is pushed and the description updated.${action.reason ? ` But ${action.reason}.` : ""}`,
     unchanged: `Nothing changed: ${action.reason ?? ""}. The branch stays at ${link}.`,
     failed: `Nothing pushed: ${action.reason ?? "the round did not verify"}. The branch stays at the verified commit.`,
     limit: `Not done: ${action.reason ?? "the review round limit is reached"}.`,

@@ -10,10 +10,9 @@ import type { RecordedTamperFlag } from "../../core/events.ts";
 import { excerpt } from "../../core/tamper-flag.ts";
 import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
 import { diffText, diffTexts, normalizeDiff } from "../../git/diffs.ts";
-import { git } from "../../git/git.ts";
 import { branchTip, knownBranchTip, moveBranch } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
-import { fileAt } from "../../git/tree-with-file.ts";
+import { filesAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
 import { screenDiff } from "../../verify/tamper/screen-diff.ts";
@@ -155,8 +154,11 @@ export async function screenChange(context: RunContext): Promise<void> {
   if (state.tasks) {
     // Against the list as loopwright left it (its own ticks applied), not the iteration's start: a tick
     // the maker made in an earlier iteration stays flagged until it is undone.
-    const original = (await fileAt(context.loop.repoRoot, state.tasks.sha, state.tasks.file)) ?? "";
-    const actual = await fileAt(context.loop.repoRoot, sha, state.tasks.file);
+    const [listed, actual] = await filesAt(context.loop.repoRoot, [
+      `${state.tasks.sha}:${state.tasks.file}`,
+      `${sha}:${state.tasks.file}`,
+    ]);
+    const original = listed ?? "";
     const expected = expectedTaskFile(state.tasks, original);
     for (const flag of taskFileFlags(state.tasks, expected, actual))
       flags.push({ id: `T${flags.length + 1}`, ...flag });
@@ -251,9 +253,10 @@ async function commandFilesAt(
     wanted.clear();
     const result = specCommandFiles(commands, { base: lookup(baseSha), graded: lookup(sha) });
     if (wanted.size === 0) return result;
-    for (const key of wanted) {
-      texts.set(key, await git(["show", key], worktree, { trim: false }).catch(() => undefined));
-    }
+    // Every file this round asks for, in one git run.
+    const keys = [...wanted];
+    const contents = await filesAt(worktree, keys);
+    for (const [index, key] of keys.entries()) texts.set(key, contents[index]);
   }
   return specCommandFiles(commands, { base: lookup(baseSha), graded: lookup(sha) });
 }

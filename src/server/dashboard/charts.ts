@@ -7,7 +7,7 @@ import { html, raw } from "hono/html";
 import type { LoopState } from "../../loop/state.ts";
 import { phaseResults } from "../../loop/state.ts";
 import { dollars, duration } from "./format.ts";
-import { iterationFacts, iterationFactsByNumber } from "./iteration-facts.ts";
+import { factsOf } from "./iteration-facts.ts";
 import type { LoopView } from "./loop-view.ts";
 import type { Markup } from "./page-layout.ts";
 
@@ -25,8 +25,7 @@ const axis = 18;
 export function chartsView(view: LoopView, state: LoopState): Markup {
   if (state.iterations.length === 0) return html``;
   const numbers = state.iterations.map((iteration) => iteration.number);
-  const byNumber = iterationFactsByNumber(view.events);
-  const facts = numbers.map((number) => byNumber.get(number) ?? iterationFacts([], number));
+  const facts = numbers.map((number) => factsOf(view.events, number));
   const failing = state.iterations.map((iteration) =>
     Object.values(phaseResults(iteration, "grade")).reduce(
       (total, result) => total + (result.passed ? 0 : Math.max(result.failures?.length ?? 0, 1)),

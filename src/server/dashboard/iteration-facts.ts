@@ -83,6 +83,21 @@ export function iterationFacts(events: readonly LoopEvent[], number: number): It
   return facts;
 }
 
+const factsOfTimelines = new WeakMap<readonly LoopEvent[], Map<number, IterationFacts>>();
+
+/**
+ * The facts of iteration `number`, from `iterationFactsByNumber` over `events` computed once per events
+ * array (a replay's events are immutable: the charts and every iteration of one page share one pass).
+ */
+export function factsOf(events: readonly LoopEvent[], number: number): IterationFacts {
+  let byNumber = factsOfTimelines.get(events);
+  if (!byNumber) {
+    byNumber = iterationFactsByNumber(events);
+    factsOfTimelines.set(events, byNumber);
+  }
+  return byNumber.get(number) ?? iterationFacts([], number);
+}
+
 /**
  * `iterationFacts` of every iteration in one pass over the events (the charts need them all: calling
  * `iterationFacts` once per iteration reads the whole timeline each time, quadratic in a long loop).

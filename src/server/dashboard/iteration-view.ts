@@ -9,7 +9,7 @@ import { assessGate } from "../../loop/gate-assessment.ts";
 import type { IterationState, LoopState } from "../../loop/state.ts";
 import { clock, dollars, duration, shortSha, tokens } from "./format.ts";
 import { gateRunsView } from "./gate-runs-view.ts";
-import { iterationFacts } from "./iteration-facts.ts";
+import { factsOf, type IterationFacts } from "./iteration-facts.ts";
 import { links } from "./links.ts";
 import type { LoopView } from "./loop-view.ts";
 import { badge, type Markup } from "./page-layout.ts";
@@ -18,7 +18,7 @@ import { tamperView, verdictView } from "./verdict-view.ts";
 
 export function iterationView(view: LoopView, state: LoopState, iteration: IterationState): Markup {
   const loopId = view.loop.id;
-  const facts = iterationFacts(view.events, iteration.number);
+  const facts = factsOf(view.events, iteration.number);
   const outcome = iteration.ended?.outcome ?? "running";
   const n = iteration.number;
   const place = { loopId, iteration: n, sha: iteration.commit?.sha };
@@ -49,11 +49,7 @@ ${replan.error ? html`<p class="warning">${replan.error}</p>` : ""}</div>`,
 }
 
 /** What the maker said it did, beside what the gates and the verifier found. */
-function claimedVersusVerified(
-  state: LoopState,
-  iteration: IterationState,
-  facts: ReturnType<typeof iterationFacts>,
-): Markup {
+function claimedVersusVerified(state: LoopState, iteration: IterationState, facts: IterationFacts): Markup {
   const maker = facts.maker;
   const claimed = iteration.makerRunning
     ? html`<p>${badge("running")} the maker is working…</p>`

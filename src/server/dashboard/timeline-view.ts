@@ -26,10 +26,11 @@ export const fullIterations = 10;
 export function timelineView(view: LoopView, state: LoopState): Markup {
   const entries: Markup[] = [];
   const firstFull = (state.iterations.at(-1)?.number ?? 0) - fullIterations + 1;
+  const iterations = new Map(state.iterations.map((iteration) => [iteration.number, iteration]));
   let baselineShown = false;
   for (const event of view.events) {
     if (event.type === "iteration_started") {
-      const iteration = state.iterations.find((candidate) => candidate.number === event.data.iteration);
+      const iteration = iterations.get(event.data.iteration);
       if (iteration)
         entries.push(
           iteration.number >= firstFull
@@ -67,8 +68,9 @@ type Note = { owner: boolean; text: Markup } | undefined;
 
 /** The line for one loop-level event, or undefined for events that belong to an iteration. */
 function eventNote(event: { type: string; at: string; data: Record<string, unknown> }): Note {
-  const by = actorText(event.data.by);
   const data = event.data;
+  // Only the owner's actions name their actor: not built for the thousand other events of a timeline.
+  const by = () => actorText(data.by);
   switch (event.type) {
     case "loop_created":
       return {
@@ -76,7 +78,10 @@ function eventNote(event: { type: string; at: string; data: Record<string, unkno
         text: html`loop created on branch <code>${String(data.branch)}</code> from <code>${String(data.baseSha).slice(0, 10)}</code>`,
       };
     case "loop_queued":
-      return { owner: true, text: html`${badge("queued")} queued to ${String(data.command ?? "run")} ${by}` };
+      return {
+        owner: true,
+        text: html`${badge("queued")} queued to ${String(data.command ?? "run")} ${by()}`,
+      };
     case "run_started":
       return {
         owner: false,
@@ -85,7 +90,7 @@ function eventNote(event: { type: string; at: string; data: Record<string, unkno
     case "steer_requested":
       return {
         owner: true,
-        text: html`${badge("steer")} steering requested ${by}: ${describeRequest(data.request as SteerRequest)}`,
+        text: html`${badge("steer")} steering requested ${by()}: ${describeRequest(data.request as SteerRequest)}`,
       };
     case "steering_applied":
       return {
@@ -93,11 +98,11 @@ function eventNote(event: { type: string; at: string; data: Record<string, unkno
         text: html`steering applied: ${(data.changes as SteeringChange[]).map(describeChange)}`,
       };
     case "pause_requested":
-      return { owner: true, text: html`${badge("paused", "pause")} pause requested ${by}` };
+      return { owner: true, text: html`${badge("paused", "pause")} pause requested ${by()}` };
     case "resume_requested":
-      return { owner: true, text: html`${badge("running", "resume")} resume requested ${by}` };
+      return { owner: true, text: html`${badge("running", "resume")} resume requested ${by()}` };
     case "cancel_requested":
-      return { owner: true, text: html`${badge("stopped", "cancel")} cancel requested ${by}` };
+      return { owner: true, text: html`${badge("stopped", "cancel")} cancel requested ${by()}` };
     case "loop_paused":
       return { owner: false, text: html`${badge("paused")} the loop paused` };
     case "loop_resumed":
@@ -124,6 +129,18 @@ function eventNote(event: { type: string; at: string; data: Record<string, unkno
       const link = /^https?:\/\//.test(url) ? html`<a href="${url}">${url}</a>` : html`${url}`;
       return { owner: false, text: html`pull request ${data.created ? "opened" : "updated"}: ${link}` };
     }
+    case "review_comment_received":
+      return {
+        owner: false,
+        text: data.ignored
+          ? html`comment ${String(data.id)} by ${String(data.author)} ignored: ${String(data.ignored)}`
+          : html`review request ${String(data.id)} by <strong>${String(data.author)}</strong>: ${String(data.body ?? "").slice(0, 200)}`,
+      };
+    case "review_comment_answered":
+      return {
+        owner: false,
+        text: html`review request ${String(data.id)} answered: <strong>${String(data.outcome)}</strong>${data.error ? html` <span class="warning">${String(data.error)}</span>` : ""}`,
+      };
     case "loop_stopped":
       return {
         owner: false,
