@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { EventPayloads } from "../src/core/events.ts";
 import { buildBrief } from "../src/loop/brief.ts";
+import { buildVerifierPrompt } from "../src/verify/verifier-prompt.ts";
 import { FakeLoop, fakeSpec } from "./support/fake-loop.ts";
 
 const spec = () =>
@@ -179,4 +180,30 @@ test("with finish.ci the round's push is watched before the reply; red checks ar
   const stop = loop.decide();
   assert.equal(stop.kind, "stop");
   assert.equal((stop as { reason: string }).reason, "ci_failed");
+});
+
+test("the verifier of a round sees the request, and that the goal still decides", () => {
+  const base = {
+    spec: spec(),
+    sha: "c".repeat(40),
+    baseSha: "b".repeat(40),
+    gateResults: [],
+    baseline: {},
+    digests: {},
+    tamperFlags: [],
+    diffPath: "/tmp/diff",
+    diff: "",
+    changedFiles: ["src/parse.ts"],
+  };
+  assert.doesNotMatch(buildVerifierPrompt(base), /Review request/);
+  const prompt = buildVerifierPrompt({
+    ...base,
+    request: { author: "alice", text: "rename value to parsed", where: "src/parse.ts:12" },
+  });
+  assert.match(prompt, /## Review request this commit answers/);
+  assert.match(
+    prompt,
+    /alice, who may push to the repository, then asked \(on src\/parse\.ts:12\):\n> rename value to parsed/,
+  );
+  assert.match(prompt, /The goal and the gates still decide your verdict/);
 });

@@ -28,6 +28,8 @@ const contextLines = 6;
 export function commentCheckProblem(loop: LoopRecord, state: LoopState): string | undefined {
   if (state.spec.finish.action !== "pull-request")
     return `loop ${loop.name} does not end in a pull request (finish.action is ${state.spec.finish.action})`;
+  if (state.spec.strategy.kind !== "until-verified")
+    return `loop ${loop.name} uses strategy ${state.spec.strategy.kind}: /loopwright review rounds are for until-verified loops`;
   if (!state.reviewComments.pullRequest)
     return `loop ${loop.name} has no pull request yet: it opens one when it ends verified`;
   return undefined;

@@ -62,6 +62,7 @@ async function pollOnce(store: Store, now: number, log: (line: string) => void):
 function watched(state: LoopState, events: LoopEvent[], now: number): boolean {
   if (state.status !== "stopped" || state.stopReason !== "verified") return false;
   if (!state.reviewComments.pullRequest || maxCommentRounds(state) === 0) return false;
+  if (state.spec.strategy.kind !== "until-verified") return false;
   const stopped = events.findLast((event) => event.type === "loop_stopped");
   const window = state.spec.finish.comments?.watch ?? defaultWatchMs;
   return stopped !== undefined && now - Date.parse(stopped.at) <= window;

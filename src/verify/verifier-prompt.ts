@@ -25,6 +25,8 @@ export interface VerifierInputs {
   diffPath: string;
   diff: string;
   changedFiles: string[];
+  /** A `/loopwright` review request this commit answers (the loop's work was verified before it). */
+  request?: { author: string; text: string; where?: string };
 }
 
 const diffLimit = 60_000;
@@ -71,7 +73,7 @@ narrower restatement. You are read-only: inspect files and run read-only command
 
 ## Goal (verbatim)
 ${spec.goal.trimEnd()}
-
+${requestSection(inputs.request)}
 ## Gates
 ${gateLines.join("\n\n")}
 ${flags}
@@ -121,4 +123,20 @@ function acceptedFailure(
   if (reportedFlakes.includes(gate.id))
     return ", but it passed when re-run on this commit: it is flaky, and the gate reports flakes without blocking";
   return "";
+}
+
+/** A review request the commit answers: the goal still governs the verdict; the notes say whether it is met. */
+function requestSection(request: VerifierInputs["request"]): string {
+  if (!request) return "";
+  const quoted = cap(request.text, 4000)
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+  return `
+## Review request this commit answers
+The loop's work was verified before; ${request.author}, who may push to the repository, then asked${request.where ? ` (on ${request.where})` : ""}:
+${quoted}
+The goal and the gates still decide your verdict: a change that weakens them is not approved for a
+request's sake. Say in \`notes\` whether the request is met.
+`;
 }

@@ -18,7 +18,13 @@ import { buildVerifierPrompt } from "../../verify/verifier-prompt.ts";
 import { countsAsPassed } from "../gate-assessment.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import type { RunContext } from "../run-context.ts";
-import { allGateResults, currentIteration, type IterationState, phaseResults } from "../state.ts";
+import {
+  allGateResults,
+  currentIteration,
+  type IterationState,
+  type LoopState,
+  phaseResults,
+} from "../state.ts";
 import { buildTurnContext } from "./build-turn-context.ts";
 import { withScratchWorktree } from "./scratch-worktree.ts";
 
@@ -57,6 +63,7 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     diffPath: iteration.screen.diffPath,
     diff,
     changedFiles: iteration.screen.changedFiles,
+    ...reviewRequestOf(state, iteration.number),
   });
   const started = performance.now();
   const spentBefore = iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number);
@@ -179,4 +186,12 @@ async function readDigests(paths: (string | undefined)[]): Promise<Record<string
       .map(async (path) => [path, await readFile(path, "utf8").catch(() => "")] as const),
   );
   return Object.fromEntries(entries);
+}
+
+/** The `/loopwright` review request an iteration answers, for the verifier's prompt. */
+function reviewRequestOf(state: LoopState, iteration: number) {
+  const round = state.reviewComments.rounds.find((candidate) => candidate.iteration === iteration);
+  if (!round) return {};
+  const where = round.path ? `${round.path}${round.line ? `:${round.line}` : ""}` : undefined;
+  return { request: { author: round.author, text: round.body, ...(where ? { where } : {}) } };
 }
