@@ -5,6 +5,8 @@
  * `grep -n -E -A20 -B2 'FAIL|Error|not ok|failed'` over the same file as the baseline. Each round runs
  * grep, the digest from the build users install (dist/, `npm run build`) and the digest from the
  * TypeScript sources (node's type stripping, as in development); the figures are medians of the rounds.
+ * Each run's CPU time (user and system) is reported beside its wall time: a loaded machine disturbs it
+ * less, so grep's CPU time over the digest's is the steadier ratio when other work shares the cores.
  * Targets: the build's throughput at least 0.7× grep's, the peak resident memory of the digesting
  * process under 100 MB, the rendered digest at most 64 KiB. The log is written to /dev/shm when it
  * has room (so that the disk is not what is measured), else to the temporary folder, and deleted
@@ -43,6 +45,8 @@ const sourceDigest = join(packageRoot, "src", "gates", "digest");
 /** What the child process that digests the log reports. */
 interface DigestRun {
   milliseconds: number;
+  /** CPU time (user and system, all threads) the digest took: less sensitive to a loaded machine. */
+  cpuMilliseconds: number;
   /** Resident memory just before the digest started (node and the loaded modules) and at its peak. */
   rssBeforeBytes: number;
   peakRssBytes: number;
@@ -58,6 +62,7 @@ interface DigestRun {
 
 interface GrepRun {
   milliseconds: number;
+  cpuMilliseconds: number;
   peakRssBytes: number;
 }
 
@@ -124,6 +129,11 @@ interface DigestFigures {
   sourceRatio: number;
   peakMegabytes: number;
   sourcePeakMegabytes: number;
+  /** Medians of CPU time, and grep's CPU time over the build's (throughput per CPU second). */
+  buildCpu: number;
+  sourceCpu: number;
+  grepCpu: number;
+  cpuRatio: number;
   met: boolean;
 }
 
@@ -135,7 +145,13 @@ function figures(run: DigestMeasurement): DigestFigures {
   const source = megabytesPerSecond(run.logBytes, sourceMilliseconds);
   const grep = megabytesPerSecond(run.logBytes, grepMilliseconds);
   const peakMegabytes = support.median(run.build.map((digest) => digest.peakRssBytes)) / 1e6;
+  const buildCpu = support.median(run.build.map((digest) => digest.cpuMilliseconds));
+  const grepCpu = support.median(run.grep.map((grep) => grep.cpuMilliseconds));
   return {
+    buildCpu,
+    sourceCpu: support.median(run.source.map((digest) => digest.cpuMilliseconds)),
+    grepCpu,
+    cpuRatio: grepCpu / buildCpu,
     buildMilliseconds,
     sourceMilliseconds,
     grepMilliseconds,
@@ -171,6 +187,7 @@ export async function benchDigest(): Promise<BenchRow[]> {
       baselineSamples: run.grep.map((grep) => grep.milliseconds),
       details: [
         `throughput: build ${result.build.toFixed(0)} MB/s (${result.ratio.toFixed(2)}× grep), source ${result.source.toFixed(0)} MB/s (${result.sourceRatio.toFixed(2)}× grep), grep ${result.grep.toFixed(0)} MB/s`,
+        `CPU time: build ${seconds(result.buildCpu)}, source ${seconds(result.sourceCpu)}, grep ${seconds(result.grepCpu)} (grep / build ${result.cpuRatio.toFixed(2)}×)`,
         `peak RSS ${result.peakMegabytes.toFixed(1)} MB (source ${result.sourcePeakMegabytes.toFixed(1)} MB), of which node and the modules before the digest ${(digest.rssBeforeBytes / 1e6).toFixed(1)} MB (grep ${(support.median(run.grep.map((grep) => grep.peakRssBytes)) / 1e6).toFixed(1)} MB)`,
         `digest ${digest.digestBytes} bytes, names ${digest.listedNames} of ${digest.totalFailures} failures (${run.failuresWritten} written); log in ${run.logFolder}; load ${run.load[0].toFixed(1)} → ${run.load[1].toFixed(1)}`,
       ],
@@ -203,12 +220,15 @@ function writeDigestChild(folder: string, name: string, module: string): string 
 const { renderDigest } = await import(${JSON.stringify(pathToFileURL(renderModule).href)});
 const rssBeforeBytes = process.memoryUsage().rss;
 const started = performance.now();
+const cpuStarted = process.cpuUsage();
 const digest = await digestLog(process.argv[2]);
 const rendered = renderDigest(digest, ${digestLimitBytes});
 const milliseconds = performance.now() - started;
+const cpu = process.cpuUsage(cpuStarted);
 const lines = rendered.split("\\n");
 process.stdout.write(JSON.stringify({
   milliseconds,
+  cpuMilliseconds: (cpu.user + cpu.system) / 1000,
   rssBeforeBytes,
   peakRssBytes: process.resourceUsage().maxRSS * 1024,
   digestBytes: Buffer.byteLength(rendered),
@@ -249,7 +269,7 @@ function runGrep(path: string): Promise<GrepRun> {
     const started = performance.now();
     const child = spawn(
       "/usr/bin/time",
-      ["-f", "%M", "grep", "-n", "-E", "-A20", "-B2", "FAIL|Error|not ok|failed", path],
+      ["-f", "%M %U %S", "grep", "-n", "-E", "-A20", "-B2", "FAIL|Error|not ok|failed", path],
       { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } },
     );
     child.stdout.resume();
@@ -259,8 +279,12 @@ function runGrep(path: string): Promise<GrepRun> {
     });
     child.on("error", reject);
     child.on("close", () => {
-      const kilobytes = Number(errors.trim().split("\n").at(-1));
-      resolve({ milliseconds: performance.now() - started, peakRssBytes: kilobytes * 1024 });
+      const [kilobytes, user, system] = (errors.trim().split("\n").at(-1) ?? "").split(" ").map(Number);
+      resolve({
+        milliseconds: performance.now() - started,
+        cpuMilliseconds: (user + system) * 1000,
+        peakRssBytes: kilobytes * 1024,
+      });
     });
   });
 }
@@ -375,6 +399,14 @@ function renderTable(run: DigestMeasurement): string {
       `${grepPeak.toFixed(1)} MB`,
       "",
       `< ${targetMemoryMegabytes} MB`,
+    ],
+    [
+      "CPU time",
+      seconds(result.buildCpu),
+      seconds(result.sourceCpu),
+      seconds(result.grepCpu),
+      `${result.cpuRatio.toFixed(2)}×`,
+      "(grep / build)",
     ],
     [
       "output",

@@ -119,6 +119,8 @@ function timeProcess(
       stdout += chunk;
     });
     child.on("error", reject);
+    // A hook that exits without reading stdin (a launcher that cannot find Node) fails the sample, not the run.
+    child.stdin.on("error", reject);
     child.on("close", (code) => {
       if (code !== 0) reject(new Error(`${command} ${args.join(" ")} exited ${code}`));
       else resolve({ ms: performance.now() - started, stdout });

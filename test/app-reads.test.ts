@@ -219,3 +219,37 @@ test("a long-lived context's cache answers exactly as a fresh replay, after new 
   const page = await readTimelinePage(cached, "stuck", { after: 0, limit: 1000 });
   assert.equal(page.events.at(-1)?.type, "steer_requested");
 });
+
+test("concurrent first reads of a loop through the cache replay its timeline once, and miss no event", async () => {
+  const whole: string[] = [];
+  const store = sandbox.context.store;
+  // The store's methods bound to it (it keeps private fields), its whole-timeline reads counted.
+  const counting = new Proxy(store, {
+    get(target, key) {
+      if (key === "readEvents")
+        return (loopId: string, afterSeq?: number) => {
+          if (!afterSeq) whole.push(loopId);
+          return target.readEvents(loopId, afterSeq);
+        };
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const cached = { ...sandbox.context, store: counting, cache: createLoopCache() };
+  const fresh = await getLoop(sandbox.context, "answer");
+  const reads = await Promise.all(Array.from({ length: 8 }, () => getLoop(cached, "answer")));
+  for (const read of reads) assert.deepEqual(read, fresh);
+  assert.equal(whole.length, 1, `whole replays: ${whole.length}`);
+  // A read that starts while the first is under way still sees an event appended before it asked.
+  const other = { ...sandbox.context, store: counting, cache: createLoopCache() };
+  const first = getLoop(other, "stuck");
+  await steerLoop(
+    sandbox.context,
+    "stuck",
+    { goal: "steered while the first read ran" },
+    { via: "cli", name: "t" },
+  );
+  const second = await getLoop(other, "stuck");
+  await first;
+  assert.deepEqual(second, await getLoop(sandbox.context, "stuck"));
+});

@@ -207,6 +207,20 @@ describe("decide over CI rounds", () => {
     const stop = decide(timedOut);
     assert.ok(stop.kind === "stop" && stop.reason === "ci_failed", JSON.stringify(stop));
     assert.match(stop.message, /did not finish within finish\.ci\.wait \(600s\): no check reported at all/);
+    const refused = apply(
+      state,
+      event("ci_checks_recorded", {
+        sha: "c".repeat(40),
+        standing: "timed_out",
+        checks: [],
+        error: "GitHub refused the token from GITHUB_TOKEN (401 Bad credentials)",
+      }),
+    );
+    const refusedStop = decide(refused);
+    assert.match(
+      refusedStop.kind === "stop" ? refusedStop.message : "",
+      /no check reported at all .*; the forge's last answer: GitHub refused the token/,
+    );
     const stopped = apply(timedOut, event("loop_stopped", { reason: "ci_failed", message: stop.message }));
     assert.equal(exitCodeOf(stopped), 8);
     // resume after a round that timed out: finish again (push, pull request), then a fresh watch.

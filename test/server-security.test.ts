@@ -268,7 +268,7 @@ describe("on another address", () => {
       port: 4477,
       token,
       env: {},
-      allowHosts: ["dash.example.com", "proxy.example:8443"],
+      allowHosts: ["dash.example.com", "proxy.example:8443", "plain.example:80"],
     });
     const status = async (server: typeof wildcard, host: string) =>
       (await server.app.request(`http://${host}/api/loops`, { headers: bearer })).status;
@@ -281,13 +281,14 @@ describe("on another address", () => {
       assert.equal(await status(wildcard, host), 200, host);
     }
     // An --allow-host name without a port is taken at any port (a proxy on 80 or 443); with one, at that one.
-    for (const host of ["dash.example.com", "dash.example.com:443", "proxy.example:8443"]) {
+    for (const host of ["dash.example.com", "dash.example.com:443", "proxy.example:8443", "plain.example"]) {
       assert.equal(await status(wildcard, host), 200, host);
     }
     for (const host of [
       "evil.example:4477",
       "127.0.0.1:80",
       "proxy.example:4477",
+      "plain.example:4477",
       `${ownAddress}.nip.io:4477`,
     ]) {
       const answer = await wildcard.app.request(`http://${host}/api/loops`, { headers: bearer });

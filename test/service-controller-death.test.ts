@@ -19,7 +19,7 @@ import {
   timelines,
   waitForStopped,
 } from "./support/service-harness.ts";
-import { isAlive, processesOfRuns } from "./support/surviving-processes.ts";
+import { isAlive, processesOfRuns, survivors } from "./support/surviving-processes.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 const needsProc = process.platform === "linux" ? false : "finding processes needs /proc";
@@ -198,6 +198,12 @@ test("kill -9 of the service: its controllers end their runs by themselves, none
     const seconds = (Date.now() - killedAt) / 1000;
     assert.ok(seconds >= 8, `its hanging step got the grace (${seconds} s)`);
     assert.deepEqual(processesOfRuns(new Set([runId])), [], "it killed its step before leaving");
+    // The idle controllers kept started ahead (`--idle-controllers`, default 2) left too, at once.
+    await waitFor(
+      () => survivors(sandbox.home).length === 0,
+      "every process of the service to be gone",
+      5_000,
+    );
     assert.match(
       controllerLogs(sandbox).join("\n"),
       /the service is gone: ending the run at its next event boundary/,

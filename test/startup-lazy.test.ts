@@ -65,12 +65,19 @@ describe("what a command loads", () => {
       );
   });
 
-  test("show of a loop loads no AI SDK, forge client, web server or schema library", async () => {
+  test("run and show of a loop load no AI SDK, forge client or web server; show no schema library", async () => {
     const spec = await sandbox.spec(
       `name: shown\ngoal: Be shown.\nrepo: ./repo\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: red, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n`,
     );
-    const run = await sandbox.cli(["run", spec]);
-    assert.equal(run.code, 3, run.stdout + run.stderr);
+    // The run itself (command engines, no forge) loads no AI SDK, forge client or web server either.
+    const run = traced(sandbox, ["run", spec]);
+    assert.equal(run.code, 3, run.output);
+    for (const name of heavy)
+      assert.deepEqual(
+        run.modules.filter((url) => url.includes(name)),
+        [],
+        `run loaded ${name}`,
+      );
     const { code, modules, output } = traced(sandbox, ["show", "shown"]);
     assert.equal(code, 0, output);
     assert.match(output, /red/);

@@ -44,7 +44,8 @@ function ciFailedMessage(round: CiRound, repairs: number, waitMs: number): strin
             .filter((check) => check.state === "pending")
             .map((check) => check.name)
             .join(", ")}`;
-    return `the forge's checks on ${commit} did not finish within finish.ci.wait (${Math.round(waitMs / 1000)}s): ${seen}`;
+    const error = round.error ? `; the forge's last answer: ${round.error}` : "";
+    return `the forge's checks on ${commit} did not finish within finish.ci.wait (${Math.round(waitMs / 1000)}s): ${seen}${error}`;
   }
   const failed = round.checks.filter((check) => check.state === "failed").map((check) => check.name);
   return `the forge's checks failed on ${commit} after ${repairs} repair ${repairs === 1 ? "round" : "rounds"}: ${failed.join(", ")}`;

@@ -187,7 +187,9 @@ export function parseAllowedHost(text: string): { name: string; port?: number } 
   }
   if (!trimmed || url.pathname !== "/" || url.search || url.hash || url.username || url.password)
     throw new UsageError(`--allow-host: '${text}' is not a host name or host:port`);
-  return { name: url.hostname, port: url.port ? Number(url.port) : undefined };
+  // The URL drops a port that is the scheme's default (`:80`); one written out still counts.
+  const written = /:(\d+)$/.exec(trimmed)?.[1];
+  return { name: url.hostname, port: written === undefined ? undefined : Number(written) };
 }
 
 /** Compares two texts in constant time (over their digests, so lengths leak nothing either). */

@@ -11,10 +11,10 @@ import type { Digest, DigestOptions } from "./digest-types.ts";
  * Bytes read from the file at a time. Two buffers of this size take turns: the next piece is read
  * (on libuv's thread pool) while the parser scans the one before, so reading costs no parsing time.
  */
-export const digestReadBytes = 2 * 1024 * 1024;
+export const digestReadBytes = 1024 * 1024;
 
 /**
- * The digest of the log at `path` (see `Digest`), read as a stream of 2 MiB pieces. `logPath` in the
+ * The digest of the log at `path` (see `Digest`), read as a stream of 1 MiB pieces. `logPath` in the
  * digest is `options.logPath`, else `path`. Never rejects for a log it cannot read: the digest then
  * holds what was read before the failure and `readError` says why.
  */

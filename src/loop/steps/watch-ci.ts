@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CiCheckRecord, CiFailureRecord, EventPayloads } from "../../core/events.ts";
 import { type CiCheck, type CiClient, standingOf } from "../../forge/ci-checks.ts";
 import { openForge } from "../../forge/open-forge.ts";
-import { digestText, renderDigest } from "../../gates/digest/index.ts";
+import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { type CiRound, ciRoundOf, isSettled } from "../ci-state.ts";
 import { pullRequestBody, pullRequestTitle } from "../pull-request-body.ts";
 import type { RunContext } from "../run-context.ts";
@@ -34,7 +34,8 @@ export async function watchCi(context: RunContext, sha: string, roundNumber: num
   }
   const round = ciRoundOf(context.state(), sha) as CiRound;
   if (round.deadline && context.now() >= Date.parse(round.deadline)) {
-    await record(context, { sha, standing: "timed_out", checks: round.checks });
+    const error = round.error ? { error: round.error } : {};
+    await record(context, { sha, standing: "timed_out", checks: round.checks, ...error });
     return;
   }
   const waits: string[] = [];
@@ -98,7 +99,8 @@ async function digestFailedCheck(
       const logPath = join(folder, `${fileName(check.name)}${logs.length > 1 ? `-${index + 1}` : ""}.log`);
       // A CI log can print anything, a secret included: only the redacted text is kept or quoted.
       await writeFile(logPath, context.redact(log.text));
-      const digest = digestText(log.text, { logPath });
+      // Read back from the file, as a gate's log is: the digester streams it, whatever its size.
+      const digest = await digestLog(logPath);
       return {
         check: check.name,
         ...(check.url ? { url: check.url } : {}),
