@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { EventPayloads } from "../src/core/events.ts";
+import { specSchema } from "../src/core/spec.ts";
 import { buildBrief } from "../src/loop/brief.ts";
 import { buildVerifierPrompt } from "../src/verify/verifier-prompt.ts";
 import { FakeLoop, fakeSpec } from "./support/fake-loop.ts";
@@ -206,4 +207,19 @@ test("the verifier of a round sees the request, and that the goal still decides"
     /alice, who may push to the repository, then asked \(on src\/parse\.ts:12\):\n> rename value to parsed/,
   );
   assert.match(prompt, /The goal and the gates still decide your verdict/);
+});
+
+test("finish.comments: defaults, bounds, and only with a pull request", () => {
+  const parse = (finish: Record<string, unknown>) =>
+    specSchema.safeParse({ name: "x", goal: "g", maker: { engine: "command", run: "true" }, finish });
+  const defaults = parse({ action: "pull-request", comments: {} });
+  assert.ok(defaults.success);
+  assert.deepEqual(defaults.data.finish.comments, { maxRounds: 3, watch: 7 * 24 * 3_600_000 });
+  const off = parse({ action: "pull-request", comments: { maxRounds: 0, watch: "12h" } });
+  assert.deepEqual(off.data?.finish.comments, { maxRounds: 0, watch: 12 * 3_600_000 });
+  assert.equal(parse({ action: "pull-request", comments: { maxRounds: -1 } }).success, false);
+  assert.equal(parse({ action: "pull-request", comments: { rounds: 2 } }).success, false, "unknown key");
+  const branch = parse({ action: "branch", comments: { maxRounds: 2 } });
+  assert.equal(branch.success, false);
+  assert.match(JSON.stringify(branch.error?.issues), /only for action pull-request/);
 });
