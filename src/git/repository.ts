@@ -4,7 +4,7 @@
  */
 
 import { realpath, stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { firstErrorLine, git, gitResult } from "./git.ts";
 
@@ -31,6 +31,8 @@ export async function resolveRepository(path: string): Promise<Repository> {
     () => false,
   );
   if (!isDirectory) throw new UsageError(`not a git repository: ${path}`);
+  const probed = await mainWorktreeAt(absolute);
+  if (probed) return probed;
   const common = await gitResult(["rev-parse", "--git-common-dir"], absolute, { trim: true });
   if (common.code !== 0) {
     const reason = firstErrorLine(common.stderr);
@@ -46,6 +48,26 @@ export async function resolveRepository(path: string): Promise<Repository> {
   const isBare = lines.includes("bare");
   const root = worktreeLine && !isBare ? worktreeLine.slice("worktree ".length) : commonDirectory;
   return { root, commonDirectory };
+}
+
+/**
+ * The usual case in ONE git process (every read-only command starts here): `path` is in the main
+ * worktree of a non-bare repository whose git directory is `<top level>/.git`. That is exactly when
+ * `worktree list` would name this top level first; anything else (a linked worktree, a bare
+ * repository, a separate git directory, inside `.git`, no repository) is undefined and takes the
+ * general path, which also words the errors.
+ */
+async function mainWorktreeAt(absolute: string): Promise<Repository | undefined> {
+  const probe = await gitResult(
+    ["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-toplevel"],
+    absolute,
+    { trim: true },
+  );
+  if (probe.code !== 0) return undefined;
+  const [common, gitDirectory, top] = probe.stdout.split("\n");
+  if (!common || common !== gitDirectory || !top) return undefined;
+  const commonDirectory = await realpath(common);
+  return commonDirectory === join(top, ".git") ? { root: top, commonDirectory } : undefined;
 }
 
 /**

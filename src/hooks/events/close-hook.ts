@@ -6,7 +6,7 @@
 import type { HookContext } from "../hook-context.ts";
 import { type HookOutput, tellUser } from "../hook-io.ts";
 import { acceptanceCriteria, gatesToRun, loadHookSpec } from "../hook-spec.ts";
-import { changeSnapshot, headCommit } from "../review/changed-files.ts";
+import { changeSnapshot } from "../review/changed-files.ts";
 import { writeReviewRequest } from "../review/review-request.ts";
 import { readHookState, updateHookState } from "../state/hook-state.ts";
 import { openWork } from "../work/deferred-work.ts";
@@ -15,8 +15,7 @@ export async function closeHook(context: HookContext): Promise<HookOutput> {
   const { layout } = context;
   const spec = await loadHookSpec(layout);
   const work = readHookState(layout).work;
-  const base = work?.base ?? (await headCommit(layout.root));
-  const snapshot = await changeSnapshot(layout.root, base);
+  const snapshot = await changeSnapshot(layout.root, work?.base);
   if (snapshot.files.length === 0) {
     await updateHookState(layout, ({ work: _closed, ...state }) => state);
     return tellUser("loopwright: nothing to close: no file changed.");
@@ -24,7 +23,7 @@ export async function closeHook(context: HookContext): Promise<HookOutput> {
   const sessionId = context.input.session_id ?? process.env.CLAUDE_CODE_SESSION_ID ?? "";
   await updateHookState(layout, (state) => ({
     ...state,
-    work: { ...(state.work ?? openWork(sessionId, base, context.now)), closing: true },
+    work: { ...(state.work ?? openWork(sessionId, snapshot.base, context.now)), closing: true },
   }));
   if (snapshot.codeFiles.length > 0) await writeReviewRequest(layout, snapshot, acceptanceCriteria(spec));
   const gates = gatesToRun(spec, true).map((gate) => gate.id);

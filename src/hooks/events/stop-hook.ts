@@ -11,7 +11,7 @@ import type { HookContext } from "../hook-context.ts";
 import type { HookGateResult } from "../hook-gates.ts";
 import { blockStop, type HookOutput, passOn, tellUser } from "../hook-io.ts";
 import { acceptanceCriteria, gatesToRun, loadHookSpec } from "../hook-spec.ts";
-import { type ChangeSnapshot, changeSnapshot, headCommit } from "../review/changed-files.ts";
+import { type ChangeSnapshot, headAndSnapshot } from "../review/changed-files.ts";
 import { writeReviewRequest } from "../review/review-request.ts";
 import { readVerdict, reviewStanding, type StoredVerdict } from "../review/verdict-file.ts";
 import { type HookState, readHookState, updateHookState } from "../state/hook-state.ts";
@@ -41,7 +41,7 @@ export async function stopHook(context: HookContext): Promise<HookOutput> {
     ? reviewDue(work, { sessionId: input.session_id, now: context.now, limits: context.limits })
     : undefined;
   const spec = await loadHookSpec(layout);
-  const [head, snapshot] = await headAndChanges(layout.root, work?.base);
+  const { head, snapshot } = await headAndSnapshot(layout.root, work?.base);
   const graded = { head, base: snapshot.base, tree: snapshot.all };
   const gates = gatesToRun(spec, due !== undefined);
   const keys = new Map(gates.map((gate) => [gate.id, gatePassKey(gate.run ?? "", graded)]));
@@ -69,13 +69,6 @@ export async function stopHook(context: HookContext): Promise<HookOutput> {
     conclusion = await reviewConclusion(context, snapshot, due, gateIds, acceptanceCriteria(spec));
   }
   return settle(context, snapshot, results, keys, conclusion);
-}
-
-/** HEAD and the changes from `base` (from HEAD without open work): with a base, the git processes run at once. */
-async function headAndChanges(root: string, base: string | undefined): Promise<[string, ChangeSnapshot]> {
-  if (base !== undefined) return await Promise.all([headCommit(root), changeSnapshot(root, base)]);
-  const head = await headCommit(root);
-  return [head, await changeSnapshot(root, head)];
 }
 
 async function reviewConclusion(

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { type HookContext, isReviewerAgent } from "../hook-context.ts";
 import { type HookOutput, passOn, tellUser } from "../hook-io.ts";
-import { changeSnapshot, headCommit } from "../review/changed-files.ts";
+import { changeSnapshot } from "../review/changed-files.ts";
 import { describeCounts, judgeReport } from "../review/findings.ts";
 import { type StoredVerdict, writeReview } from "../review/verdict-file.ts";
 import { readHookState, updateHookState } from "../state/hook-state.ts";
@@ -28,8 +28,7 @@ export async function subagentStopHook(context: HookContext): Promise<HookOutput
     );
   }
   // The reviewer read the files as they are now: its verdict is about the code as it is now.
-  const base = readHookState(layout).work?.base ?? (await headCommit(layout.root));
-  const snapshot = await changeSnapshot(layout.root, base);
+  const snapshot = await changeSnapshot(layout.root, readHookState(layout).work?.base);
   const stamps = { all: snapshot.all, code: snapshot.code };
   let verdict: StoredVerdict | undefined;
   // Written under the state lock, with its hash kept in the state: only this file is believed later.

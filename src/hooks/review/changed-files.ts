@@ -23,27 +23,79 @@ export async function headCommit(root: string): Promise<string> {
   return result.code === 0 && result.stdout !== "" ? result.stdout : emptyTree;
 }
 
+/** The state of the working tree that the hooks grade: HEAD, the changed paths, and their base. */
+export interface WorkingTree {
+  /** HEAD's commit, or the empty tree when the repository has no commit yet. */
+  head: string;
+  /** Changed paths from `base` to the working tree (untracked ones included, `.loopwright/` left out). */
+  paths: string[];
+  /** The commit the changes were measured from: the base asked for, or HEAD (see `workingTree`). */
+  base: string;
+}
+
+/**
+ * HEAD and the files that differ between `base` (HEAD when undefined) and the working tree at `root`,
+ * with ONE git process when the base is HEAD (the usual case: every hook pays git's start-up, about
+ * 10 ms each from Node): `git status` gives HEAD's commit, the staged and unstaged changes from HEAD
+ * and the untracked files together. A file staged and then changed back in the working tree counts as
+ * changed (its staged change is what a commit would record). A base other than HEAD (commits made
+ * during the work) adds `git diff <base>`; a base git no longer knows (history rewritten) falls back
+ * to HEAD. Throws only when git cannot run at all.
+ */
+export async function workingTree(root: string, base: string | undefined): Promise<WorkingTree> {
+  const status = await gitResult(
+    [
+      "--no-optional-locks",
+      "status",
+      "--porcelain=v2",
+      "-z",
+      "--branch",
+      "--untracked-files=all",
+      "--no-renames",
+    ],
+    root,
+  );
+  if (status.code !== 0) throw new Error(`git status failed in ${root}: ${status.stderr.trim()}`);
+  const parsed = parseStatus(status.stdout);
+  let used = parsed.head;
+  let tracked = parsed.tracked;
+  if (base !== undefined && base !== parsed.head) {
+    const fromBase = await diffNames(root, base);
+    if (fromBase !== undefined) {
+      used = base;
+      tracked = fromBase;
+    }
+  }
+  const paths = [...new Set([...tracked, ...parsed.untracked])].filter(
+    (path) => path !== stateFolderName && !path.startsWith(`${stateFolderName}/`),
+  );
+  return { head: parsed.head, paths, base: used };
+}
+
 /**
  * The files that differ between `base` and the working tree at `root`, and their stamps. A base git no
  * longer knows (history rewritten) falls back to HEAD. Throws only when git cannot run at all.
  */
-export async function changeSnapshot(root: string, base: string): Promise<ChangeSnapshot> {
-  const changed = await changedPaths(root, base);
-  const files: FileState[] = changed.paths.map((path) => ({ path, digest: digestOf(join(root, path)) }));
-  return { ...contentStamps(files), base: changed.base };
+export async function changeSnapshot(root: string, base: string | undefined): Promise<ChangeSnapshot> {
+  return (await headAndSnapshot(root, base)).snapshot;
+}
+
+/** HEAD and the change snapshot from `base` (HEAD when undefined), from one `workingTree` look. */
+export async function headAndSnapshot(
+  root: string,
+  base: string | undefined,
+): Promise<{ head: string; snapshot: ChangeSnapshot }> {
+  const tree = await workingTree(root, base);
+  const files: FileState[] = tree.paths.map((path) => ({ path, digest: digestOf(join(root, path)) }));
+  return { head: tree.head, snapshot: { ...contentStamps(files), base: tree.base } };
 }
 
 /** The changed paths only (no content read), and the base they were measured from. */
-export async function changedPaths(root: string, base: string): Promise<{ paths: string[]; base: string }> {
-  let used = base;
-  let [tracked, untracked] = await Promise.all([diffNames(root, base), untrackedNames(root)]);
-  if (tracked === undefined) {
-    used = await headCommit(root);
-    tracked = (await diffNames(root, used)) ?? [];
-  }
-  const paths = [...new Set([...tracked, ...untracked])].filter(
-    (path) => path !== stateFolderName && !path.startsWith(`${stateFolderName}/`),
-  );
+export async function changedPaths(
+  root: string,
+  base: string | undefined,
+): Promise<{ paths: string[]; base: string }> {
+  const { paths, base: used } = await workingTree(root, base);
   return { paths, base: used };
 }
 
@@ -55,10 +107,37 @@ async function diffNames(root: string, base: string): Promise<string[] | undefin
   return result.code === 0 ? splitNul(result.stdout) : undefined;
 }
 
-async function untrackedNames(root: string): Promise<string[]> {
-  const result = await gitResult(["ls-files", "--others", "--exclude-standard", "-z"], root);
-  if (result.code !== 0) throw new Error(`git ls-files failed in ${root}: ${result.stderr.trim()}`);
-  return splitNul(result.stdout);
+/**
+ * `git status --porcelain=v2 -z --branch` read: HEAD's commit (`# branch.oid`, `(initial)` without a
+ * commit), the tracked paths changed in the index or the working tree (`1`, `2` with its old path,
+ * `u` unmerged), and the untracked ones (`?`).
+ */
+function parseStatus(text: string): { head: string; tracked: string[]; untracked: string[] } {
+  let head = emptyTree;
+  const tracked: string[] = [];
+  const untracked: string[] = [];
+  const records = text.split("\0");
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index];
+    if (record.startsWith("# branch.oid ")) {
+      const oid = record.slice("# branch.oid ".length);
+      if (oid !== "(initial)") head = oid;
+    } else if (record.startsWith("1 ")) tracked.push(fieldsFrom(record, 8));
+    else if (record.startsWith("2 ")) {
+      tracked.push(fieldsFrom(record, 9));
+      index++;
+      if (records[index]) tracked.push(records[index]);
+    } else if (record.startsWith("u ")) tracked.push(fieldsFrom(record, 10));
+    else if (record.startsWith("? ")) untracked.push(record.slice(2));
+  }
+  return { head, tracked, untracked };
+}
+
+/** The rest of a status record after its first `count` space-separated fields (the path, spaces and all). */
+function fieldsFrom(record: string, count: number): string {
+  let at = 0;
+  for (let field = 0; field < count; field++) at = record.indexOf(" ", at) + 1;
+  return record.slice(at);
 }
 
 function splitNul(text: string): string[] {
