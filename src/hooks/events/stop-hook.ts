@@ -12,8 +12,7 @@ import type { HookGateResult } from "../hook-gates.ts";
 import { blockStop, type HookOutput, passOn, tellUser } from "../hook-io.ts";
 import { acceptanceCriteria, gatesToRun, loadHookSpec } from "../hook-spec.ts";
 import { type ChangeSnapshot, headAndSnapshot } from "../review/changed-files.ts";
-import { writeReviewRequest } from "../review/review-request.ts";
-import { readVerdict, reviewStanding, type StoredVerdict } from "../review/verdict-file.ts";
+import type { StoredVerdict } from "../review/verdict-file.ts";
 import { type HookState, readHookState, updateHookState } from "../state/hook-state.ts";
 import {
   breakerMessage,
@@ -79,6 +78,11 @@ async function reviewConclusion(
   criteria: string[],
 ): Promise<Conclusion> {
   const { layout, naming } = context;
+  // Loaded only when the review is due: most stops never get here.
+  const [{ readVerdict, reviewStanding }, { writeReviewRequest }] = await Promise.all([
+    import("../review/verdict-file.ts"),
+    import("../review/review-request.ts"),
+  ]);
   const state = readHookState(layout);
   const standing = reviewStanding(readVerdict(layout, state.verdictSha256), snapshot.code);
   if (standing.status === "pass")
