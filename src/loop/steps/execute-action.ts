@@ -22,8 +22,9 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
 
 /**
  * The steps that only come after a maker's turn, loaded on first use: the run reaches the maker's first
- * command without them, and a maker's turn starts loading them in the background (a turn takes far
- * longer than the load), so the steps after it do not wait either.
+ * command without them, and a second into a maker's turn (its command runs by then; an agent's turn
+ * takes minutes) they start loading in the background, so the steps after it do not wait either. A turn
+ * that ends sooner loads them when they are first needed.
  */
 const afterMaker = {
   commit: loadOnce(() => import("./commit-and-screen.ts")),
@@ -34,6 +35,8 @@ const afterMaker = {
   comment: loadOnce(() => import("./answer-comment.ts")),
   ci: loadOnce(() => import("./watch-ci.ts")),
 };
+
+const preloadDelayMs = 1000;
 
 /** Starts loading the after-maker steps; a failure is not lost: the step that needs the module rethrows it. */
 function preloadAfterMaker(): void {
@@ -52,7 +55,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "start_iteration":
       return startIteration(context, action.iteration);
     case "run_maker":
-      preloadAfterMaker();
+      setTimeout(preloadAfterMaker, preloadDelayMs).unref();
       return runMakerTurn(context, action.resume, action.reviewRound);
     case "run_review":
       return (await afterMaker.review()).runReviewTurn(context, action.round);
