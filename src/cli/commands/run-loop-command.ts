@@ -1,30 +1,29 @@
-/** `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it. */
-import { readLoop } from "../../app/app-context.ts";
-import { recordForegroundResume } from "../../app/resume-loop.ts";
-import { describeRule } from "../../core/schedule-field.ts";
-import { loadSpecFile } from "../../core/spec-file.ts";
+/**
+ * `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it.
+ * `run` starts the sandbox probe (a process) first and only then loads what the run needs (the spec
+ * reader, preflight, the store, the runner: most of the start-up's modules), so the two overlap.
+ */
 import { SpecError } from "../../errors.ts";
-import { createLoop } from "../../loop/create-loop.ts";
-import { exitCodeOf } from "../../loop/exit-code.ts";
-import { preflight } from "../../loop/preflight.ts";
-import { runLoop } from "../../loop/runner.ts";
-import { describeVerified } from "../../loop/tamper-standing.ts";
-import { describeUnappliedSteering } from "../../loop/unapplied-steering.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 import type { LoopRecord } from "../../store/store.ts";
-import { cliActor } from "../cli-actor.ts";
-import { jsonPrinter, progressPrinter } from "../progress-printer.ts";
-import { appContext, openSession, type Session } from "../session.ts";
-import { detachLoopCommand } from "./detach-command.ts";
+import type { Session } from "../session.ts";
 
 export async function runLoopCommand(
   specArgument: string,
   options: { json?: boolean; detach?: boolean },
 ): Promise<number> {
-  if (options.detach) return detachLoopCommand(specArgument, options);
-  // The sandbox probe (a process) runs while the spec is read and checked, not after, on the event loop.
+  if (options.detach) return (await import("./detach-command.ts")).detachLoopCommand(specArgument, options);
+  // The probe never rejects: it settles with the sandbox's availability, cached for the run.
   const sandboxProbed = primeSandboxAvailability();
+  const [{ describeRule }, { loadSpecFile }, { createLoop }, { preflight }, { openSession }] =
+    await Promise.all([
+      import("../../core/schedule-field.ts"),
+      import("../../core/spec-file.ts"),
+      import("../../loop/create-loop.ts"),
+      import("../../loop/preflight.ts"),
+      import("../session.ts"),
+    ]);
   const loaded = await loadSpecFile(specArgument);
   if (loaded.spec.schedule) {
     process.stderr.write(
@@ -45,6 +44,15 @@ export async function runLoopCommand(
 }
 
 export async function resumeLoopCommand(reference: string, options: { json?: boolean }): Promise<number> {
+  const [{ readLoop }, { recordForegroundResume }, { describeVerified }, { describeUnappliedSteering }] =
+    await Promise.all([
+      import("../../app/app-context.ts"),
+      import("../../app/resume-loop.ts"),
+      import("../../loop/tamper-standing.ts"),
+      import("../../loop/unapplied-steering.ts"),
+    ]);
+  const { appContext, openSession } = await import("../session.ts");
+  const { cliActor } = await import("../cli-actor.ts");
   const session = await openSession();
   try {
     const context = await appContext(session);
@@ -75,6 +83,12 @@ export async function runInForeground(
   command: "run" | "resume",
   json: boolean,
 ): Promise<number> {
+  const [{ runLoop }, { exitCodeOf }, { cliActor }, { jsonPrinter, progressPrinter }] = await Promise.all([
+    import("../../loop/runner.ts"),
+    import("../../loop/exit-code.ts"),
+    import("../cli-actor.ts"),
+    import("../progress-printer.ts"),
+  ]);
   const interrupt = new AbortController();
   let hungUp = false;
   let runId: string | undefined;

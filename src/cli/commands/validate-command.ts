@@ -1,15 +1,21 @@
 /**
  * `validate [spec]`: the spec, its engines and commands, and the plan, without spending anything. It
  * says which modes the spec serves: a loop (`run`, which needs a maker) and hook mode (`init claude`,
- * which needs only the goal and the gates).
+ * which needs only the goal and the gates). The sandbox probe (a process; the plan names the sandbox)
+ * starts before the spec reader and preflight are loaded (most of the command's modules), so the two
+ * overlap; a spec for hook mode only does not need its answer.
  */
 
-import { loadSpecFileForAnyMode } from "../../core/spec-file.ts";
 import { SpecError } from "../../errors.ts";
-import { describePlan, preflight } from "../../loop/preflight.ts";
 import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 
 export async function validateCommand(specArgument: string): Promise<number> {
+  // The probe never rejects: it settles with the sandbox's availability, cached for this process.
+  const sandboxProbed = primeSandboxAvailability();
+  const [{ loadSpecFileForAnyMode }, { describePlan, preflight }] = await Promise.all([
+    import("../../core/spec-file.ts"),
+    import("../../loop/preflight.ts"),
+  ]);
   const anyMode = await loadSpecFileForAnyMode(specArgument);
   const { maker } = anyMode.spec;
   if (!maker) {
@@ -27,8 +33,6 @@ export async function validateCommand(specArgument: string): Promise<number> {
     return 0;
   }
   const loaded = { ...anyMode, spec: { ...anyMode.spec, maker } };
-  // The sandbox probe (a process) runs while the repository is checked; the plan below needs it.
-  const sandboxProbed = primeSandboxAvailability();
   const check = await preflight(loaded, specArgument);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   await sandboxProbed;

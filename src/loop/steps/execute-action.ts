@@ -3,20 +3,45 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { applySteering } from "../steering.ts";
-import { answerComment } from "./answer-comment.ts";
-import { commitIteration, screenChange } from "./commit-and-screen.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { judgeAttempt, measureMetric } from "./metric-steps.ts";
-import { openPullRequest } from "./open-pull-request.ts";
 import { prepare } from "./prepare.ts";
-import { runReplanTurn } from "./replan-turn.ts";
-import { runReviewTurn } from "./review-turn.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
 import { completeTask, readTasks } from "./task-steps.ts";
-import { runVerifierTurn } from "./verifier-turn.ts";
-import { startCiRepair, watchCi } from "./watch-ci.ts";
+
+/** A module loaded once, when first asked for; a failed load fails every ask (the step that needs it). */
+function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => {
+    loading ??= load();
+    return loading;
+  };
+}
+
+/**
+ * The steps that only come after a maker's turn, loaded on first use: the run reaches the maker's first
+ * command without them, and a second into a maker's turn (its command runs by then; an agent's turn
+ * takes minutes) they start loading in the background, so the steps after it do not wait either. A turn
+ * that ends sooner loads them when they are first needed.
+ */
+const afterMaker = {
+  commit: loadOnce(() => import("./commit-and-screen.ts")),
+  review: loadOnce(() => import("./review-turn.ts")),
+  verifier: loadOnce(() => import("./verifier-turn.ts")),
+  replan: loadOnce(() => import("./replan-turn.ts")),
+  pullRequest: loadOnce(() => import("./open-pull-request.ts")),
+  comment: loadOnce(() => import("./answer-comment.ts")),
+  ci: loadOnce(() => import("./watch-ci.ts")),
+};
+
+const preloadDelayMs = 1000;
+
+/** Starts loading the after-maker steps; a failure is not lost: the step that needs the module rethrows it. */
+function preloadAfterMaker(): void {
+  for (const load of Object.values(afterMaker)) load().catch(() => {});
+}
 
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
   switch (action.kind) {
@@ -30,13 +55,14 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "start_iteration":
       return startIteration(context, action.iteration);
     case "run_maker":
+      setTimeout(preloadAfterMaker, preloadDelayMs).unref();
       return runMakerTurn(context, action.resume, action.reviewRound);
     case "run_review":
-      return runReviewTurn(context, action.round);
+      return (await afterMaker.review()).runReviewTurn(context, action.round);
     case "commit":
-      return commitIteration(context);
+      return (await afterMaker.commit()).commitIteration(context);
     case "screen":
-      return screenChange(context);
+      return (await afterMaker.commit()).screenChange(context);
     case "run_gates":
       return runGatePhase(context, action.iteration, action.phase, action.gateIds);
     case "record_flags":
@@ -44,13 +70,13 @@ export async function executeAction(context: RunContext, action: Action): Promis
         await context.append("tamper_flagged", { iteration: action.iteration, flag });
       return;
     case "run_verifier":
-      return runVerifierTurn(context);
+      return (await afterMaker.verifier()).runVerifierTurn(context);
     case "end_iteration": {
       const { kind: _kind, ...ended } = action;
       return context.append("iteration_ended", ended);
     }
     case "replan":
-      return runReplanTurn(context, action.afterIteration);
+      return (await afterMaker.replan()).runReplanTurn(context, action.afterIteration);
     case "measure_metric":
       return measureMetric(context, action.iteration, action.phase);
     case "judge_attempt":
@@ -66,13 +92,13 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "finish":
       return finishLoop(context);
     case "open_pull_request":
-      return openPullRequest(context);
+      return (await afterMaker.pullRequest()).openPullRequest(context);
     case "answer_comment":
-      return answerComment(context, action);
+      return (await afterMaker.comment()).answerComment(context, action);
     case "watch_ci":
-      return watchCi(context, action.sha, action.round);
+      return (await afterMaker.ci()).watchCi(context, action.sha, action.round);
     case "start_ci_repair":
-      return startCiRepair(context, action.sha);
+      return (await afterMaker.ci()).startCiRepair(context, action.sha);
     case "pause":
       return context.append("loop_paused", {});
     case "park": {

@@ -8,7 +8,6 @@ import { join } from "node:path";
 import picomatch from "picomatch";
 import type { GatePhase, GateResult } from "../../core/events.ts";
 import type { Digest, RunnerName } from "../../gates/digest/digest-types.ts";
-import { digestLog, renderDigest } from "../../gates/digest/index.ts";
 import { incompleteRunReason } from "../../gates/incomplete-run.ts";
 import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
@@ -23,6 +22,18 @@ import { runSetup } from "./prepare.ts";
 const lockfilePattern =
   /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?|Cargo\.lock|go\.sum|poetry\.lock|uv\.lock|Pipfile\.lock|Gemfile\.lock|composer\.lock|mix\.lock)$/;
 
+let digestModule: Promise<typeof import("../../gates/digest/index.ts")> | undefined;
+
+/**
+ * The digest (a parser per test runner's format, a few dozen modules) is loaded once, while the phase's
+ * first checkout and gates run, not before the run's first gate: the base gates come before the maker.
+ * A failed load is not lost: the digest of a gate's log rethrows it.
+ */
+function loadDigest(): Promise<typeof import("../../gates/digest/index.ts")> {
+  digestModule ??= import("../../gates/digest/index.ts");
+  return digestModule;
+}
+
 /** Runs `gateIds` of iteration `iterationNumber` (0: the base commit) as `phase`, on that iteration's commit. */
 export async function runGatePhase(
   context: RunContext,
@@ -35,6 +46,7 @@ export async function runGatePhase(
   const sha = iterationNumber === 0 ? state.baseSha : iteration?.commit?.sha;
   if (!sha || (iterationNumber !== 0 && iteration?.number !== iterationNumber))
     throw new Error("no committed SHA to grade");
+  loadDigest().catch(() => {});
   const repository = await loopRepositoryOf(context);
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
   // only for re-running setup; without setup, spare the git run.
@@ -181,6 +193,7 @@ async function digestGateLog(
   failureFiles?: string[];
   runners: RunnerName[];
 }> {
+  const { digestLog, renderDigest } = await loadDigest();
   const digest = await digestLog(logPath, { root: worktree, logPath });
   if (digest.readError) return { failures: [], runners: [] };
   const failures = [...new Set(digest.failures.map((failure) => failure.name))].slice(0, failureNamesKept);

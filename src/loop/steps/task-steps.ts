@@ -10,7 +10,6 @@ import { branchTip, moveBranch } from "../../git/loop-branch.ts";
 import { fileAt, treeWithFile } from "../../git/tree-with-file.ts";
 import type { RunContext } from "../run-context.ts";
 import { parseTaskList, tickTask } from "../strategies/task-list.ts";
-import { loopTrailer } from "./commit-and-screen.ts";
 import { stopLoop } from "./finish-and-stop.ts";
 
 export const taskTrailer = "Loopwright-Task";
@@ -29,6 +28,8 @@ export async function readTasks(context: RunContext): Promise<void> {
 }
 
 export async function completeTask(context: RunContext, iteration: number, taskId: string): Promise<void> {
+  // Loaded here, not at the top: the commit step is loaded after the maker's first turn has started.
+  const { loopTrailer } = await import("./commit-and-screen.ts");
   const state = context.state();
   const list = state.tasks;
   if (!list) throw new Error("complete_task before the tasks were read");
