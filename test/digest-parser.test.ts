@@ -122,6 +122,44 @@ describe("digest parser", () => {
     );
   });
 
+  it("reads go's === RUN lines counted in bulk as it would one by one, whatever the pieces", () => {
+    // Plain run lines between results are counted, not offered; a colored one, one ending in a
+    // carriage return and one holding another trigger (FAIL) are offered: all count, and the output
+    // after the last run line of a bulk belongs to that test.
+    const log = [
+      "=== RUN   TestA",
+      "--- PASS: TestA (0.00s)",
+      "=== RUN   TestB",
+      "    b_test.go:10: want 1, got 2",
+      "--- FAIL: TestB (0.00s)",
+      "=== RUN   TestC",
+      "=== RUN   TestFAILED_D",
+      "\x1b[1m=== RUN   TestE\x1b[0m",
+      "=== RUN   TestF\r",
+      "=== RUN   TestG",
+      "    g_test.go:5: boom",
+      "--- FAIL: TestG (0.00s)",
+      "=== RUN   TestH",
+      "--- SKIP: TestH (0.00s)",
+      "FAIL",
+    ].join("\n");
+    const whole = digestText(log);
+    assert.deepEqual(
+      whole.failures.map((failure) => [failure.name, failure.message, failure.logLine]),
+      [
+        ["TestB", "b_test.go:10: want 1, got 2", 5],
+        ["TestG", "g_test.go:5: boom", 12],
+      ],
+    );
+    assert.equal(whole.testsExecuted, 7, "eight runs, one skipped");
+    assert.equal(whole.lines, 15);
+    for (const size of [1, 3, 17]) {
+      const parser = createDigestParser();
+      for (let start = 0; start < log.length; start += size) parser.write(log.slice(start, start + size));
+      assert.deepEqual(parser.end(), whole, `pieces of ${size}`);
+    }
+  });
+
   it("reads lines as they were last drawn: ANSI colors and carriage-return redraws removed", () => {
     const digest = digestText(
       [

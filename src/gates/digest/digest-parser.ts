@@ -87,6 +87,12 @@ class LineScanner implements DigestParser, NearbyLines {
   private lineStart = 0;
   /** Up to three raw lines that ended the previously scanned text, oldest first. */
   private tail: string[] = [];
+  /** The parser that takes plain `=== RUN` lines in bulk (`FormatParser.runLines`), or null. */
+  private readonly runTaker: FormatParser | null;
+  /** Plain `=== RUN` lines not offered yet, and where the last one's name is in `text`. */
+  private runCount = 0;
+  private runNameStart = 0;
+  private runNameEnd = 0;
 
   constructor(options: DigestOptions) {
     this.limits = { ...defaultDigestLimits, ...options.limits };
@@ -111,6 +117,7 @@ class LineScanner implements DigestParser, NearbyLines {
       this.routes.set(key, [...routes]);
     }
     this.finder = new TriggerFinder(keys);
+    this.runTaker = runTaker(this.parsers, this.routes.get(runTrigger));
     this.routed = new Int32Array(this.parsers.length);
     this.routedAt = this.parsers.map(() => 0);
   }
@@ -216,17 +223,45 @@ class LineScanner implements DigestParser, NearbyLines {
       }
       const number = this.lineNumber + 1;
       this.routedCount = 0;
-      while (finder.start !== -1 && finder.start < lineEnd) {
-        for (const index of this.routes.get(finder.trigger) as number[]) {
-          if (this.routedAt[index] === number) continue;
-          this.routedAt[index] = number;
-          this.routed[this.routedCount++] = index;
+      // A plain `=== RUN   Name` line while no parser is engaged: counted, not offered (see `runLines`).
+      if (!this.engaged && this.runTaker && finder.start === position && finder.trigger === runTrigger) {
+        const nameEnd = plainRunNameEnd(text, position, lineEnd);
+        finder.advance();
+        if (nameEnd !== -1 && (finder.start === -1 || finder.start >= lineEnd)) {
+          this.runCount++;
+          this.runNameStart = nameEnd - nameLength(text, nameEnd);
+          this.runNameEnd = nameEnd;
+          this.lineNumber++;
+          position = lineEnd + 1;
+          continue;
         }
+        this.routeTrigger(runTrigger, number);
+      }
+      while (finder.start !== -1 && finder.start < lineEnd) {
+        this.routeTrigger(finder.trigger, number);
         finder.advance();
       }
+      if (this.runCount > 0) this.giveRuns();
       this.offer(position, lineEnd);
       position = lineEnd + 1;
     }
+    if (this.runCount > 0) this.giveRuns();
+  }
+
+  /** Adds the parsers `trigger` routes to to those the line `number` is offered to. */
+  private routeTrigger(trigger: string, number: number): void {
+    for (const index of this.routes.get(trigger) as number[]) {
+      if (this.routedAt[index] === number) continue;
+      this.routedAt[index] = number;
+      this.routed[this.routedCount++] = index;
+    }
+  }
+
+  /** Hands the counted `=== RUN` lines to their parser: before any other line is offered. */
+  private giveRuns(): void {
+    const count = this.runCount;
+    this.runCount = 0;
+    this.runTaker?.runLines?.(count, this.text.slice(this.runNameStart, this.runNameEnd));
   }
 
   private offer(start: number, end: number): void {
@@ -274,6 +309,42 @@ class LineScanner implements DigestParser, NearbyLines {
     this.tail = [...this.tail, ...lines].slice(-3);
     this.lineStart = text.length;
   }
+}
+
+const runTrigger = "=== RUN";
+
+/**
+ * The parser that takes plain `=== RUN` lines in bulk: the one with `runLines` among the parsers the
+ * trigger routes to, when every other one ignores such lines; else null (every line is offered).
+ */
+function runTaker(parsers: FormatParser[], routes: number[] | undefined): FormatParser | null {
+  const takers = (routes ?? []).filter((index) => parsers[index].runLines);
+  const others = (routes ?? []).filter((index) => !parsers[index].runLines);
+  if (takers.length !== 1 || !others.every((index) => parsers[index].ignoresRunLines)) return null;
+  return parsers[takers[0]];
+}
+
+/**
+ * Where the name of the plain run line from `start` to `end` (`=== RUN`, spaces, then printable ASCII
+ * up to the line's end, which cleaning leaves as it is) ends, or -1 when the line is not one.
+ */
+function plainRunNameEnd(text: string, start: number, end: number): number {
+  let index = start + runTrigger.length;
+  if (text.charCodeAt(index) !== 32) return -1;
+  while (text.charCodeAt(index) === 32) index++;
+  if (index >= end) return -1;
+  for (; index < end; index++) {
+    const code = text.charCodeAt(index);
+    if (code <= 32 || code >= 127) return -1;
+  }
+  return end;
+}
+
+/** The length of the run of non-space characters that ends at `end`. */
+function nameLength(text: string, end: number): number {
+  let start = end;
+  while (text.charCodeAt(start - 1) !== 32) start--;
+  return end - start;
 }
 
 /** Where the line holding `index` starts. */

@@ -36,6 +36,20 @@ export interface FormatParser {
   line(text: string, lineNumber: number): void;
   /** The log ended: commit or discard what is still open. */
   end(): void;
+  /**
+   * Optional, for go's verbose output, where `=== RUN   Name` is most of the lines parsers get: while
+   * no parser is engaged, a plain ASCII line `=== RUN` + spaces + a name and nothing else, with no other
+   * trigger on it, is not offered. The scanner counts such lines and, before the next line any parser is
+   * offered (and at the end of each scanned window), calls this with their count and the last one's
+   * name. It must leave the parser as `count` calls of `line` with those lines would have.
+   */
+  runLines?(count: number, lastName: string): void;
+  /**
+   * True when such a line (see `runLines`) changes nothing in this parser while it is not engaged, so
+   * it need not be offered; the scanner takes the bulk path only when every other parser the line
+   * reaches says so.
+   */
+  readonly ignoresRunLines?: boolean;
 }
 
 export type FormatFactory = (context: FormatContext) => FormatParser;

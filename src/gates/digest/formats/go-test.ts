@@ -96,6 +96,14 @@ class GoTestParser implements FormatParser {
     if (packageEndLine.test(text)) this.commitPending();
   }
 
+  /** As `count` unengaged `=== RUN` lines: see `FormatParser.runLines`. */
+  runLines(count: number, lastName: string): void {
+    this.verbose = true;
+    this.runs += count;
+    this.running = lastName;
+    this.commitPending();
+  }
+
   end(): void {
     this.commitPending();
     if (this.verbose) this.context.collector.countTests(this.runner, Math.max(this.runs - this.skips, 0));

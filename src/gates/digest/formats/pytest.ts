@@ -20,6 +20,8 @@ export const pytest: FormatFactory = (context) => new PytestParser(context);
 class PytestParser extends DraftParser {
   readonly runner = "pytest";
   readonly triggers = ["__ ", "=== ", "FAIL", "ERROR", "passed", "failed"];
+  // Outside a failure's section a `=== ` line that is not `====` is ignored (see `scan`).
+  readonly ignoresRunLines = true;
   private inFailures = false;
 
   protected scan(text: string, lineNumber: number): void {
