@@ -2,28 +2,25 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
-import { applySteering } from "../steering.ts";
-import { answerComment } from "./answer-comment.ts";
-import { commitIteration, screenChange } from "./commit-and-screen.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
-import { judgeAttempt, measureMetric } from "./metric-steps.ts";
-import { openPullRequest } from "./open-pull-request.ts";
 import { prepare } from "./prepare.ts";
-import { runReplanTurn } from "./replan-turn.ts";
-import { runReviewTurn } from "./review-turn.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
-import { completeTask, readTasks } from "./task-steps.ts";
-import { runVerifierTurn } from "./verifier-turn.ts";
-import { startCiRepair, watchCi } from "./watch-ci.ts";
 
+/**
+ * Runs one action. The steps a loop reaches only after its first maker turn (commit and screen, verifier,
+ * review, replan, metric and task steps, pull request, comments, CI) are imported when first needed, so a
+ * fresh controller (one process per loop, see service/controller-run.ts) reaches the maker without
+ * loading the tamper screens, the verifier, the reviewer or the forge clients.
+ */
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
   switch (action.kind) {
     case "prepare":
       return prepare(context);
     case "apply_steering": {
       const state = context.state();
+      const { applySteering } = await import("../steering.ts"); // its gate and budget schemas load zod
       const { spec, changes } = applySteering(state.spec, state.pendingSteers);
       return context.append("steering_applied", { changes, spec });
     }
@@ -32,11 +29,11 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "run_maker":
       return runMakerTurn(context, action.resume, action.reviewRound);
     case "run_review":
-      return runReviewTurn(context, action.round);
+      return (await import("./review-turn.ts")).runReviewTurn(context, action.round);
     case "commit":
-      return commitIteration(context);
+      return (await import("./commit-and-screen.ts")).commitIteration(context);
     case "screen":
-      return screenChange(context);
+      return (await import("./commit-and-screen.ts")).screenChange(context);
     case "run_gates":
       return runGatePhase(context, action.iteration, action.phase, action.gateIds);
     case "record_flags":
@@ -44,21 +41,21 @@ export async function executeAction(context: RunContext, action: Action): Promis
         await context.append("tamper_flagged", { iteration: action.iteration, flag });
       return;
     case "run_verifier":
-      return runVerifierTurn(context);
+      return (await import("./verifier-turn.ts")).runVerifierTurn(context);
     case "end_iteration": {
       const { kind: _kind, ...ended } = action;
       return context.append("iteration_ended", ended);
     }
     case "replan":
-      return runReplanTurn(context, action.afterIteration);
+      return (await import("./replan-turn.ts")).runReplanTurn(context, action.afterIteration);
     case "measure_metric":
-      return measureMetric(context, action.iteration, action.phase);
+      return (await import("./metric-steps.ts")).measureMetric(context, action.iteration, action.phase);
     case "judge_attempt":
-      return judgeAttempt(context, action.iteration, action.kept);
+      return (await import("./metric-steps.ts")).judgeAttempt(context, action.iteration, action.kept);
     case "read_tasks":
-      return readTasks(context);
+      return (await import("./task-steps.ts")).readTasks(context);
     case "complete_task":
-      return completeTask(context, action.iteration, action.taskId);
+      return (await import("./task-steps.ts")).completeTask(context, action.iteration, action.taskId);
     case "block_task": {
       const { kind: _kind, ...blocked } = action;
       return context.append("task_blocked", blocked);
@@ -66,13 +63,13 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "finish":
       return finishLoop(context);
     case "open_pull_request":
-      return openPullRequest(context);
+      return (await import("./open-pull-request.ts")).openPullRequest(context);
     case "answer_comment":
-      return answerComment(context, action);
+      return (await import("./answer-comment.ts")).answerComment(context, action);
     case "watch_ci":
-      return watchCi(context, action.sha, action.round);
+      return (await import("./watch-ci.ts")).watchCi(context, action.sha, action.round);
     case "start_ci_repair":
-      return startCiRepair(context, action.sha);
+      return (await import("./watch-ci.ts")).startCiRepair(context, action.sha);
     case "pause":
       return context.append("loop_paused", {});
     case "park": {
