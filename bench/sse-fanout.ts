@@ -1,9 +1,10 @@
 /**
  * SSE fan-out: 100 clients (in a process of their own, see sse-clients.ts) connected to `/api/events` of
  * the real server (createServer with the dashboard mounted, listening on loopback, in this process), and
- * events appended at 40 per second: first through the server's own store (as the service's supervisor
- * appends: the live feed is nudged at once), then through a second store handle that the feed only sees
- * by polling SQLite (as a foreground `run` or another process appends; poll period 50 ms). Measured: the
+ * events appended at 40 per second: first through the server's own store (as an owner's action through
+ * the API appends: the live feed is nudged at once), then through a second store handle that the feed only
+ * sees by polling SQLite (as the loops' controller processes, one per loop, and a foreground `run` append;
+ * poll period 50 ms). Measured: the
  * delay from the start of each append to each client's receipt of that event (every event at every
  * client; a missing or repeated one fails the benchmark). Baseline: a plain HTTP GET round trip (the
  * dashboard's script) on the same server in the same run, with the 100 streams open.

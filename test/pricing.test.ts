@@ -104,4 +104,27 @@ describe("price table", () => {
     assert.equal(priceOf("o3", custom)?.input, 9);
     assert.equal(priceOf("gpt-4o", custom)?.input, 2.5);
   });
+
+  test("$LOOPWRIGHT_PRICES of the wrong shape is refused with the field that is wrong", () => {
+    const folder = mkdtempSync(join(tmpdir(), "loopwright-prices-"));
+    const path = join(folder, "prices.json");
+    const refused = (table: unknown, message: string) => {
+      writeFileSync(path, JSON.stringify(table));
+      assert.throws(() => priceTable({ LOOPWRIGHT_PRICES: path }), {
+        message: `LOOPWRIGHT_PRICES: ${message}`,
+      });
+    };
+    refused({ models: { m: { input: -1, output: 2 } } }, "models.m.input: expected a number at least 0");
+    refused({ models: { m: { input: 1 } } }, "models.m.output: expected a number at least 0");
+    refused(
+      { models: { m: { input: 1, output: 2, cachedInput: "x" } } },
+      "models.m.cachedInput: expected a number at least 0",
+    );
+    refused({ models: [] }, "models: expected an object");
+    refused({}, "models: expected an object");
+    refused({ models: {}, aliases: { a: 3 } }, "aliases.a: expected a string");
+    refused({ models: {}, checkedOn: 1 }, "checkedOn: expected a string");
+    writeFileSync(path, JSON.stringify({ models: { m: { input: 1, output: 2, cachedInput: 0.5 } } }));
+    assert.equal(priceOf("m", priceTable({ LOOPWRIGHT_PRICES: path }))?.cachedInput, 0.5);
+  });
 });

@@ -6,22 +6,51 @@
  * models have no price, and the cost stays unknown rather than guessed from a cousin.
  */
 import { readFileSync } from "node:fs";
-import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import type { TokenUsage } from "./engine.ts";
 import shipped from "./prices.json" with { type: "json" };
 
-const priceSchema = z.object({
-  input: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-  cachedInput: z.number().nonnegative().optional(),
-});
-const tableSchema = z.object({
-  checkedOn: z.string().optional(),
-  aliases: z.record(z.string(), z.string()).optional(),
-  models: z.record(z.string(), priceSchema),
-});
-export type ModelPrice = z.infer<typeof priceSchema>;
+/** Dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
+interface PriceFile {
+  checkedOn?: string;
+  aliases?: Record<string, string>;
+  models: Record<string, ModelPrice>;
+}
+
+/**
+ * Checks a price file's shape (written by hand rather than with zod: this module is loaded by every
+ * engine, and zod's load alone is a third of a loop controller's start). Throws the first problem.
+ */
+function parsePriceFile(value: unknown): PriceFile {
+  const record = (at: string, candidate: unknown): Record<string, unknown> => {
+    if (typeof candidate !== "object" || candidate === null || Array.isArray(candidate))
+      throw new Error(`${at}: expected an object`);
+    return candidate as Record<string, unknown>;
+  };
+  const file = record("the table", value);
+  if (file.checkedOn !== undefined && typeof file.checkedOn !== "string")
+    throw new Error("checkedOn: expected a string");
+  const aliases = file.aliases === undefined ? undefined : record("aliases", file.aliases);
+  for (const [name, target] of Object.entries(aliases ?? {}))
+    if (typeof target !== "string") throw new Error(`aliases.${name}: expected a string`);
+  const models = record("models", file.models);
+  for (const [name, price] of Object.entries(models)) {
+    const fields = record(`models.${name}`, price);
+    for (const field of ["input", "output", "cachedInput"]) {
+      const amount = fields[field];
+      if (amount === undefined && field === "cachedInput") continue;
+      if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0)
+        throw new Error(`models.${name}.${field}: expected a number at least 0`);
+    }
+  }
+  return file as unknown as PriceFile;
+}
 
 /** Prices by canonical model id. An alias entry (`aliases` in the JSON) points at another id. */
 export type PriceTable = Record<string, ModelPrice>;
@@ -30,13 +59,13 @@ let cached: PriceTable | undefined;
 
 /** The day (YYYY-MM-DD) the shipped prices were last checked against the providers' pages. */
 export function priceTableDate(): string {
-  return tableSchema.parse(shipped).checkedOn ?? "unknown";
+  return parsePriceFile(shipped).checkedOn ?? "unknown";
 }
 
 /** The price table in force: the shipped one, overridden entry by entry by `$LOOPWRIGHT_PRICES`. */
 export function priceTable(env: NodeJS.ProcessEnv = process.env): PriceTable {
   if (cached && !env.LOOPWRIGHT_PRICES) return cached;
-  const table = expand(tableSchema.parse(shipped));
+  const table = expand(parsePriceFile(shipped));
   if (env.LOOPWRIGHT_PRICES) {
     let text: string;
     try {
@@ -50,10 +79,13 @@ export function priceTable(env: NodeJS.ProcessEnv = process.env): PriceTable {
     } catch {
       throw new UsageError(`LOOPWRIGHT_PRICES: ${env.LOOPWRIGHT_PRICES} is not JSON`);
     }
-    const parsed = tableSchema.safeParse(value);
-    if (!parsed.success)
-      throw new UsageError(`LOOPWRIGHT_PRICES: ${parsed.error.issues[0]?.message ?? "invalid price table"}`);
-    Object.assign(table, expand(parsed.data));
+    let parsed: PriceFile;
+    try {
+      parsed = parsePriceFile(value);
+    } catch (error) {
+      throw new UsageError(`LOOPWRIGHT_PRICES: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    Object.assign(table, expand(parsed));
     return table;
   }
   cached = table;
@@ -98,7 +130,7 @@ export function costOf(model: string, usage: TokenUsage, table = priceTable()): 
 }
 
 /** The table's entries keyed by canonical id, aliases resolved to the entry they name. */
-function expand(table: z.infer<typeof tableSchema>): PriceTable {
+function expand(table: PriceFile): PriceTable {
   const result: PriceTable = {};
   for (const [model, price] of Object.entries(table.models)) result[canonicalModelId(model)] = price;
   for (const [alias, target] of Object.entries(table.aliases ?? {})) {

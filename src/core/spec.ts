@@ -2,6 +2,7 @@ import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
 import { parseDuration } from "./duration.ts";
 import { isDeterministic, verifierGateId } from "./gate-facts.ts";
+import { reviewerEngine } from "./review-engine.ts";
 import { scheduleSchema } from "./schedule-field.ts";
 import { criterionGatePrefix, defaultStrategy, strategySchema } from "./strategy-spec.ts";
 import { resolveAcceptName } from "./tamper-acceptance.ts";
@@ -106,11 +107,7 @@ export const reviewSchema = z
   });
 export type ReviewSpec = z.infer<typeof reviewSchema>;
 
-/** The reviewer's engine entry (the review fields without rounds and checklist). */
-export function reviewerEngine(review: ReviewSpec): EngineSpec {
-  const { rounds: _rounds, checklist: _checklist, ...engine } = review;
-  return engine;
-}
+export { reviewerEngine };
 
 /**
  * Why a reviewer may not run as specified, if it may not: it must not be the maker's own engine and

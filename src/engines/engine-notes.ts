@@ -4,7 +4,8 @@
  * cap cannot be enforced because the engine reports no usage or its model has no price, and when turns
  * run without the operating-system sandbox.
  */
-import { type EngineSpec, reviewerEngine, type Spec } from "../core/spec.ts";
+import { reviewerEngine } from "../core/review-engine.ts";
+import type { EngineSpec, Spec } from "../core/spec.ts";
 import { type SandboxAvailability, sandboxAvailability } from "../sandbox/sandbox-availability.ts";
 import { unpricedWarnings } from "./pricing-notes.ts";
 import { agentCliDefinition, chooseVerifier, providerOf } from "./registry.ts";

@@ -6,8 +6,8 @@
 import { cap } from "../core/cap-text.ts";
 import type { GateResult } from "../core/events.ts";
 import { flagStanding } from "../core/flag-standing.ts";
+import { isDeterministic, verifierGateId } from "../core/gate-facts.ts";
 import { passesPolicy } from "../core/gate-status.ts";
-import { isDeterministic, verifierGateId } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
 import { ciRepairSection } from "./ci-wording.ts";
 import { commentBriefSection } from "./comment-rounds.ts";

@@ -6,8 +6,9 @@
  */
 import { createHash } from "node:crypto";
 import type { GatePhase, IterationOutcome, RecordedTamperFlag, StopReason } from "../core/events.ts";
+import { isDeterministic, verifierGateId } from "../core/gate-facts.ts";
 import { type GateAssessment, isAcceptable, passesPolicy } from "../core/gate-status.ts";
-import { type GateSpec, isDeterministic, verifierGateId } from "../core/spec.ts";
+import type { GateSpec } from "../core/spec.ts";
 import { deriveOverall } from "../verify/derive-overall.ts";
 import { ciPassedNote, ciRepairDue, nextCiStep } from "./ci-rounds.ts";
 import { nextCommentStep } from "./comment-rounds.ts";

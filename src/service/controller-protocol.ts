@@ -28,6 +28,8 @@ export interface RunSummary {
   shutdown: boolean;
   /** The controller's peak resident memory (VmHWM), in KiB. */
   peakRssKib: number;
+  /** The controller's CPU time (user + system) from its start to the run's end, in ms. */
+  cpuMs: number;
 }
 
 export type ControllerMessage =

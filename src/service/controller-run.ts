@@ -87,6 +87,7 @@ export async function runController(): Promise<void> {
       parkedUntil: state.parkedUntil,
       shutdown: shutDown,
       peakRssKib: peakRssKib(),
+      cpuMs: cpuMs(),
     };
     log(`run ended: ${JSON.stringify(summary)}`);
     await sendAndExit({ type: "ended", summary }, 0);
@@ -132,6 +133,12 @@ async function sendAndExit(message: ControllerMessage, code: number): Promise<ne
   if (process.connected)
     await new Promise<void>((resolve) => process.send?.(message, undefined, undefined, () => resolve()));
   process.exit(code);
+}
+
+/** CPU time (user + system) this process has used, in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return Math.round((user + system) / 1000);
 }
 
 /** Peak resident memory of this process in KiB (`getrusage`'s maxrss, VmHWM on Linux). */

@@ -145,10 +145,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       return [];
     });
     for (const firing of fired) log(describeFiring(firing));
-    pollComments(now());
     // Holders first, views second: a controller records its last events before it lets go of its lock.
     const released = await releasedForeignLoops();
     const views = await watch.refresh();
+    pollComments(now(), views);
     // Mine count as held without asking; the others' holders are read only when something waits.
     const holders = new Map<string, boolean>(views.map((view) => [view.loop.id, running.has(view.loop.id)]));
     const readHolders = async () => {

@@ -2,14 +2,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
-import { applySteering } from "../steering.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import { runMakerTurn } from "./maker-turn.ts";
-import { judgeAttempt, measureMetric } from "./metric-steps.ts";
 import { prepare } from "./prepare.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
 import { startIteration } from "./start-iteration.ts";
-import { completeTask, readTasks } from "./task-steps.ts";
 
 /** A module loaded once, when first asked for; a failed load fails every ask (the step that needs it). */
 function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
@@ -43,12 +40,19 @@ function preloadAfterMaker(): void {
   for (const load of Object.values(afterMaker)) load().catch(() => {});
 }
 
+/**
+ * Runs one action. The steps a loop reaches only after its first maker turn (commit and screen, verifier,
+ * review, replan, metric and task steps, pull request, comments, CI) are imported when first needed, so a
+ * fresh controller (one process per loop, see service/controller-run.ts) reaches the maker without
+ * loading the tamper screens, the verifier, the reviewer or the forge clients.
+ */
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
   switch (action.kind) {
     case "prepare":
       return prepare(context);
     case "apply_steering": {
       const state = context.state();
+      const { applySteering } = await import("../steering.ts"); // its gate and budget schemas load zod
       const { spec, changes } = applySteering(state.spec, state.pendingSteers);
       return context.append("steering_applied", { changes, spec });
     }
@@ -78,13 +82,13 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "replan":
       return (await afterMaker.replan()).runReplanTurn(context, action.afterIteration);
     case "measure_metric":
-      return measureMetric(context, action.iteration, action.phase);
+      return (await import("./metric-steps.ts")).measureMetric(context, action.iteration, action.phase);
     case "judge_attempt":
-      return judgeAttempt(context, action.iteration, action.kept);
+      return (await import("./metric-steps.ts")).judgeAttempt(context, action.iteration, action.kept);
     case "read_tasks":
-      return readTasks(context);
+      return (await import("./task-steps.ts")).readTasks(context);
     case "complete_task":
-      return completeTask(context, action.iteration, action.taskId);
+      return (await import("./task-steps.ts")).completeTask(context, action.iteration, action.taskId);
     case "block_task": {
       const { kind: _kind, ...blocked } = action;
       return context.append("task_blocked", blocked);

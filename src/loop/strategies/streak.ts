@@ -7,7 +7,7 @@
  * the full runs of the whole loop. Pure.
  */
 import { confirmPhase } from "../../core/events.ts";
-import { isDeterministic } from "../../core/spec.ts";
+import { isDeterministic } from "../../core/gate-facts.ts";
 import type { StreakStrategy } from "../../core/strategy-spec.ts";
 import type { Action } from "../decide.ts";
 import type { IterationState, LoopState } from "../state.ts";

@@ -4,7 +4,8 @@
  * the order they ran. A `recheck` reruns only failing tests, so it is not a full run. Pure.
  */
 import { confirmPhase, type GatePhase, type GateResult } from "../../core/events.ts";
-import { isDeterministic, type Spec } from "../../core/spec.ts";
+import { isDeterministic } from "../../core/gate-facts.ts";
+import type { Spec } from "../../core/spec.ts";
 import type { LoopState } from "../state.ts";
 
 export interface SuiteRun {
