@@ -1,7 +1,8 @@
 /**
  * `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it.
  * `run` starts the sandbox probe (a process) first and only then loads what the run needs (the spec
- * reader, preflight, the store, the runner: most of the start-up's modules), so the two overlap.
+ * reader, preflight, the store, the runner: most of the start-up's modules), so the two overlap. A spec
+ * unchanged since it was last read comes from the spec cache (no YAML parser, no schema library).
  */
 import { SpecError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
@@ -16,15 +17,15 @@ export async function runLoopCommand(
   if (options.detach) return (await import("./detach-command.ts")).detachLoopCommand(specArgument, options);
   // The probe never rejects: it settles with the sandbox's availability, cached for the run.
   const sandboxProbed = primeSandboxAvailability();
-  const [{ describeRule }, { loadSpecFile }, { createLoop }, { preflight }, { openSession }] =
+  const [{ describeRule }, { loadSpecFileCached }, { createLoop }, { preflight }, { openSession }] =
     await Promise.all([
-      import("../../core/schedule-field.ts"),
-      import("../../core/spec-file.ts"),
+      import("../../core/schedule-rule.ts"),
+      import("../../core/spec-cache.ts"),
       import("../../loop/create-loop.ts"),
       import("../../loop/preflight.ts"),
       import("../session.ts"),
     ]);
-  const loaded = await loadSpecFile(specArgument);
+  const loaded = await loadSpecFileCached(specArgument);
   if (loaded.spec.schedule) {
     process.stderr.write(
       `note: ${specArgument} has a schedule (${describeRule(loaded.spec.schedule)}); run starts it once, now. ` +
