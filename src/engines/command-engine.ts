@@ -13,10 +13,15 @@ import type { Engine } from "../core/engine.ts";
 /** How much of a maker's stdout is kept as its account of the attempt. */
 export const accountLimit = 2048;
 
+const turnCode = () => import("./run-command-turn.ts");
+
 export function createCommandEngine(command: string): Engine {
   return {
     name: "command",
     family: `command:${command}`,
-    runTurn: async (request) => (await import("./run-command-turn.ts")).runCommandTurn(command, request),
+    runTurn: async (request) => (await turnCode()).runCommandTurn(command, request),
+    preload: () => turnCode().then(ignore, ignore),
   };
 }
+
+function ignore(): void {}

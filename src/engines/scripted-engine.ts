@@ -8,10 +8,15 @@
 import type { Engine } from "../core/engine.ts";
 import type { ScriptedTurn } from "../core/spec.ts";
 
+const turnCode = () => import("./play-scripted-turn.ts");
+
 export function createScriptedEngine(turns: ScriptedTurn[]): Engine {
   return {
     name: "scripted",
     family: "scripted",
-    runTurn: async (request) => (await import("./play-scripted-turn.ts")).playTurn(turns, request),
+    runTurn: async (request) => (await turnCode()).playTurn(turns, request),
+    preload: () => turnCode().then(ignore, ignore),
   };
 }
+
+function ignore(): void {}
