@@ -3,7 +3,7 @@
  * that has not changed load neither the YAML parser nor the schema library (most of their start-up).
  * An entry is used only when everything the parse read is as it was: the spec's text, its folder, the
  * `script:` files of scripted engines, and the code that parsed it (this folder's files, the YAML and
- * schema packages, Node). Only a valid spec is kept; an invalid one is parsed every time, so its
+ * schema packages' entry files, Node). Only a valid spec is kept; an invalid one is parsed every time, so its
  * problems are always the parser's own. A cache that cannot be read or written changes nothing.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
@@ -20,6 +20,8 @@ export const maximumSpecBytes = 1024 * 1024;
 /** One spec path's entry: what the parse read, and what it gave. */
 interface SpecCacheEntry {
   code: string;
+  /** The YAML and schema packages' entry files as the parse found them (`fileStamp`). */
+  packages: { path: string; stamp: string }[];
   directory: string;
   text: string;
   /** Files the parse read besides the spec (scripted engines' `script:`), with their text. */
@@ -48,15 +50,24 @@ export async function loadSpecFileForAnyModeCached(
   const code = codeStamp();
   const cached = readEntry(entryPath);
   if (cached && cached.code === code && cached.directory === directory && cached.text === text) {
-    if (cached.files.every((file) => readScript(file.path) === file.text))
-      return { ...cached.parsed, specPath };
+    const same =
+      cached.packages.every((entry) => fileStamp(entry.path) === entry.stamp) &&
+      cached.files.every((file) => readScript(file.path) === file.text);
+    if (same) return { ...cached.parsed, specPath };
   }
   const { parseSpecTextForAnyMode } = await import("./spec-file.ts");
   const filesRead: string[] = [];
   const parsed = parseSpecTextForAnyMode(text, path, directory, filesRead);
   const files = filesRead.map((file) => ({ path: file, text: readScript(file) }));
-  if (files.every((file) => file.text !== undefined))
-    writeEntry(entryPath, { code, directory, text, files: files as SpecCacheEntry["files"], parsed });
+  // Resolved now that the parser has loaded them (the loader answers from its cache).
+  const packages = ["yaml", "zod"].map((name) => {
+    const file = fileURLToPath(import.meta.resolve(name));
+    return { path: file, stamp: fileStamp(file) };
+  });
+  if (files.every((file) => file.text !== undefined)) {
+    const entryFiles = files as SpecCacheEntry["files"];
+    writeEntry(entryPath, { code, packages, directory, text, files: entryFiles, parsed });
+  }
   return { ...parsed, specPath };
 }
 
@@ -74,7 +85,8 @@ function readScript(path: string): string | undefined {
 
 function readEntry(entryPath: string): SpecCacheEntry | undefined {
   try {
-    return JSON.parse(readFileSync(entryPath, "utf8")) as SpecCacheEntry;
+    const entry = JSON.parse(readFileSync(entryPath, "utf8")) as SpecCacheEntry | null;
+    return Array.isArray(entry?.packages) && Array.isArray(entry.files) ? entry : undefined;
   } catch {
     return undefined;
   }
@@ -95,27 +107,27 @@ function writeEntry(entryPath: string, entry: SpecCacheEntry): void {
 let stamp: string | undefined;
 
 /**
- * What identifies the parser: Node (time zones come from its ICU), the name, size and modification
- * time of every file in this folder (the schema and its helpers; a rebuild or an edit changes them), and
- * the YAML and schema packages' entry files.
+ * What identifies the parser, with the packages of the entry: Node (time zones come from its ICU) and
+ * every file in this folder (the schema and its helpers; a rebuild or an edit changes them).
  */
 function codeStamp(): string {
   if (stamp !== undefined) return stamp;
   const folder = dirname(fileURLToPath(import.meta.url));
   const files = readdirSync(folder)
     .sort()
-    .map((name) => join(folder, name));
-  const packages = ["yaml", "zod"].map((name) => fileURLToPath(import.meta.resolve(name)));
-  const parts = [...files, ...packages].map((file) => {
-    try {
-      const stats = statSync(file);
-      return `${file}:${stats.size}:${stats.mtimeMs}`;
-    } catch {
-      return `${file}:-`;
-    }
-  });
-  stamp = [process.version, ...parts].join("\n");
+    .map((name) => `${name}:${fileStamp(join(folder, name))}`);
+  stamp = [process.version, folder, ...files].join("\n");
   return stamp;
+}
+
+/** A file's size and modification time; `-` when it cannot be read. */
+function fileStamp(file: string): string {
+  try {
+    const stats = statSync(file);
+    return `${stats.size}:${stats.mtimeMs}`;
+  } catch {
+    return "-";
+  }
 }
 
 /** A file name for the spec's path (FNV-1a, twice): entries are checked whole, so a clash only misses. */
