@@ -7,7 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadSpecFileCached, loadSpecFileForAnyModeCached } from "../src/core/spec-cache.ts";
@@ -113,6 +121,24 @@ describe("validate and run of an unchanged spec", () => {
     const run = traced(sandbox, ["run", spec]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /hooks-only\.yaml:1: maker: required to run a loop/);
+  });
+
+  test("a change to the parser's code (a file beside the schema) makes the spec read again", async () => {
+    const spec = await sandbox.spec(validSpec, join(sandbox.root, "code.yaml"));
+    const sources = { LOOPWRIGHT_FROM: "src" };
+    assert.equal(traced(sandbox, ["validate", spec], sources).code, 0);
+    assert.deepEqual(loadedSpecLibraries(traced(sandbox, ["validate", spec], sources).modules), []);
+    // The command runs this checkout's sources: a new modification time stands for an edit or a rebuild.
+    const schemaHelper = new URL("../src/core/duration.ts", import.meta.url).pathname;
+    const { atime, mtime } = statSync(schemaHelper);
+    utimesSync(schemaHelper, atime, new Date(mtime.getTime() + 1000));
+    try {
+      const again = traced(sandbox, ["validate", spec], sources);
+      assert.equal(again.code, 0, again.stderr);
+      assert.notDeepEqual(loadedSpecLibraries(again.modules), []);
+    } finally {
+      utimesSync(schemaHelper, atime, mtime);
+    }
   });
 
   test("a home where the cache cannot be written changes nothing", async () => {
