@@ -16,9 +16,13 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showHelpAfterError("(run loopwright --help for usage)");
-  defineCommands(program, (code) => {
-    exitCode = code;
-  });
+  defineCommands(
+    program,
+    (code) => {
+      exitCode = code;
+    },
+    argv[0],
+  );
   try {
     await program.parseAsync(argv, { from: "user" });
     return exitCode;
