@@ -15,9 +15,9 @@ import type { Store } from "../store/store.ts";
 import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
 import { type CommentPoll, createCommentPoll } from "./comment-poll.ts";
-import { createControllerPool } from "./controller-pool.ts";
-import { type ControllerProcess, controllerLogPath, describeExit } from "./controller-process.ts";
-import type { ControllerMessage, RunSummary } from "./controller-protocol.ts";
+import { createControllerPool, defaultLoopsPerController, type LoopController } from "./controller-pool.ts";
+import { controllerLogPath, describeExit } from "./controller-process.ts";
+import type { RunSummary } from "./controller-protocol.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
 import { describeFiring, type FireDueSchedules, registeredSchedules } from "./schedule-firing.ts";
@@ -37,8 +37,13 @@ export interface SupervisorOptions {
   now?: () => number;
   /** How many times in a row a loop whose controller died is resumed before it is stopped (default 3). */
   maxRestarts?: number;
-  /** Controllers kept started ahead, idle, for the next loops to start (default 0: each starts for its loop). */
+  /** Free places for loops kept ready in controllers started ahead (default 0: started when needed). */
   idleControllers?: number;
+  /**
+   * How many loops one controller process runs in its life (default 8; 1: a process per loop). A loop whose
+   * controller died runs alone in a process until one of its runs ends by itself.
+   */
+  loopsPerController?: number;
   /** Called at every tick: looks for `/loopwright` review comments in the background (comment-poll.ts). */
   pollComments?: CommentPoll;
 }
@@ -50,7 +55,7 @@ export interface SupervisedRun {
   /** Set once the run has started (its `run_started` event). */
   runId?: string;
   command: "run" | "resume";
-  /** The controller process's pid. */
+  /** The controller process's pid (shared by the loops that process runs). */
   pid: number;
   /** Resolves once the controller has exited and the supervisor has dealt with its end. */
   done: Promise<void>;
@@ -97,8 +102,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const now = options.now ?? (() => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0));
   const maxRestarts = options.maxRestarts ?? 3;
   const watch = createLoopWatch(store);
-  const pool = createControllerPool(home, options.idleControllers ?? 0);
-  const running = new Map<string, SupervisedRun & { controller: ControllerProcess }>();
+  const pool = createControllerPool(home, {
+    idle: options.idleControllers ?? 0,
+    loopsPerController: options.loopsPerController ?? defaultLoopsPerController,
+  });
+  const running = new Map<string, SupervisedRun & { controller: LoopController }>();
   const notBefore = new Map<string, number>();
   /** Per loop: its controllers' deaths in a row (reset when a run ends by itself). */
   const deaths = new Map<string, number>();
@@ -281,8 +289,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   function launch(view: WatchedLoop, command: "run" | "resume", why: string, stopMessage?: string): void {
     const { loop } = view;
-    const controller = pool.take(loop.id);
-    const run: SupervisedRun & { controller: ControllerProcess } = {
+    // A loop whose controller died runs alone: it takes no other loop down with it again.
+    const alone = (deaths.get(loop.id) ?? 0) > 0 || stopMessage !== undefined;
+    const controller = pool.take(loop.id, { alone });
+    const run: SupervisedRun & { controller: LoopController } = {
       loopId: loop.id,
       name: loop.name,
       command,
@@ -293,10 +303,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     running.set(loop.id, run);
     recoveryReasons.delete(loop.id);
     log(`loop ${loop.name} (${loop.id}): starting (${why}), controller pid ${controller.pid}`);
-    let closing: ControllerMessage | undefined;
-    controller.onMessage((message) => {
-      if (message.type === "started") run.runId = message.runId;
-      else if (message.type !== "ready") closing = message;
+    void controller.started.then((runId) => {
+      run.runId = runId;
     });
     // Controllers load in parallel, but each run starts (takes its lock, records `run_started`) only once
     // the one launched before it has: loops start in the order they were chosen, whichever loads first.
@@ -312,9 +320,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       });
       await Promise.race([controller.started, delay(startTurnTimeoutMs)]);
     })();
-    run.done = controller.exited
-      .then(async (exit) => {
+    run.done = controller.finished
+      .then(async (finish) => {
         const name = `loop ${loop.name} (${loop.id})`;
+        const closing = "closing" in finish ? finish.closing : undefined;
         if (closing?.type === "ended") {
           log(`${name}: ${describeEnd(closing.summary)}`);
           if (!closing.summary.shutdown) deaths.delete(loop.id);
@@ -322,8 +331,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         else if (closing?.type === "failed") {
           notBefore.set(loop.id, now() + retryAfterMs);
           log(`${name}: failed to run: ${closing.message}`);
-        } else if (!stopped) await controllerDied(view, run.runId, describeExit(exit));
-        else log(`${name}: its controller ${describeExit(exit)} during the shutdown`);
+        } else if ("exit" in finish) {
+          if (!stopped) await controllerDied(view, run.runId, describeExit(finish.exit));
+          else log(`${name}: its controller ${describeExit(finish.exit)} during the shutdown`);
+        }
       })
       .catch((error: unknown) =>
         log(`loop ${loop.name} (${loop.id}): ${error instanceof Error ? error.message : String(error)}`),
