@@ -134,7 +134,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
           `${burst} loops queued before \`serve\` started, all verified; the service announced itself ${serviceUpMs} ms after its spawn; from its spawn to maker_started: median ${median(fromServe).toFixed(0)} ms, p95 ${p95Serve.toFixed(0)}, max ${Math.max(...fromServe).toFixed(0)}`,
           `from loop_queued (includes the wait before serve started): median ${median(fromQueued).toFixed(0)} ms, p95 ${percentile(fromQueued, 95).toFixed(0)} ms`,
           `gap before each event up to the maker (median ms): ${describeMedians(queuedSteps)}`,
-          `controller CPU (user+system, from the controller.logs): ${queuedProcesses.length} controller processes ran the ${burst} loops; per process median ${median(queuedCpu).toFixed(0)} ms, sum ${(queuedCpu.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s`,
+          `controller CPU (user+system, from the controller.logs): ${queuedProcesses.length} controller processes ran the ${burst} loops; per process median ${median(queuedCpu).toFixed(0)} ms, sum ${(queuedCpu.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s; their peak RSS sum ${mib(queuedProcesses.reduce((total, controller) => total + controller.peakRssKib, 0))}`,
           `most runs going at once: ${mostAtOnce([...queued.values()])}; sampled every ${sampleEveryMs} ms: at most ${queuedSampled.most} controllers alive, PSS sum at most ${mib(queuedSampled.pssKib)}, RSS sum at most ${mib(queuedSampled.rssKib)}; the system's available memory dropped by at most ${mib(queuedSampled.availableDropKib)} (MemAvailable, against before serve started: the service, git, the engines and any other process on the machine included)`,
         ],
       },
