@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { runsOf, submitHangingLoop, waitForMakerOfRun } from "./support/hanging-loops.ts";
 import { createSandbox } from "./support/loop-sandbox.ts";
 import { startService, stopService, timelines, waitForStopped } from "./support/service-harness.ts";
-import { isAlive, processesOfRuns } from "./support/surviving-processes.ts";
+import { isAlive, processesOfRuns, survivors } from "./support/surviving-processes.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 const needsProc = process.platform === "linux" ? false : "finding processes needs /proc";
@@ -95,3 +95,32 @@ test("--loops-per-controller 1: each loop runs in a controller process of its ow
     await sandbox.cleanup();
   }
 });
+
+test("--idle-controllers 0: once its loops have ended, no controller process is left", {
+  skip: needsProc,
+  timeout: 180_000,
+}, async () => {
+  const sandbox = await createSandbox();
+  try {
+    await submitHangingLoop(sandbox, "one", 0);
+    await submitHangingLoop(sandbox, "two", 0);
+    const service = await startService(sandbox, ["--idle-controllers", "0"]);
+    try {
+      await waitForStopped(sandbox, ["one", "two"], "both loops to finish");
+      const [one, two] = ["one", "two"].map((name) =>
+        Number(runsOf(timelines(sandbox).get(name) ?? [])[0].data.pid),
+      );
+      assert.equal(one, two, "both loops in one controller");
+      await waitFor(() => controllers(sandbox.home).length === 0, "the controller to leave", 10_000);
+    } finally {
+      await stopService(service);
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+/** The live controller processes of the service of `home`. */
+function controllers(home: string): string[] {
+  return survivors(home).filter((process) => process.includes("controller-main"));
+}

@@ -3,7 +3,8 @@
  * one node process and one set of loaded modules serve many loops, so fifty loops cost a few processes'
  * memory and start-up, not fifty. Processes are started ahead (`idle` free places in ready ones), so a
  * loop the service starts does not wait for node to boot. `take` places a loop in a ready process with
- * room (the fullest first), else in one still loading, else in a new one.
+ * room (the fullest first), else in one still loading, else in a new one. A process whose loops have all
+ * ended leaves when the others hold the `idle` free places without it.
  *
  * A loop may ask to run alone, in a process that holds no other loop: the service does so for a loop
  * whose controller died, so that a loop that brings its process down takes no other loop with it twice,
@@ -108,6 +109,12 @@ export function createControllerPool(home: string, options: ControllerPoolOption
     });
     void finished.then(() => {
       host.holding -= 1;
+      // An empty process the free places of the others make spare leaves: a quiet service keeps `idle` places.
+      if (host.holding > 0 || host.given >= host.capacity || closed) return;
+      const others = open().filter((other) => other !== host);
+      if (others.reduce((sum, other) => sum + other.capacity - other.given, 0) < options.idle) return;
+      host.capacity = host.given;
+      host.process.order({ type: "leave" });
     });
     return {
       pid: host.process.pid,

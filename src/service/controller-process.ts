@@ -11,7 +11,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { homeLayout } from "../paths.ts";
-import type { ControllerMessage, RunOrder } from "./controller-protocol.ts";
+import type { ControllerMessage, LeaveOrder, RunOrder } from "./controller-protocol.ts";
 
 /** The controller entry beside this file, in this file's form. */
 const entry = fileURLToPath(
@@ -33,7 +33,7 @@ export interface ControllerProcess {
   /** Resolves once the controller has said `ready` (its modules are loaded and a store open) or exited. */
   ready: Promise<void>;
   /** Sends the order (once it is ready). */
-  order(order: RunOrder): void;
+  order(order: RunOrder | LeaveOrder): void;
   /** Resolves when the process has exited; never rejects. */
   exited: Promise<ControllerExit>;
   /** Sends a signal if it still runs. */

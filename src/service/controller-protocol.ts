@@ -3,7 +3,7 @@
  * the loops the service orders, several at once, each as `run` or `resume` would. It says `ready` once
  * its modules are loaded, then gets `run` orders; for each loop it reports `started` when the run holds
  * the loop (`run_started` recorded) and one closing message (`ended`, `busy` or `failed`). After the
- * order marked `last` it takes no more and exits once all its runs have ended. A controller that exits
+ * order marked `last`, or a `leave`, it takes no more and exits once all its runs have ended. A controller that exits
  * without a loop's closing message died: the service recovers that loop.
  */
 
@@ -21,6 +21,11 @@ export interface RunOrder {
   stopMessage?: string;
   /** No order will follow: exit once every run has ended. */
   last?: boolean;
+}
+
+/** The service's word that no order will follow: exit once every run has ended (at once if none runs). */
+export interface LeaveOrder {
+  type: "leave";
 }
 
 /** How a run ended, for the service's log. */
@@ -55,6 +60,10 @@ export const leftMidStepExitCode = 3;
 
 /** How long a step gets to reach its next event boundary after a shutdown request. */
 export const shutdownGraceMs = 10_000;
+
+export function isLeaveOrder(value: unknown): value is LeaveOrder {
+  return typeof value === "object" && value !== null && (value as Partial<LeaveOrder>).type === "leave";
+}
 
 export function isRunOrder(value: unknown): value is RunOrder {
   const order = value as Partial<RunOrder> | null;

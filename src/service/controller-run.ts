@@ -2,7 +2,7 @@
  * A controller process: it loads the runner, says `ready`, and runs each loop the service orders with
  * `runLoop`, exactly as `run` or `resume` would, several at once (each with its own store connection,
  * shutdown and log), reporting how each run ended. It exits once it has been told no more orders will
- * come (`last`) and its runs have ended, or when it is shut down.
+ * come (`last`, `leave`) and its runs have ended, or when it is shut down.
  *
  * Shutdown: SIGTERM (the service forwards its own), SIGINT, SIGHUP, or the service's death (its IPC
  * channel closes, `kill -9` included) abort every run's `shutdown` signal, so each run ends at its next
@@ -26,6 +26,7 @@ import type { Store } from "../store/store.ts";
 import {
   type ClosingMessage,
   type ControllerMessage,
+  isLeaveOrder,
   isRunOrder,
   leftMidStepExitCode,
   type RunOrder,
@@ -150,6 +151,10 @@ export async function runController(): Promise<void> {
   };
 
   process.on("message", (message: unknown) => {
+    if (isLeaveOrder(message)) {
+      lastOrdered = true;
+      return leaveIfDone();
+    }
     if (!isRunOrder(message))
       return logAll(`ignored a message that is not a run order: ${JSON.stringify(message)}`);
     if (lastOrdered || shutdown.signal.aborted) {
