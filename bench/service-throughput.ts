@@ -135,7 +135,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
           `from loop_queued (includes the wait before serve started): median ${median(fromQueued).toFixed(0)} ms, p95 ${percentile(fromQueued, 95).toFixed(0)} ms`,
           `gap before each event up to the maker (median ms): ${describeMedians(queuedSteps)}`,
           `controller CPU (user+system, from the controller.logs): ${queuedProcesses.length} controller processes ran the ${burst} loops; per process median ${median(queuedCpu).toFixed(0)} ms, sum ${(queuedCpu.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s; their peak RSS sum ${mib(queuedProcesses.reduce((total, controller) => total + controller.peakRssKib, 0))}`,
-          `most runs going at once: ${mostAtOnce([...queued.values()])}; sampled every ${sampleEveryMs} ms: at most ${queuedSampled.most} controllers alive, PSS sum at most ${mib(queuedSampled.pssKib)}, RSS sum at most ${mib(queuedSampled.rssKib)}; the system's available memory dropped by at most ${mib(queuedSampled.availableDropKib)} (MemAvailable, against before serve started: the service, git, the engines and any other process on the machine included)`,
+          `most runs going at once: ${mostAtOnce([...queued.values()])}; sampled every ${sampleEveryMs} ms: at most ${queuedSampled.most} controllers alive, PSS sum at most ${mib(queuedSampled.pssKib)}, RSS sum at most ${mib(queuedSampled.rssKib)}, private (USS) sum at most ${mib(queuedSampled.ussKib)}; the system's available memory dropped by at most ${mib(queuedSampled.availableDropKib)} (MemAvailable, against before serve started: the service, git, the engines and any other process on the machine included)`,
         ],
       },
       {
@@ -155,7 +155,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
           `alone: ${describeMedians(aloneSteps)}`,
           `${all.length} events in ${((last - first) / 1000).toFixed(1)} s: ${eventsPerSecond.toFixed(0)} events/s; none lost in either scenario (seq contiguous per loop, global ids rising, ${reference.length} events per loop as alone)`,
           `most runs going at once: ${mostAtOnce([...timelines.values()])}`,
-          `memory, sampled every ${sampleEveryMs} ms: at most ${sampled.most} controllers alive at once, their proportional set size (PSS: shared pages split between the processes sharing them) summed at most ${mib(sampled.pssKib)}, their RSS summed at most ${mib(sampled.rssKib)}`,
+          `memory, sampled every ${sampleEveryMs} ms: at most ${sampled.most} controllers alive at once, their proportional set size (PSS: shared pages split between the processes sharing them) summed at most ${mib(sampled.pssKib)}, their RSS summed at most ${mib(sampled.rssKib)}, their private memory (USS: pages no other process maps) summed at most ${mib(sampled.ussKib)}`,
           `memory, system-wide: the available memory (MemAvailable) dropped by at most ${mib(sampled.availableDropKib)} against before serve started (everything on the machine included: the service, git, other processes)`,
           `memory: the ${controllerPeaks.length} controller processes that ran the ${burst} loops: peak RSS sum ${mib(memoryKib)} (target < 4 GiB: ${memoryKib < memoryTargetKib ? "met" : "NOT met"}; peaks of different moments added, shared pages counted once per process: the strictest figure); each: median ${mib(median(controllerPeaks))}, max ${mib(Math.max(...controllerPeaks))}; the service's own peak ${mib(servicePeakKib)}`,
         ],
@@ -230,21 +230,23 @@ const sampleEveryMs = 500;
 
 /**
  * Samples, until stopped, the controllers of the service of `home` (processes running controller-main
- * with that LOOPWRIGHT_HOME): the most alive at once, and the highest sums of their PSS and RSS (KiB);
- * and the most the system's available memory dropped below `availableBeforeKib`.
+ * with that LOOPWRIGHT_HOME): the most alive at once, and the highest sums of their PSS, RSS and private
+ * memory (USS: pages no other process maps; KiB); and the most the system's available memory dropped
+ * below `availableBeforeKib`.
  */
 function sampleControllers(
   home: string,
   availableBeforeKib: number,
 ): {
-  stop(): Promise<{ most: number; pssKib: number; rssKib: number; availableDropKib: number }>;
+  stop(): Promise<{ most: number; pssKib: number; rssKib: number; ussKib: number; availableDropKib: number }>;
 } {
-  const found = { most: 0, pssKib: 0, rssKib: 0, availableDropKib: 0 };
+  const found = { most: 0, pssKib: 0, rssKib: 0, ussKib: 0, availableDropKib: 0 };
   const marker = `\0LOOPWRIGHT_HOME=${home}\0`;
   const sample = () => {
     let count = 0;
     let pss = 0;
     let rss = 0;
+    let uss = 0;
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       try {
@@ -253,6 +255,8 @@ function sampleControllers(
         const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, "latin1");
         pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
         rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+        uss += Number(/^Private_Clean:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+        uss += Number(/^Private_Dirty:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
         count += 1;
       } catch {
         // Gone meanwhile.
@@ -261,6 +265,7 @@ function sampleControllers(
     found.most = Math.max(found.most, count);
     found.pssKib = Math.max(found.pssKib, pss);
     found.rssKib = Math.max(found.rssKib, rss);
+    found.ussKib = Math.max(found.ussKib, uss);
     found.availableDropKib = Math.max(found.availableDropKib, availableBeforeKib - memAvailableKib());
   };
   const timer = setInterval(sample, sampleEveryMs);
