@@ -1,5 +1,5 @@
 /**
- * A controller process runs several loops (`--loops-per-controller`, default 8): fifty loops cost a few
+ * A controller process runs several loops (`--loops-per-controller`, default 4): fifty loops cost a few
  * node processes, not fifty. Its death is the death of each loop it held: each is resumed, in a process
  * of its own, so a loop that keeps killing its controller takes its neighbours down once, and then
  * only itself, until it is stopped after its own deaths in a row.

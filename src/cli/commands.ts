@@ -155,7 +155,7 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .option(
       "--loops-per-controller <n>",
       "loops one controller process runs in its life (1: a process per loop; a loop whose controller died runs alone)",
-      "8",
+      "4",
     )
     .option("--token <token>", "required with a --host other than loopback (default: LOOPWRIGHT_TOKEN)")
     .option(

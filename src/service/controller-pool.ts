@@ -44,11 +44,13 @@ export interface ControllerPool {
 }
 
 /**
- * Loops one controller process runs in its life, unless told otherwise. Fifty loops then take seven
- * processes (bench/service-throughput.ts: their peak RSS sum 0.65 GiB instead of 4.1 GiB with a process
- * per loop); a crash takes at most eight loops down once.
+ * Loops one controller process runs in its life, unless told otherwise. Fifty loops then take thirteen
+ * processes (bench/service-throughput.ts: their peak RSS sum 1.1 GiB instead of 4.1 GiB with a process
+ * per loop, half the CPU time); a crash takes at most four loops down once. More per process saves
+ * little more CPU, and the loops of one process wait on each other's blocking calls (a spawn blocks
+ * its event loop for the fork, longer the bigger the process).
  */
-export const defaultLoopsPerController = 8;
+export const defaultLoopsPerController = 4;
 
 export interface ControllerPoolOptions {
   /** Free places kept ready in started processes (0: a process is started when a loop needs one). */

@@ -40,7 +40,7 @@ export interface SupervisorOptions {
   /** Free places for loops kept ready in controllers started ahead (default 0: started when needed). */
   idleControllers?: number;
   /**
-   * How many loops one controller process runs in its life (default 8; 1: a process per loop). A loop whose
+   * How many loops one controller process runs in its life (default 4; 1: a process per loop). A loop whose
    * controller died runs alone in a process until one of its runs ends by itself.
    */
   loopsPerController?: number;

@@ -36,7 +36,7 @@ export interface ServeOptions {
   maxPerProvider?: string;
   /** Free places for loops kept ready in controllers started ahead (default 2). */
   idleControllers?: string;
-  /** How many loops one controller process runs in its life (default 8). */
+  /** How many loops one controller process runs in its life (default 4). */
   loopsPerController?: string;
   /** Required with a --host other than loopback; default LOOPWRIGHT_TOKEN. */
   token?: string;
