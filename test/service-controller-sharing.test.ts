@@ -124,3 +124,19 @@ test("--idle-controllers 0: once its loops have ended, no controller process is 
 function controllers(home: string): string[] {
   return survivors(home).filter((process) => process.includes("controller-main"));
 }
+
+test("--loops-per-controller must be a whole number from 1 to 64", { timeout: 60_000 }, async () => {
+  const sandbox = await createSandbox();
+  try {
+    for (const value of ["0", "65", "two"]) {
+      const refused = await sandbox.cli(["serve", "--port", "0", "--loops-per-controller", value]);
+      assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+      assert.match(
+        refused.stderr,
+        new RegExp(`--loops-per-controller: not a whole number from 1 to 64: ${value}`),
+      );
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
