@@ -96,6 +96,9 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     const timelines = await readTimelines(store, ids, reference, feed);
 
     const fromServe = [...queued.values()].map((events) => firstAt(events, "maker_started") - serveStart);
+    const startedFromServe = [...queued.values()].map(
+      (events) => firstAt(events, "run_started") - serveStart,
+    );
     const fromQueued = [...queued.values()].flatMap(delays);
     const queuedProcesses = await controllerProcesses(sandbox.home, queuedIds);
     const all = [...timelines.values()].flat();
@@ -131,7 +134,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
         samples: fromServe,
         baselineSamples: alone,
         details: [
-          `${burst} loops queued before \`serve\` started, all verified; the service announced itself ${serviceUpMs} ms after its spawn; from its spawn to maker_started: median ${median(fromServe).toFixed(0)} ms, p95 ${p95Serve.toFixed(0)}, max ${Math.max(...fromServe).toFixed(0)}`,
+          `${burst} loops queued before \`serve\` started, all verified; the service announced itself ${serviceUpMs} ms after its spawn; from its spawn to maker_started: median ${median(fromServe).toFixed(0)} ms, p95 ${p95Serve.toFixed(0)}, max ${Math.max(...fromServe).toFixed(0)}; to run_started (runs start one after the other, in launch order): first ${Math.min(...startedFromServe).toFixed(0)} ms, median ${median(startedFromServe).toFixed(0)}, last ${Math.max(...startedFromServe).toFixed(0)}`,
           `from loop_queued (includes the wait before serve started): median ${median(fromQueued).toFixed(0)} ms, p95 ${percentile(fromQueued, 95).toFixed(0)} ms`,
           `gap before each event up to the maker (median ms): ${describeMedians(queuedSteps)}`,
           `controller CPU (user+system, from the controller.logs): ${queuedProcesses.length} controller processes ran the ${burst} loops; per process median ${median(queuedCpu).toFixed(0)} ms, sum ${(queuedCpu.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s; their peak RSS sum ${mib(queuedProcesses.reduce((total, controller) => total + controller.peakRssKib, 0))}`,

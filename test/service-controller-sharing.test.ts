@@ -5,6 +5,8 @@
  * only itself, until it is stopped after its own deaths in a row.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { runsOf, submitHangingLoop, waitForMakerOfRun } from "./support/hanging-loops.ts";
 import { createSandbox } from "./support/loop-sandbox.ts";
@@ -69,6 +71,41 @@ test("loops share a controller; one that keeps killing it takes its neighbour do
     } finally {
       await stopService(service);
     }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("a burst of six loops: four in one controller, two in the next, all started in submission order", {
+  skip: needsProc,
+  timeout: 180_000,
+}, async () => {
+  const sandbox = await createSandbox();
+  try {
+    const names = ["burst-1", "burst-2", "burst-3", "burst-4", "burst-5", "burst-6"];
+    for (const name of names) await submitHangingLoop(sandbox, name, 0);
+    const service = await startService(sandbox, ["--max-active", "6"]);
+    try {
+      await waitForStopped(sandbox, names, "the six loops to finish");
+    } finally {
+      await stopService(service);
+    }
+    const database = new DatabaseSync(join(sandbox.home, "loopwright.db"), { readOnly: true });
+    const starts = database
+      .prepare(
+        "SELECT loops.name AS name, events.data AS data FROM events JOIN loops ON loops.id = events.loop_id WHERE type = 'run_started' ORDER BY events.id",
+      )
+      .all() as { name: string; data: string }[];
+    database.close();
+    assert.deepEqual(
+      starts.map((start) => start.name),
+      names,
+      "runs started in submission order",
+    );
+    const pids = starts.map((start) => Number(JSON.parse(start.data).pid));
+    assert.deepEqual(new Set(pids.slice(0, 4)).size, 1, "the first four in one controller");
+    assert.deepEqual(new Set(pids.slice(4)).size, 1, "the last two in another");
+    assert.notEqual(pids[0], pids[4]);
   } finally {
     await sandbox.cleanup();
   }

@@ -1,7 +1,8 @@
 /**
  * What the service and a controller process say to each other over the IPC channel. A controller runs
  * the loops the service orders, several at once, each as `run` or `resume` would. It says `ready` once
- * its modules are loaded, then gets `run` orders; for each loop it reports `started` when the run holds
+ * its modules are loaded, then gets `run` orders, whose runs it starts in the order received (each once
+ * the one before has started, or `startTurnTimeoutMs` later); for each loop it reports `started` when the run holds
  * the loop (`run_started` recorded) and one closing message (`ended`, `busy` or `failed`). After the
  * order marked `last`, or a `leave`, it takes no more and exits once all its runs have ended. A controller that exits
  * without a loop's closing message died: the service recovers that loop.
@@ -57,6 +58,12 @@ export type ClosingMessage = Extract<ControllerMessage, { type: "ended" | "busy"
 
 /** Exit code of a controller whose step did not reach its boundary within the shutdown grace. */
 export const leftMidStepExitCode = 3;
+
+/**
+ * Runs start (take their lock, record `run_started`) in the order they were launched: the longest one
+ * waits for the run launched before it to start.
+ */
+export const startTurnTimeoutMs = 5_000;
 
 /** How long a step gets to reach its next event boundary after a shutdown request. */
 export const shutdownGraceMs = 10_000;

@@ -17,6 +17,7 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { LoopBusyError } from "../errors.ts";
 import { runLoop } from "../loop/runner.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
@@ -31,6 +32,7 @@ import {
   leftMidStepExitCode,
   type RunOrder,
   shutdownGraceMs,
+  startTurnTimeoutMs,
 } from "./controller-protocol.ts";
 
 /** A loop this controller runs now. */
@@ -62,6 +64,8 @@ export async function runController(): Promise<void> {
   const shutdown = new AbortController();
   /** Orders taken so far. */
   let given = 0;
+  /** Resolves once the run of the latest order has started, or will not. */
+  let previousStart = Promise.resolve();
   let lastOrdered = false;
   let failures = 0;
   /** Exits once nothing is left to do: no run held, and no order to wait for. */
@@ -98,10 +102,15 @@ export async function runController(): Promise<void> {
     nextStore = order.last ? Promise.reject(new Error("no more orders")) : openSpareStore(home);
     nextStore.catch(() => {});
     log(`loop ${order.loopId}: ${order.command}${order.stopMessage ? " to stop it" : ""}`);
+    // Runs start in the order given: this one once the one ordered before it has started (or will not).
+    const turn = previousStart;
+    const { promise: startedOrNot, resolve: endTurn } = Promise.withResolvers<void>();
+    previousStart = startedOrNot;
     let closing: ClosingMessage;
     let store: Store | undefined;
     try {
       store = await opening;
+      await Promise.race([turn, delay(startTurnTimeoutMs)]);
       const loop = await store.findLoop(order.loopId);
       if (!loop) throw new Error(`no loop ${order.loopId} in the store`);
       const state = await runLoop({
@@ -116,6 +125,7 @@ export async function runController(): Promise<void> {
           if (event.type === "run_started" && event.data.pid === process.pid) {
             entry.runId = event.data.runId;
             send({ type: "started", loopId: order.loopId, runId: entry.runId });
+            endTurn();
           }
         },
       });
@@ -143,6 +153,7 @@ export async function runController(): Promise<void> {
       // this one exits: take no more orders, so that it does once its other runs have ended.
       if (entry.runId && !(await released(store, order.loopId, entry.runId))) lastOrdered = true;
     }
+    endTurn();
     await store?.close();
     await sendClosing(closing);
     held.delete(entry);

@@ -17,7 +17,7 @@ import { type Candidate, chooseStarts } from "./choose-starts.ts";
 import { type CommentPoll, createCommentPoll } from "./comment-poll.ts";
 import { createControllerPool, defaultLoopsPerController, type LoopController } from "./controller-pool.ts";
 import { controllerLogPath, describeExit } from "./controller-process.ts";
-import type { RunSummary } from "./controller-protocol.ts";
+import { type RunSummary, startTurnTimeoutMs } from "./controller-protocol.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
 import { describeFiring, type FireDueSchedules, registeredSchedules } from "./schedule-firing.ts";
@@ -87,9 +87,6 @@ const retryAfterMs = 5_000;
 /** How long a loop whose controller died waits before it is resumed, times the deaths in a row. */
 const restartDelayMs = 500;
 
-/** The longest a launched controller waits for the one launched before it to start its run. */
-const startTurnTimeoutMs = 5_000;
-
 /** How often the holders of loops run by other processes are read, to notice one that died. */
 const foreignCheckMs = 1_000;
 
@@ -119,8 +116,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   /** Loops held at the first tick by controllers of other processes (a previous service's, a foreground run). */
   const foreign = new Set<string>();
   let foreignCheckedAt = 0;
-  /** Resolves once the last controller launched has started its run (see `launch`). */
+  /** Resolves once the last loop launched has started its run (see `launch`). */
   let startsInOrder = Promise.resolve();
+  /** The controller of the last loop launched, and a promise resolved once its order was sent. */
+  let lastLaunch: { pid: number; ordered: Promise<void> } | undefined;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
@@ -308,9 +307,15 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     });
     // Controllers load in parallel, but each run starts (takes its lock, records `run_started`) only once
     // the one launched before it has: loops start in the order they were chosen, whichever loads first.
+    // A controller starts the runs it is given in the order it got them: the next loop for the same
+    // controller is ordered as soon as the one before it was, without waiting for its start.
     const previous = startsInOrder;
+    const before = lastLaunch?.pid === controller.pid ? lastLaunch.ordered : previous;
+    const { promise: ordered, resolve: setOrdered } = Promise.withResolvers<void>();
+    lastLaunch = { pid: controller.pid, ordered };
     startsInOrder = (async () => {
-      await Promise.race([previous, delay(startTurnTimeoutMs)]);
+      await Promise.race([before, delay(startTurnTimeoutMs)]);
+      setOrdered();
       controller.order({
         type: "run",
         loopId: loop.id,
