@@ -190,3 +190,36 @@ describe("filesAt", () => {
     assert.deepEqual(await filesAt(root, []), []);
   });
 });
+
+describe("branchTip", () => {
+  it("reads a loose or a packed branch from its file, with no git run, and asks git for anything else", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": "a2\n" });
+    const second = await commitEverything(root, "second");
+    await git(["update-ref", "refs/heads/loop/loose", second], root);
+    await git(["update-ref", "refs/heads/loop/packed", first], root);
+    await git(["pack-refs", "--all"], root);
+    await git(["update-ref", "refs/heads/loop/loose", second], root);
+    await git(["symbolic-ref", "refs/heads/loop/alias", "refs/heads/loop/loose"], root);
+    const askGit = async (branch: string) => {
+      const result = await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`], root, {
+        trim: true,
+      }).catch(() => undefined);
+      return result === "" ? undefined : result;
+    };
+    // Without a git to run, only the answers read from files come back.
+    const path = process.env.PATH;
+    process.env.PATH = await newFolder("no-git");
+    try {
+      assert.equal(await branchTip(root, "loop/loose"), second);
+      assert.equal(await branchTip(root, "loop/packed"), first);
+      await assert.rejects(branchTip(root, "loop/alias"), /git/);
+      await assert.rejects(branchTip(root, "loop/missing"), /git/);
+    } finally {
+      process.env.PATH = path;
+    }
+    for (const branch of ["loop/loose", "loop/packed", "loop/alias", "loop/missing", "loop"])
+      assert.equal(await branchTip(root, branch), await askGit(branch), branch);
+  });
+});

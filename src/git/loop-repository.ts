@@ -11,9 +11,10 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { copyFile, cp, lstat, mkdir, open, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { git } from "./git.ts";
+import { isPlainBranchPath } from "./ref-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -91,6 +92,7 @@ export interface CheckOutOptions {
  * checkout that `sha` lacks and untracked files removed, IGNORED files (node_modules, .env) kept. Then
  * gives it a fresh `.git` on `head`. A checkout that is missing, or that is not a real folder (a
  * symlink), is created anew. `index` names the checkout's private index (`maker`, `gates`, ...).
+ * Resolves true when the checkout was created anew (nothing was there before), false otherwise.
  */
 export async function checkOut(
   repository: LoopRepository,
@@ -99,7 +101,7 @@ export async function checkOut(
   sha: string,
   head: CheckoutHead,
   options: CheckOutOptions = {},
-): Promise<void> {
+): Promise<boolean> {
   await assertOutsideCheckout(repository.root, checkout);
   const created = await ensureRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
@@ -109,6 +111,7 @@ export async function checkOut(
   // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
   if (!created) await git(["clean", "-ffd", "--quiet"], checkout, { env });
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
+  return created;
 }
 
 /**
@@ -235,11 +238,7 @@ async function rebuildCheckoutGit(
   const dotGit = join(checkout, ".git");
   await rm(dotGit, { recursive: true, force: true });
   const fresh = await freshGitDirectory(repository);
-  await cp(fresh.path, dotGit, {
-    recursive: true,
-    errorOnExist: true,
-    force: false,
-  });
+  await writeCopy(fresh, dotGit);
   await mkdir(join(dotGit, "objects", "info"), { recursive: true });
   await writeFile(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
   await pointHead(checkout, dotGit, sha, head, fresh.refFiles);
@@ -284,24 +283,6 @@ async function pointHead(
 }
 
 /**
- * A branch name whose ref file is a plain path inside `refs/heads/`: no empty, `.`-led or `..`
- * segment, no `.lock` ending, nothing git refuses in a ref name (control characters, space, `~^:?*[\`).
- */
-function isPlainBranchPath(branch: string): boolean {
-  return branch
-    .split("/")
-    .every(
-      (segment) =>
-        segment !== "" &&
-        !segment.startsWith(".") &&
-        !segment.endsWith(".lock") &&
-        !segment.includes("..") &&
-        !/[\s~^:?*[\\]/.test(segment) &&
-        ![...segment].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f),
-    );
-}
-
-/**
  * The `.git` that `git init --template=` makes in an empty folder, made once per private git directory
  * (in `fresh-git/.git` there, which nothing else touches) and copied into each checkout: a checkout's
  * `.git` is rebuilt before every use, and copying a folder costs far less than starting git. Made in a
@@ -309,10 +290,51 @@ function isPlainBranchPath(branch: string): boolean {
  */
 const freshByDirectory = new Map<string, Promise<FreshGit>>();
 
-/** A fresh `.git` to copy, and whether it keeps refs as files (`refs/heads/`, no `reftable/`). */
+/**
+ * A fresh `.git` to copy, and whether it keeps refs as files (`refs/heads/`, no `reftable/`). `content`:
+ * its folders and files, read once, when it holds nothing else (no link, nothing special); each copy is
+ * then written from memory, with no walk of the original.
+ */
 interface FreshGit {
   path: string;
   refFiles: boolean;
+  content?: { folders: string[]; files: { path: string; bytes: Buffer; mode: number }[] };
+}
+
+/** Makes `target` a copy of the fresh `.git` (`target` must not exist). */
+async function writeCopy(fresh: FreshGit, target: string): Promise<void> {
+  if (!fresh.content) {
+    await cp(fresh.path, target, { recursive: true, errorOnExist: true, force: false });
+    return;
+  }
+  await mkdir(target);
+  // Folders come parents first (see `readContent`).
+  for (const folder of fresh.content.folders) await mkdir(join(target, folder));
+  await Promise.all(
+    fresh.content.files.map((file) =>
+      writeFile(join(target, file.path), file.bytes, { flag: "wx", mode: file.mode }),
+    ),
+  );
+}
+
+/** The folders (parents first) and files of `root`, or undefined when it holds anything else. */
+async function readContent(root: string): Promise<FreshGit["content"]> {
+  const folders: string[] = [];
+  const files: { path: string; bytes: Buffer; mode: number }[] = [];
+  const walk = async (relative: string): Promise<boolean> => {
+    for (const entry of await readdir(join(root, relative), { withFileTypes: true })) {
+      const path = relative === "" ? entry.name : join(relative, entry.name);
+      if (entry.isDirectory()) {
+        folders.push(path);
+        if (!(await walk(path))) return false;
+      } else if (entry.isFile()) {
+        const full = join(root, path);
+        files.push({ path, bytes: await readFile(full), mode: (await lstat(full)).mode & 0o777 });
+      } else return false;
+    }
+    return true;
+  };
+  return (await walk("")) ? { folders, files } : undefined;
 }
 
 function freshGitDirectory(repository: LoopRepository): Promise<FreshGit> {
@@ -334,7 +356,7 @@ async function makeFreshGitDirectory(directory: string): Promise<FreshGit> {
       () => false,
     )
   )
-    return { path: dotGit, refFiles: await keepsRefFiles(dotGit) };
+    return { path: dotGit, refFiles: await keepsRefFiles(dotGit), content: await readContent(dotGit) };
   const making = join(directory, `fresh-git.${randomUUID()}`);
   try {
     await mkdir(making, { recursive: true });
@@ -344,7 +366,7 @@ async function makeFreshGitDirectory(directory: string): Promise<FreshGit> {
   } finally {
     await rm(making, { recursive: true, force: true });
   }
-  return { path: dotGit, refFiles: await keepsRefFiles(dotGit) };
+  return { path: dotGit, refFiles: await keepsRefFiles(dotGit), content: await readContent(dotGit) };
 }
 
 async function keepsRefFiles(dotGit: string): Promise<boolean> {

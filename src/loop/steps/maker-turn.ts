@@ -71,11 +71,11 @@ export async function runMakerTurn(
     preservedRef,
     ...(rework ? { reviewRound, brief: rework.brief, briefPath: rework.path } : {}),
   });
-  const cap = nextTurnCap(
-    state.spec.budget.maxCostUsdPerIteration,
-    iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number),
-    "maker",
-  );
+  // Without a cap, what the iteration spent does not matter: the timeline is not read again for it.
+  const capUsd = state.spec.budget.maxCostUsdPerIteration;
+  const spentUsd =
+    capUsd > 0 ? iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number) : 0;
+  const cap = nextTurnCap(capUsd, spentUsd, "maker");
   if (cap.exhausted) {
     await context.append("maker_ended", {
       iteration: iteration.number,
