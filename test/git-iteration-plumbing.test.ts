@@ -10,7 +10,7 @@ import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { describe, it } from "node:test";
 import { diffText, diffTexts } from "../src/git/diffs.ts";
-import { git, gitExecutable } from "../src/git/git.ts";
+import { GitError, git, gitExecutable, gitSequence } from "../src/git/git.ts";
 import { branchTip, ensureBranch, knownBranchTip, moveBranch } from "../src/git/loop-branch.ts";
 import { changedSince, checkOut, openLoopRepository, snapshotTree } from "../src/git/loop-repository.ts";
 import { filesAt } from "../src/git/tree-with-file.ts";
@@ -221,5 +221,54 @@ describe("branchTip", () => {
     }
     for (const branch of ["loop/loose", "loop/packed", "loop/alias", "loop/missing", "loop"])
       assert.equal(await branchTip(root, branch), await askGit(branch), branch);
+  });
+});
+
+describe("gitSequence", () => {
+  it("runs the commands in order in one shell that reads none of their arguments, and returns the last one's output", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const tricky = [
+      "$(touch pwned)",
+      "`touch pwned`",
+      "; touch pwned",
+      'it\'s "quoted"',
+      "two\nlines",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion that must stay text
+      "${HOME}",
+      "*",
+    ];
+    const output = await gitSequence(
+      [
+        ["config", "loopwright.first", tricky.join(" ")],
+        ...tricky.map((value, index) => ["config", `loopwright.value${index}`, value]),
+        ["config", "--get-regexp", "^loopwright\\."],
+      ],
+      root,
+    );
+    assert.equal(
+      output,
+      [
+        `loopwright.first ${tricky.join(" ")}`,
+        ...tricky.map((value, index) => `loopwright.value${index} ${value}`),
+      ]
+        .join("\n")
+        .concat("\n"),
+    );
+    await assert.rejects(stat(join(root, "pwned")), { code: "ENOENT" });
+  });
+
+  it("stops at the first command that fails and throws git's own message", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    await assert.rejects(
+      gitSequence(
+        [
+          ["rev-parse", "--verify", "no-such-ref^{commit}"],
+          ["config", "loopwright.after", "ran"],
+        ],
+        root,
+      ),
+      (error: unknown) => error instanceof GitError && /fatal: Needed a single revision/.test(error.message),
+    );
+    assert.equal(await git(["config", "--get", "loopwright.after"], root).catch(() => "unset"), "unset");
   });
 });

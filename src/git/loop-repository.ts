@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { git } from "./git.ts";
+import { git, gitSequence } from "./git.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
@@ -103,13 +103,15 @@ export async function checkOut(
   options: CheckOutOptions = {},
 ): Promise<boolean> {
   await assertOutsideCheckout(repository.root, checkout);
+  // The fresh `.git` the checkout gets at the end is made (once per private git) while the files are written.
+  freshGitDirectory(repository).catch(() => {});
   const created = await ensureRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
-  if (created || !options.filesMatch) {
-    await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
-  }
+  const commands: string[][] = [];
+  if (created || !options.filesMatch) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
   // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
-  if (!created) await git(["clean", "-ffd", "--quiet"], checkout, { env });
+  if (!created) commands.push(["clean", "-ffd", "--quiet"]);
+  await gitSequence(commands, checkout, { env });
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return created;
 }
@@ -126,8 +128,7 @@ export async function snapshotTree(
 ): Promise<string> {
   await assertRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
-  await git(["add", "--all"], checkout, { env });
-  return git(["write-tree"], checkout, { env, trim: true });
+  return gitSequence([["add", "--all"], ["write-tree"]], checkout, { env, trim: true });
 }
 
 /**
@@ -145,11 +146,13 @@ export async function changedSince(
   const scratchIndex = join(repository.directory, `${index}.listing.index`);
   const env = { ...checkoutEnvironment(repository, checkout, index), GIT_INDEX_FILE: scratchIndex };
   try {
-    await git(["read-tree", `${sha}^{commit}`], checkout, { env });
     // One listing: tracked files that differ (compared by content: read-tree left no stat data, so
     // every file is hashed, never stored), deleted ones, and the untracked ones git would add.
-    const listed = await git(
-      ["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"],
+    const listed = await gitSequence(
+      [
+        ["read-tree", `${sha}^{commit}`],
+        ["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"],
+      ],
       checkout,
       { env },
     );

@@ -41,10 +41,12 @@ export async function runMakerTurn(
   const repository = await loopRepositoryOf(context);
   let preservedRef: string | undefined;
   // A checkout the last turn replaced (by a symlink, say) holds nothing to keep; it is recreated below.
-  const left = (await isRealFolder(context.makerWorktree))
-    ? await snapshotTree(repository, context.makerWorktree, makerIndex)
-    : undefined;
-  const fromTree = await treeOf(context.loop.repoRoot, fromSha);
+  const [left, fromTree] = await Promise.all([
+    isRealFolder(context.makerWorktree).then((real) =>
+      real ? snapshotTree(repository, context.makerWorktree, makerIndex) : undefined,
+    ),
+    treeOf(context.loop.repoRoot, fromSha),
+  ]);
   if (left !== undefined && left !== fromTree) {
     const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
     const message = resume
