@@ -1,14 +1,14 @@
 /**
  * The controller's flush policy: the events a resume can redo wait for the next flush; every event that
- * starts or ends something costly or outside the machine (an agent turn, a push, a pull request), ends
- * an iteration or a run, or records a flag or an owner's request is flushed as it is appended.
+ * starts or ends something costly or outside the machine (an agent turn, a pull request), stops the loop
+ * or ends the run, or records a flag or an owner's request is flushed as it is appended.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { EventType } from "../src/core/events.ts";
 import { defersSync } from "../src/loop/event-sync.ts";
 
-test("turns, iteration ends, stops, flags, requests and outside actions are flushed when appended", () => {
+test("turns, stops, run ends, flags, requests and outside actions are flushed when appended", () => {
   const flushed: EventType[] = [
     "loop_created",
     "maker_started",
@@ -19,7 +19,6 @@ test("turns, iteration ends, stops, flags, requests and outside actions are flus
     "review_ended",
     "replan_started",
     "replan_ended",
-    "iteration_ended",
     "tamper_flagged",
     "steering_applied",
     "cancel_requested",
@@ -42,6 +41,7 @@ test("the steps a resume redoes wait for the next flush", () => {
     "change_screened",
     "gate_started",
     "gate_ended",
+    "iteration_ended",
   ];
   for (const type of deferred) assert.equal(defersSync(type), true, type);
 });

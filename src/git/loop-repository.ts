@@ -11,7 +11,8 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { git, gitSequence } from "./git.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
@@ -239,11 +240,14 @@ async function rebuildCheckoutGit(
   head: CheckoutHead,
 ): Promise<void> {
   const dotGit = join(checkout, ".git");
-  await rm(dotGit, { recursive: true, force: true });
   const fresh = await freshGitDirectory(repository);
-  await writeCopy(fresh, dotGit);
-  await mkdir(join(dotGit, "objects", "info"), { recursive: true });
-  await writeFile(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
+  // A dozen small files and folders: written synchronously, each a few microseconds, rather than a
+  // round trip through libuv's thread pool each (milliseconds in all, per checkout, on a busy machine).
+  rmSync(dotGit, { recursive: true, force: true });
+  if (fresh.content) writeCopy(fresh.content, dotGit);
+  else await cp(fresh.path, dotGit, { recursive: true, errorOnExist: true, force: false });
+  mkdirSync(join(dotGit, "objects", "info"), { recursive: true });
+  writeFileSync(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
   await pointHead(checkout, dotGit, sha, head, fresh.refFiles);
   await copyFile(join(repository.directory, `${index}.index`), join(dotGit, "index")).catch(() => {});
 }
@@ -277,11 +281,11 @@ async function pointHead(
   }
   if ("branch" in head) {
     const ref = join(dotGit, "refs", "heads", ...head.branch.split("/"));
-    await mkdir(dirname(ref), { recursive: true });
-    await writeFile(ref, `${sha}\n`, { flag: "wx" });
-    await writeFile(join(dotGit, "HEAD"), `ref: refs/heads/${head.branch}\n`);
+    mkdirSync(dirname(ref), { recursive: true });
+    writeFileSync(ref, `${sha}\n`, { flag: "wx" });
+    writeFileSync(join(dotGit, "HEAD"), `ref: refs/heads/${head.branch}\n`);
   } else {
-    await writeFile(join(dotGit, "HEAD"), `${sha}\n`);
+    writeFileSync(join(dotGit, "HEAD"), `${sha}\n`);
   }
 }
 
@@ -304,20 +308,13 @@ interface FreshGit {
   content?: { folders: string[]; files: { path: string; bytes: Buffer; mode: number }[] };
 }
 
-/** Makes `target` a copy of the fresh `.git` (`target` must not exist). */
-async function writeCopy(fresh: FreshGit, target: string): Promise<void> {
-  if (!fresh.content) {
-    await cp(fresh.path, target, { recursive: true, errorOnExist: true, force: false });
-    return;
-  }
-  await mkdir(target);
+/** Makes `target` (which must not exist) a copy of a fresh `.git` read by `readContent`. */
+function writeCopy(content: NonNullable<FreshGit["content"]>, target: string): void {
+  mkdirSync(target);
   // Folders come parents first (see `readContent`).
-  for (const folder of fresh.content.folders) await mkdir(join(target, folder));
-  await Promise.all(
-    fresh.content.files.map((file) =>
-      writeFile(join(target, file.path), file.bytes, { flag: "wx", mode: file.mode }),
-    ),
-  );
+  for (const folder of content.folders) mkdirSync(join(target, folder));
+  for (const file of content.files)
+    writeFileSync(join(target, file.path), file.bytes, { flag: "wx", mode: file.mode });
 }
 
 /** The folders (parents first) and files of `root`, or undefined when it holds anything else. */
