@@ -272,3 +272,44 @@ describe("gitSequence", () => {
     assert.equal(await git(["config", "--get", "loopwright.after"], root).catch(() => "unset"), "unset");
   });
 });
+
+describe("gitSequence onlyIf and snapshotTree cleanIfTree", () => {
+  it("runs what follows the guarded command only when it printed the expected output, and returns that output", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const head = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const run = (expected: string) =>
+      gitSequence(
+        [
+          ["rev-parse", "HEAD"],
+          ["config", "loopwright.ran", expected],
+        ],
+        root,
+        { trim: true, onlyIf: { index: 0, output: expected } },
+      );
+    assert.equal(await run("0".repeat(40)), head);
+    assert.equal(await git(["config", "--get", "loopwright.ran"], root).catch(() => "unset"), "unset");
+    assert.equal(await run(head), head);
+    assert.equal(await git(["config", "--get", "loopwright.ran"], root, { trim: true }), head);
+  });
+
+  it("cleans the checkout with the snapshot only when the tree is the one named", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const tree = await git(["rev-parse", `${sha}^{tree}`], root, { trim: true });
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const maker = join(await newFolder("maker"), "checkout");
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/x" });
+    await mkdir(join(maker, "empty"), { recursive: true });
+    assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: "f".repeat(40) }), tree);
+    assert.ok((await stat(join(maker, "empty"))).isDirectory());
+    assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: tree }), tree);
+    await assert.rejects(stat(join(maker, "empty")), { code: "ENOENT" });
+    // A leftover file changes the tree: nothing is cleaned, the file is in the snapshot.
+    await writeFiles(maker, { "left.txt": "left\n" });
+    await mkdir(join(maker, "empty"), { recursive: true });
+    const left = await snapshotTree(repository, maker, "maker", { cleanIfTree: tree });
+    assert.notEqual(left, tree);
+    assert.ok((await stat(join(maker, "empty"))).isDirectory());
+    assert.equal(await git(["cat-file", "-p", `${left}:left.txt`], root), "left\n");
+  });
+});

@@ -86,6 +86,8 @@ export interface CheckOutOptions {
    * nothing, so only the clean (empty folders) and the fresh `.git` remain to do.
    */
   filesMatch?: boolean;
+  /** With `filesMatch`: the snapshot cleaned the checkout too (`cleanIfTree`); only the `.git` remains. */
+  cleaned?: boolean;
 }
 
 /**
@@ -111,7 +113,7 @@ export async function checkOut(
   const commands: string[][] = [];
   if (created || !options.filesMatch) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
   // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
-  if (!created) commands.push(["clean", "-ffd", "--quiet"]);
+  if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
   await gitSequence(commands, checkout, { env });
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return created;
@@ -121,15 +123,24 @@ export async function checkOut(
  * Stages every file of `checkout` in its private index (as `git add --all`: new, changed and deleted
  * files; ignored files stay out; no filter, hook or monitor runs) and returns the tree's SHA. What the
  * maker did with its own `.git` (commits, branches, a detached HEAD) does not matter: the files do.
+ * With `cleanIfTree`, when the tree is that one, the checkout is also cleaned as `checkOut` cleans it
+ * (empty folders removed), in the same process: pass `cleaned: true` to the `checkOut` that follows.
  */
 export async function snapshotTree(
   repository: LoopRepository,
   checkout: string,
   index: string,
+  options: { cleanIfTree?: string } = {},
 ): Promise<string> {
   await assertRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
-  return gitSequence([["add", "--all"], ["write-tree"]], checkout, { env, trim: true });
+  if (options.cleanIfTree === undefined)
+    return gitSequence([["add", "--all"], ["write-tree"]], checkout, { env, trim: true });
+  return gitSequence([["add", "--all"], ["write-tree"], ["clean", "-ffd", "--quiet"]], checkout, {
+    env,
+    trim: true,
+    onlyIf: { index: 1, output: options.cleanIfTree },
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { engineNotes } from "../../engines/engine-notes.ts";
+import { treeOf } from "../../git/commits.ts";
 import { checkedOutAt, ensureBranch } from "../../git/loop-branch.ts";
 import { checkOut } from "../../git/loop-repository.ts";
 import { runCommand } from "../../process/run-command.ts";
@@ -19,10 +20,12 @@ export async function prepare(context: RunContext): Promise<void> {
   const branch = state.spec.branch;
   // Independent git work, run side by side. A branch checked out elsewhere exists already, so
   // `ensureBranch` creates nothing before the refusal below.
+  // The base commit's tree is asked now (and kept) for the first maker turn, which starts from it.
   const [holder, repository, tip] = await Promise.all([
     checkedOutAt(repoRoot, branch),
     loopRepositoryOf(context),
     ensureBranch(repoRoot, branch, baseSha),
+    treeOf(repoRoot, baseSha),
   ]);
   if (holder) {
     throw new Error(
