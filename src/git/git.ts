@@ -166,6 +166,89 @@ export async function gitResult(
   }
 }
 
+/** How `gitSequence` runs. */
+export interface GitSequenceOptions extends Pick<GitOptions, "env" | "trim"> {
+  /**
+   * The commands after command `index` run only when it printed `output` (trailing newlines aside);
+   * otherwise the sequence ends there, successfully. The result is then command `index`'s output.
+   */
+  onlyIf?: { index: number; output: string };
+}
+
+/**
+ * Runs several git commands in `cwd`, one after the other, each only if the one before succeeded, and
+ * returns the last one's stdout (the others' is discarded); throws `GitError` naming the whole sequence
+ * when one fails. One process is started from here (`/bin/sh`, which starts each git by its absolute
+ * path): starting a process from a large process such as this one costs several times what it costs
+ * from a shell. The arguments reach git as they are: the script only names them (`"${3}"`), never
+ * holds them, so nothing in them is read by the shell. Each git command counts in the trace (those
+ * `onlyIf` skips too).
+ */
+export async function gitSequence(
+  commands: readonly (readonly string[])[],
+  cwd: string,
+  options: GitSequenceOptions = {},
+): Promise<string> {
+  const env = gitEnvironment(options.env);
+  const executable = gitExecutable(env.PATH);
+  const guard = options.onlyIf;
+  // One command, or no git found by an absolute path (the shell would search PATH): one process each.
+  if (commands.length <= 1 || !isAbsolute(executable)) {
+    let stdout = "";
+    let kept: string | undefined;
+    for (const [index, command] of commands.entries()) {
+      stdout = await git(command, cwd, options);
+      if (guard?.index !== index) continue;
+      kept = stdout;
+      if (stdout.replace(/\n+$/, "") !== guard.output) break;
+    }
+    return kept ?? stdout;
+  }
+  const parameters: string[] = [];
+  const name = (value: string) => {
+    parameters.push(value);
+    return `"\${${parameters.length}}"`;
+  };
+  const lines = commands.map((command, index) => {
+    const names = ["--no-pager", ...neutralisingArguments, ...command].map(name).join(" ");
+    if (guard?.index === index) {
+      // Its output is kept (without trailing newlines) and is the result; what follows runs only if it matches.
+      return `kept=$("$0" ${names}) || exit\n[ "$kept" = ${name(guard.output)} ] || { printf '%s\\n' "$kept"; exit 0; }`;
+    }
+    const last = index === commands.length - 1;
+    return `"$0" ${names}${last && !guard ? "" : " >/dev/null || exit"}`;
+  });
+  if (guard) lines.push(`printf '%s\\n' "$kept"`);
+  if (traceFile)
+    for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
+  const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
+  const pending = execFileAsync("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
+    cwd,
+    env,
+    encoding: "utf8",
+    maxBuffer: maxOutputBytes,
+    windowsHide: true,
+  });
+  pending.child.stdin?.on("error", () => {});
+  pending.child.stdin?.end("");
+  try {
+    const { stdout } = await pending;
+    return options.trim ? stdout.trimEnd() : stdout;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
+    if (failure.code === "ENOENT") {
+      throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
+    }
+    if (typeof failure.code !== "number") throw new Error(`cannot run git in ${cwd}: ${failure.message}`);
+    throw new GitError(args, cwd, {
+      code: failure.code,
+      stdout: failure.stdout ?? "",
+      stderr: failure.stderr ?? "",
+      timedOut: false,
+    });
+  }
+}
+
 /**
  * The absolute path of the `git` that PATH names, looked up once per process and PATH value: spawning
  * a bare `git` makes the child try every PATH folder before git's own (seven failed `execve` here, per
