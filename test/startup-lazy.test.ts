@@ -23,6 +23,17 @@ const heavy = [
   "/node_modules/@hono/",
 ];
 
+/** What runs an engine's turn: loaded at the first turn, never to check a spec. */
+const turnModules = [
+  "/engines/run-command-turn.",
+  "/engines/play-scripted-turn.",
+  "/engines/claude-code/run-claude-code-turn.",
+  "/engines/codex/run-codex-turn.",
+  "/engines/copilot/run-copilot-turn.",
+  "/engines/agent-cli/run-cli-turn.",
+  "/process/run-command.",
+];
+
 /** Runs `loopwright <args>` with the module tracer; the URLs it loaded and its exit code. */
 function traced(
   sandbox: Sandbox,
@@ -97,6 +108,13 @@ describe("what a command loads", () => {
       "the trace saw the spec parsed",
     );
     for (const name of heavy)
+      assert.deepEqual(
+        modules.filter((url) => url.includes(name)),
+        [],
+        `validate loaded ${name}`,
+      );
+    // Checking engines builds them; their turns (processes, sandboxes, translators) load at a first turn.
+    for (const name of turnModules)
       assert.deepEqual(
         modules.filter((url) => url.includes(name)),
         [],

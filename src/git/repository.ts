@@ -89,6 +89,45 @@ export async function resolveCommit(root: string, commitish: string): Promise<st
   throw new UsageError(unknown);
 }
 
+/**
+ * What `resolveRepository(path)` and `resolveCommit(root, commitish)` would answer, in ONE git process,
+ * in the usual case: `path` in the main worktree of a repository whose git directory is
+ * `<top level>/.git` (as in `mainWorktreeAt`) and `commitish` naming a commit there. Undefined for
+ * anything else: the caller takes the two calls, which also word the errors.
+ */
+export async function repositoryCommitAt(
+  path: string,
+  commitish: string,
+): Promise<(Repository & { commit: string }) | undefined> {
+  const absolute = resolve(path);
+  const isDirectory = await stat(absolute).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+  if (isDirectory && commitish !== "" && !commitish.startsWith("-")) {
+    const probe = await gitResult(
+      [
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-common-dir",
+        "--git-dir",
+        "--show-toplevel",
+        "--verify",
+        "--quiet",
+        `${commitish}^{commit}`,
+      ],
+      absolute,
+      { trim: true },
+    );
+    const [common, gitDirectory, top, commit] = probe.code === 0 ? probe.stdout.split("\n") : [];
+    if (common && common === gitDirectory && top && commit) {
+      const commonDirectory = await realpath(common);
+      if (commonDirectory === join(top, ".git")) return { root: top, commonDirectory, commit };
+    }
+  }
+  return undefined;
+}
+
 /** True when the local branch `refs/heads/<branch>` exists. */
 export async function branchExists(root: string, branch: string): Promise<boolean> {
   const result = await gitResult(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], root);
