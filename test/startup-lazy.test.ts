@@ -143,7 +143,7 @@ describe("what a command loads", () => {
       );
   });
 
-  test("hook stop, once the spec is cached, loads neither the CLI framework nor the spec's libraries", () => {
+  test("hook stop and prompt, once the spec is cached, load neither the CLI framework nor the spec's libraries", () => {
     const input = JSON.stringify({ session_id: "lazy", cwd: sandbox.repo });
     const first = traced(sandbox, ["hook", "stop"], input);
     assert.equal(first.code, 0, first.output);
@@ -152,7 +152,15 @@ describe("what a command loads", () => {
       "the first stop parsed the spec",
     );
     for (const event of ["stop", "prompt"]) {
-      const { code, modules, output } = traced(sandbox, ["hook", event], input);
+      const { code, modules, gitCommands, output } = traced(sandbox, ["hook", event], input);
+      // One git process reads the working tree; a prompt, which hashes nothing, loads no node:crypto.
+      assert.deepEqual(gitCommands, ["status"], `hook ${event} ran git`);
+      if (event === "prompt")
+        assert.deepEqual(
+          modules.filter((url) => heavyBuiltins.includes(url)),
+          [],
+          "hook prompt loaded node:crypto or worker_threads",
+        );
       assert.equal(code, 0, output);
       assert.ok(
         modules.some((url) => url.includes(`/hooks/events/${event}-hook.`)),

@@ -2,12 +2,11 @@
  * What changed in the user's working tree since a commit (committed, staged, unstaged and untracked
  * files, less ignored ones and `.loopwright/`), with the content stamps of those files.
  */
-import { createHash } from "node:crypto";
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { type GitResult, gitResult } from "../../git/git.ts";
 import { stateFolderName } from "../hook-layout.ts";
-import { type ContentStamps, contentStamps, type FileState } from "./content-stamps.ts";
+import { type ContentStamps, contentStamps, type FileState, sha256Hex } from "./content-stamps.ts";
 import { startStatus } from "./status-process.ts";
 
 /** git's empty tree: the base of a repository without commits. */
@@ -148,7 +147,7 @@ function digestOf(path: string): string {
     if (stats.isSymbolicLink()) return `link:${readlinkSync(path)}`;
     if (stats.isDirectory()) return "folder";
     const mode = stats.mode & 0o111 ? "x" : "";
-    return `${mode}${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
+    return `${mode}${sha256Hex(readFileSync(path))}`;
   } catch {
     return "deleted";
   }
