@@ -177,6 +177,7 @@ class LineScanner implements DigestParser, NearbyLines {
    */
   private scanChunk(start: number, end: number): void {
     const filter = this.filter;
+    filter.reset();
     let position = start;
     if (this.carry) {
       const newline = filter.newlineAfter(start, end);

@@ -20,8 +20,20 @@ const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssem
 const prefixBytes = 5;
 /** Triggers are spread over 8 buckets (a bit each in the tables), so that each table stays selective. */
 const buckets = 8;
-/** Where the data starts in the module's memory: the tables are below. */
-const dataStart = 1024;
+/** Where `collect` puts a vector of matches to read its lanes. */
+const scratchStart = 256;
+/** Where the candidates of `collect` go in the module's memory (i32 each), and how many fit. */
+const foundStart = 1024;
+const foundCapacity = 4096;
+/**
+ * Where the exact check of each bucket is: a count (i32, padded to 8 bytes), then per trigger a mask
+ * and a value (i64 each): the trigger's first 8 bytes at most, and the bytes that must equal them.
+ */
+const checksStart = 20 * 1024;
+const checksPerBucket = 16;
+const checksBytes = 8 + checksPerBucket * 16;
+/** Where the data starts in the module's memory: the tables and the candidates are below. */
+const dataStart = 32 * 1024;
 /** Bytes read past a position (16 lanes, plus the prefix): kept as padding after the data. */
 const padding = 64;
 
@@ -37,7 +49,15 @@ export class TriggerFilter {
   readonly capacity: number;
   /** Triggers by their first byte, each as bytes; a trigger that has another as a prefix is left out. */
   private readonly byFirstByte: Uint8Array[][] = Array.from({ length: 256 }, () => []);
-  private readonly candidate: (from: number, to: number) => number;
+  private readonly collect: (from: number, to: number) => number;
+  /** The candidates last collected, in order: the first `foundCount`, from `foundNext` on not checked yet. */
+  private readonly found: Int32Array;
+  private foundCount = 0;
+  private foundNext = 0;
+  /** Where the last collection ended: the candidates before it not in `found` were looked at. */
+  private foundEnd = 0;
+  /** The last `from` asked for. */
+  private lastFrom = 0;
   readonly countNewlines: (from: number, to: number) => number;
   /** The first newline in [from, to), or -1. */
   readonly newlineAfter: (from: number, to: number) => number;
@@ -56,21 +76,50 @@ export class TriggerFilter {
     const pages = Math.ceil((dataStart + capacity + padding) / 65536);
     const memory = new wasm.Memory({ initial: pages, maximum: pages });
     this.bytes = Buffer.from(memory.buffer);
-    this.bytes.set(teddyTables(minimal), 0);
+    this.bytes.set(tablesFor(minimal), 0);
     const instance = new wasm.Instance(filterModule(), { filter: { memory } });
     const exports = instance.exports as Record<string, (from: number, to: number) => number>;
-    this.candidate = exports.candidate;
+    this.collect = exports.collect;
+    this.found = new Int32Array(memory.buffer, foundStart, foundCapacity);
     this.countNewlines = exports.countNewlines;
     this.newlineAfter = exports.newlineAfter;
     this.newlineBefore = exports.newlineBefore;
   }
 
-  /** Where the first trigger in [from, to) starts, or -1. A trigger may run past `to`. */
+  /** Call when the data changed: forgets the candidates collected in the old data. */
+  reset(): void {
+    this.foundCount = 0;
+    this.foundNext = 0;
+    this.foundEnd = 0;
+    this.lastFrom = 0;
+  }
+
+  /**
+   * Where the first trigger in [from, to) starts, or -1. A trigger may run past `to`. Candidates are
+   * collected a batch at a time and kept for the next call, which is quickest when `from` only grows
+   * between `reset`s.
+   */
   nextTrigger(from: number, to: number): number {
-    for (let position = from; ; ) {
-      const found = this.candidate(position, to);
-      if (found === -1 || this.triggerAt(found)) return found;
-      position = found + 1;
+    const found = this.found;
+    if (from < this.lastFrom) {
+      this.foundCount = 0;
+      this.foundEnd = from;
+    }
+    this.lastFrom = from;
+    for (;;) {
+      while (this.foundNext < this.foundCount) {
+        const position = found[this.foundNext];
+        if (position >= from) {
+          if (position >= to) return -1;
+          if (this.triggerAt(position)) return position;
+        }
+        this.foundNext++;
+      }
+      if (this.foundEnd >= to) return -1;
+      // Every candidate before `foundEnd` was looked at: collect the next batch.
+      this.foundCount = this.collect(Math.max(from, this.foundEnd), to);
+      this.foundNext = 0;
+      this.foundEnd = this.foundCount === foundCapacity ? found[foundCapacity - 1] + 1 : to;
     }
   }
 
@@ -86,7 +135,21 @@ export class TriggerFilter {
   }
 }
 
+/** Tables built before, by trigger list: every digest of a process uses the same triggers. */
+const tableCache = new Map<string, Uint8Array>();
+
+function tablesFor(triggers: readonly string[]): Uint8Array {
+  const key = triggers.join("\n");
+  let tables = tableCache.get(key);
+  if (!tables) {
+    tables = teddyTables(triggers);
+    tableCache.set(key, tables);
+  }
+  return tables;
+}
+
 /**
+ * The tables below the data: the nibble tables, and each bucket's exact checks (see `checksStart`).
  * The nibble tables: for byte `k` of a trigger's prefix, a 16-byte table indexed by the byte's low
  * nibble and one by its high nibble, each entry the buckets that accept that nibble there. A position
  * is a candidate when some bucket accepts all its `prefixBytes` bytes.
@@ -102,6 +165,7 @@ function teddyTables(triggers: readonly string[]): Uint8Array {
     let bestCost = Number.POSITIVE_INFINITY;
     for (let bucket = 0; bucket < buckets; bucket++) {
       const group = groups[bucket];
+      if (group.length === checksPerBucket) continue;
       const cost = passRate([...group, trigger]) - (group.length > 0 ? passRate(group) : 0);
       if (cost < bestCost) {
         bestCost = cost;
@@ -110,8 +174,16 @@ function teddyTables(triggers: readonly string[]): Uint8Array {
     }
     groups[best].push(trigger);
   }
-  const tables = new Uint8Array(prefixBytes * 32);
+  const tables = new Uint8Array(checksStart + buckets * checksBytes);
   groups.forEach((group, bucket) => {
+    const checks = checksStart + bucket * checksBytes;
+    tables[checks] = group.length;
+    group.forEach((trigger, index) => {
+      for (let byte = 0; byte < Math.min(trigger.length, 8); byte++) {
+        tables[checks + 8 + index * 16 + byte] = 0xff;
+        tables[checks + 16 + index * 16 + byte] = trigger.charCodeAt(byte);
+      }
+    });
     const [low, high] = nibbleSets(group);
     for (let k = 0; k < prefixBytes; k++) {
       for (let nibble = 0; nibble < 16; nibble++) {
@@ -203,12 +275,17 @@ const op = {
   i32Add: 0x6a,
   i32Sub: 0x6b,
   i32And: 0x71,
+  i32Mul: 0x6c,
+  i64Eq: 0x51,
+  i64And: 0x83,
   i32Shl: 0x74,
 } as const;
 const vector = {
   load: 0x00,
+  store: 0x0b,
   const: 0x0c,
-  swizzle: 0x0e,
+  /** `i8x16.relaxed_swizzle`: a single byte shuffle; the same as `swizzle` for indexes below 16, as nibbles are. */
+  relaxedSwizzle: 0x100,
   splat: 0x0f,
   eq: 0x23,
   not: 0x4d,
@@ -218,6 +295,7 @@ const vector = {
   shrU: 0x6d,
 } as const;
 const i32 = 0x7f;
+const i64 = 0x7e;
 const v128 = 0x7b;
 const empty = 0x40;
 
@@ -249,86 +327,116 @@ function unsigned(value: number): number[] {
 const get = (local: number) => [op.localGet, local];
 const set = (local: number) => [op.localSet, local];
 const constant = (value: number) => [op.i32Const, ...signed(value)];
-const simd = (code: number) => [0xfd, code];
+const simd = (code: number) => [0xfd, ...unsigned(code)];
 /** v128.load of the 16 bytes at the address on the stack, plus `offset`. */
 const load = (offset = 0) => [...simd(vector.load), 0, ...unsigned(offset)];
+const load8 = (offset: number) => [0x2d, 0, ...unsigned(offset)];
+const load32 = (offset: number) => [0x28, 2, ...unsigned(offset)];
+const load64 = (offset: number) => [0x29, 3, ...unsigned(offset)];
+const vectorStore = (offset: number) => [...simd(vector.store), 0, ...unsigned(offset)];
+/** i32.store of the value on the stack at the address below it, plus `offset`. */
+const store = (offset: number) => [0x36, 2, ...unsigned(offset)];
 const splatByte = (value: number) => [...constant(value), ...simd(vector.splat)];
 
 /**
- * The module: imports `filter.memory`; exports `candidate`, `countNewlines`, `newlineAfter`,
- * `newlineBefore`, each `(from, to) => i32` over addresses in the memory.
+ * The module: imports `filter.memory`; exports `collect`, `countNewlines`, `newlineAfter`,
+ * `newlineBefore`, each `(from, to) => i32` over addresses in the memory. `collect` writes the
+ * candidates in [from, to) (positions where the tables accept the bytes), in order, from `foundStart`,
+ * and returns how many, at most `foundCapacity`.
  */
 function filterModuleBytes(): Uint8Array {
-  // Parameters: 0 from, 1 to. `candidate`'s locals: 2 bits (i32), 3 vector, 4 matches, then the tables.
-  const tableLocal = (k: number, high: boolean) => 5 + k * 2 + (high ? 1 : 0);
+  // Parameters: 0 from, 1 to. `collect`'s locals: i32 count, bits, position, bucket bits, entry,
+  // remaining, lane; i64 the bytes at the position; vectors: the bytes, the matches, the tables, then
+  // the low-nibble mask.
+  const [count, bits, position, bucketBits, entry, remaining, lane, word] = [2, 3, 4, 5, 6, 7, 8, 9];
+  const bytesLocal = 10;
+  const matches = 11;
+  const tableLocal = (k: number, high: boolean) => 12 + k * 2 + (high ? 1 : 0);
+  const nibbleMask = 12 + prefixBytes * 2;
   const lanes = (k: number) => [
     ...get(0),
     ...load(k),
-    ...set(3),
+    ...set(bytesLocal),
     ...get(tableLocal(k, false)),
-    ...get(3),
-    ...splatByte(15),
+    ...get(bytesLocal),
+    ...get(nibbleMask),
     ...simd(vector.and),
-    ...simd(vector.swizzle),
+    ...simd(vector.relaxedSwizzle),
     ...get(tableLocal(k, true)),
-    ...get(3),
+    ...get(bytesLocal),
     ...constant(4),
     ...simd(vector.shrU),
-    ...simd(vector.swizzle),
+    ...simd(vector.relaxedSwizzle),
     ...simd(vector.and),
   ];
-  const candidate = body(
-    [
-      [1, i32],
-      [2 + prefixBytes * 2, v128],
-    ],
-    [
-      ...Array.from({ length: prefixBytes * 2 }, (_, index) => [
+  const returnCountIf = (condition: number[]) =>
+    new Code().add(condition).if().add(get(count), op.return).end().bytes;
+  const collect = new Code()
+    .add(splatByte(15), set(nibbleMask))
+    .add(
+      Array.from({ length: prefixBytes * 2 }, (_, index) => [
         ...constant(index * 16),
         ...load(),
-        ...set(5 + index),
+        ...set(tableLocal(0, false) + index),
       ]).flat(),
-      op.loop,
-      empty,
-      // from >= to: none.
-      ...get(0),
-      ...get(1),
-      ...[op.i32GeS, op.if, empty, ...constant(-1), op.return, op.end],
-      ...lanes(0),
-      ...Array.from({ length: prefixBytes - 1 }, (_, k) => [...lanes(k + 1), ...simd(vector.and)]).flat(),
-      ...set(4),
-      ...get(4),
-      ...simd(vector.anyTrue),
-      op.if,
-      empty,
-      // The first lane whose buckets are not all zero: from + its index, when before `to`.
-      ...get(4),
-      ...splatByte(0),
-      ...simd(vector.eq),
-      ...simd(vector.not),
-      ...simd(vector.bitmask),
-      op.i32Ctz,
-      ...get(0),
+    )
+    .loop("block")
+    .add(returnCountIf([...get(0), ...get(1), op.i32GeS]))
+    .add(lanes(0))
+    .add(Array.from({ length: prefixBytes - 1 }, (_, k) => [...lanes(k + 1), ...simd(vector.and)]).flat())
+    .add(set(matches), get(matches), simd(vector.anyTrue))
+    .if()
+    // Each lane whose buckets are not all zero, in order: position from + lane, while before `to`.
+    .add(constant(scratchStart), get(matches), vectorStore(0))
+    .add(get(matches), splatByte(0), simd(vector.eq), simd(vector.not), simd(vector.bitmask), set(bits))
+    .loop("lane")
+    .add(get(bits), op.i32Ctz, set(lane), get(0), get(lane), op.i32Add, set(position))
+    .add(returnCountIf([...get(position), ...get(1), op.i32GeS]))
+    .add(get(lane), load8(scratchStart), set(bucketBits), get(position), load64(0), set(word))
+    .block("next")
+    .block("emit")
+    // The exact checks of each bucket the lane names: a trigger whose first 8 bytes at most are there.
+    .loop("bucket")
+    .add(get(bucketBits), op.i32Eqz)
+    .brIf("next")
+    .add(get(bucketBits), op.i32Ctz, constant(checksBytes), op.i32Mul, constant(checksStart), op.i32Add)
+    .add(set(entry), get(entry), load32(0), set(remaining))
+    .block("bucket done")
+    .loop("entry")
+    .add(get(remaining), op.i32Eqz)
+    .brIf("bucket done")
+    .add(get(word), get(entry), load64(8), op.i64And, get(entry), load64(16), op.i64Eq)
+    .brIf("emit")
+    .add(
+      get(entry),
+      constant(16),
       op.i32Add,
-      ...set(2),
-      ...get(2),
-      ...constant(-1),
-      ...get(2),
-      ...get(1),
-      op.i32LtS,
-      op.select,
-      op.return,
-      op.end,
-      ...get(0),
-      ...constant(16),
-      op.i32Add,
-      ...set(0),
-      op.br,
-      0,
-      op.end,
-      ...constant(-1),
-    ],
-  );
+      set(entry),
+      get(remaining),
+      constant(1),
+      op.i32Sub,
+      set(remaining),
+    )
+    .br("entry")
+    .end()
+    .end()
+    .add(get(bucketBits), get(bucketBits), constant(1), op.i32Sub, op.i32And, set(bucketBits))
+    .br("bucket")
+    .end()
+    .end()
+    // found[count++] = position; a full batch ends the call.
+    .add(get(count), constant(2), op.i32Shl, get(position), store(foundStart))
+    .add(get(count), constant(1), op.i32Add, set(count))
+    .add(returnCountIf([...get(count), ...constant(foundCapacity), op.i32GeS]))
+    .end()
+    .add(get(bits), get(bits), constant(1), op.i32Sub, op.i32And, set(bits), get(bits))
+    .brIf("lane")
+    .end()
+    .end()
+    .add(get(0), constant(16), op.i32Add, set(0))
+    .br("block")
+    .end()
+    .add(get(count)).bytes;
   // The newlines among the 16 bytes at `from`, as bits (lane i: bit i).
   const newlineBits = [...get(0), ...load(), ...splatByte(10), ...simd(vector.eq), ...simd(vector.bitmask)];
   // Locals: 2 total/bits, 3 bits.
@@ -458,8 +566,20 @@ function filterModuleBytes(): Uint8Array {
       ...constant(-1),
     ],
   );
-  const functions = [candidate, countNewlines, newlineAfter, newlineBefore];
-  const names = ["candidate", "countNewlines", "newlineAfter", "newlineBefore"];
+  const functions = [
+    body(
+      [
+        [7, i32],
+        [1, i64],
+        [3 + prefixBytes * 2, v128],
+      ],
+      collect,
+    ),
+    countNewlines,
+    newlineAfter,
+    newlineBefore,
+  ];
+  const names = ["collect", "countNewlines", "newlineAfter", "newlineBefore"];
   const text = (value: string) => [...unsigned(value.length), ...Buffer.from(value, "latin1")];
   const section = (id: number, content: number[]) => [id, ...unsigned(content.length), ...content];
   const vectorOf = (items: number[][]) => [...unsigned(items.length), ...items.flat()];
@@ -473,6 +593,54 @@ function filterModuleBytes(): Uint8Array {
     ...section(7, vectorOf(names.map((name, index) => [...text(name), 0x00, index]))),
     ...section(10, vectorOf(functions)),
   ]);
+}
+
+/** Code with named blocks: `br` and `brIf` name the block they leave or the loop they repeat. */
+class Code {
+  readonly bytes: number[] = [];
+  private readonly labels: string[] = [];
+
+  add(...parts: (number | number[])[]): this {
+    for (const part of parts) {
+      if (typeof part === "number") this.bytes.push(part);
+      else for (const byte of part) this.bytes.push(byte);
+    }
+    return this;
+  }
+
+  block(label: string): this {
+    this.labels.push(label);
+    return this.add(op.block, empty);
+  }
+
+  loop(label: string): this {
+    this.labels.push(label);
+    return this.add(op.loop, empty);
+  }
+
+  if(): this {
+    this.labels.push("");
+    return this.add(op.if, empty);
+  }
+
+  end(): this {
+    this.labels.pop();
+    return this.add(op.end);
+  }
+
+  br(label: string): this {
+    return this.add(op.br, this.depth(label));
+  }
+
+  brIf(label: string): this {
+    return this.add(op.brIf, this.depth(label));
+  }
+
+  private depth(label: string): number {
+    const index = this.labels.lastIndexOf(label);
+    if (index === -1) throw new Error(`no block ${label}`);
+    return this.labels.length - 1 - index;
+  }
 }
 
 /** A function body: its locals as [count, type] runs, then its code. */
