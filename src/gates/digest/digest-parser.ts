@@ -15,13 +15,19 @@ import { defaultDigestLimits } from "./digest-types.ts";
 import { detached, FailureCollector } from "./failure-collector.ts";
 import type { FormatParser, NearbyLines } from "./format-parser.ts";
 import { formatFactories } from "./formats.ts";
-import { TriggerFilter } from "./trigger-filter.ts";
+import { filterPadding, TriggerFilter } from "./trigger-filter.ts";
 import { TriggerFinder } from "./trigger-finder.ts";
 
 /** A digest being built from a log fed in order. */
 export interface DigestParser {
   /** The next piece of the log, as text or UTF-8 bytes; pieces may split lines and characters. */
   write(piece: string | Uint8Array): void;
+  /**
+   * Two buffers to read the log into: a piece that lies in one is scanned where it is, not copied.
+   * They take turns, one filled while the other is written; a piece given as anything else is copied
+   * into the first, so the two ways must not be mixed.
+   */
+  readonly readBuffers: readonly [Uint8Array, Uint8Array];
   /** Ends the log and returns its digest. Call once. */
   end(): Digest;
 }
@@ -44,8 +50,8 @@ export function digestText(text: string, options: DigestOptions = {}): Digest {
  * collection, and V8 grows the young generation (up to tens of megabytes) once enough bytes have survived.
  */
 const scanWindowBytes = 16 * 1024;
-/** Bytes searched at a time: a piece is copied into the filter's memory in parts of this size. */
-const chunkBytes = 1024 * 1024;
+/** Bytes searched at a time: each read buffer's size; a piece is copied into the first in parts this size. */
+export const chunkBytes = 1024 * 1024;
 const nonAscii = /[\x80-\xff]/;
 // CSI sequences (colors, cursor moves), OSC sequences (titles, links), character set selections and
 // two-byte escapes.
@@ -71,6 +77,7 @@ class LineScanner implements DigestParser, NearbyLines {
   private readonly collector: FailureCollector;
   private readonly parsers: FormatParser[];
   private readonly finder: TriggerFinder;
+  readonly readBuffers: readonly [Uint8Array, Uint8Array];
   /** The bytes being searched (the current chunk of the log) and the search over them. */
   private readonly filter: TriggerFilter;
   /** Where the chunk's whole lines start in the filter's memory (after the end of a line carried into it). */
@@ -128,7 +135,14 @@ class LineScanner implements DigestParser, NearbyLines {
       this.routes.set(key, [...routes]);
     }
     this.finder = new TriggerFinder(keys);
-    this.filter = new TriggerFilter(keys, chunkBytes);
+    // The two read buffers, each followed by the filter's padding.
+    this.filter = new TriggerFilter(keys, 2 * chunkBytes + filterPadding);
+    const memory = this.filter.bytes;
+    const second = this.filter.start + chunkBytes + filterPadding;
+    this.readBuffers = [
+      memory.subarray(this.filter.start, this.filter.start + chunkBytes),
+      memory.subarray(second, second + chunkBytes),
+    ];
     // Counting plain run lines from the bytes needs `=== RUN` to be the longest trigger that starts one.
     const runIsLongest = !keys.some((key) => key !== runTrigger && key.startsWith(runTrigger));
     this.runTaker = runIsLongest ? runTaker(this.parsers, this.routes.get(runTrigger)) : null;
@@ -137,10 +151,21 @@ class LineScanner implements DigestParser, NearbyLines {
   }
 
   write(piece: string | Uint8Array): void {
-    const bytes = typeof piece === "string" ? Buffer.from(piece, "utf8") : piece;
     const filter = this.filter;
-    for (let offset = 0; offset < bytes.length; offset += filter.capacity) {
-      const part = bytes.subarray(offset, offset + filter.capacity);
+    if (typeof piece !== "string" && piece.buffer === filter.bytes.buffer) {
+      // Read into one of `readBuffers`.
+      if (
+        piece.byteOffset < filter.start ||
+        piece.byteOffset + piece.length > filter.start + filter.capacity
+      ) {
+        throw new Error("a piece in the parser's memory outside its read buffers");
+      }
+      this.scanChunk(piece.byteOffset, piece.byteOffset + piece.length);
+      return;
+    }
+    const bytes = typeof piece === "string" ? Buffer.from(piece, "utf8") : piece;
+    for (let offset = 0; offset < bytes.length; offset += chunkBytes) {
+      const part = bytes.subarray(offset, offset + chunkBytes);
       filter.bytes.set(part, filter.start);
       this.scanChunk(filter.start, filter.start + part.length);
     }

@@ -34,8 +34,11 @@ const checksPerBucket = 16;
 const checksBytes = 8 + checksPerBucket * 16;
 /** Where the data starts in the module's memory: the tables and the candidates are below. */
 const dataStart = 32 * 1024;
-/** Bytes read past a position (16 lanes, plus the prefix): kept as padding after the data. */
-const padding = 64;
+/**
+ * Bytes read past the end of the data (16 lanes, plus a trigger's first 8 bytes): data ends at least
+ * this far before the memory does. Reads before the data are up to 16 bytes.
+ */
+export const filterPadding = 64;
 
 /**
  * Triggers (Latin-1 text, each byte one character) searched in bytes held in WebAssembly memory. Put
@@ -73,7 +76,7 @@ export class TriggerFilter {
     for (const trigger of minimal)
       this.byFirstByte[trigger.charCodeAt(0)].push(Buffer.from(trigger, "latin1"));
     this.capacity = capacity;
-    const pages = Math.ceil((dataStart + capacity + padding) / 65536);
+    const pages = Math.ceil((dataStart + capacity + filterPadding) / 65536);
     const memory = new wasm.Memory({ initial: pages, maximum: pages });
     this.bytes = Buffer.from(memory.buffer);
     this.bytes.set(tablesFor(minimal), 0);
