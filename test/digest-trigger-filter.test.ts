@@ -4,7 +4,7 @@
  * 16-byte steps, across batches of candidates, and through the parser at the edges of its chunks.
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { createDigestParser, digestText } from "../src/gates/digest/digest-parser.ts";
 import { TriggerFilter } from "../src/gates/digest/trigger-filter.ts";
 
@@ -22,9 +22,12 @@ const triggers = [
   "Error",
 ].map((trigger) => Buffer.from(trigger, "utf8").toString("latin1"));
 
+/** Whether the filters made by `filterOf` use WebAssembly (else the plain JavaScript fallback). */
+let webAssembly = true;
+
 /** A filter holding `text` (Latin-1) at its start; returns the filter and the text's first address. */
 function filterOf(text: string): { filter: TriggerFilter; start: number; end: number } {
-  const filter = new TriggerFilter(triggers, 64 * 1024);
+  const filter = new TriggerFilter(triggers, 64 * 1024, { webAssembly });
   filter.bytes.write(text, filter.start, "latin1");
   return { filter, start: filter.start, end: filter.start + text.length };
 }
@@ -66,68 +69,76 @@ function noise(length: number, seed: number): string {
   return text.slice(0, length);
 }
 
-describe("TriggerFilter", () => {
-  it("counts and finds newlines like a plain search, at every alignment", () => {
-    const text = noise(300, 7);
-    const { filter, start } = filterOf(text);
-    for (let from = 0; from <= text.length; from++) {
-      for (let to = from; to <= Math.min(text.length, from + 70); to++) {
-        const slice = text.slice(from, to);
-        assert.equal(filter.countNewlines(start + from, start + to), slice.split("\n").length - 1);
-        const after = slice.indexOf("\n");
-        assert.equal(filter.newlineAfter(start + from, start + to), after === -1 ? -1 : start + from + after);
-        const before = slice.lastIndexOf("\n");
-        assert.equal(
-          filter.newlineBefore(start + from, start + to),
-          before === -1 ? -1 : start + from + before,
-        );
-      }
-    }
-  });
+for (const variant of ["WebAssembly", "JavaScript"])
+  describe(`TriggerFilter (${variant})`, () => {
+    before(() => {
+      webAssembly = variant === "WebAssembly";
+    });
 
-  it("finds each trigger planted at every offset in noise of near-misses, and nothing else", () => {
-    for (const trigger of triggers) {
-      for (let offset = 0; offset < 40; offset++) {
-        const text = `${noise(offset, offset)}${trigger}${noise(50, offset + 1)}`;
-        const { filter, start, end } = filterOf(text);
-        // Walk every trigger in order, as the parser does.
-        const found: number[] = [];
-        for (let from = start; ; ) {
-          const next = filter.nextTrigger(from, end);
-          if (next === -1) break;
-          found.push(next - start);
-          from = next + 1;
+    it("counts and finds newlines like a plain search, at every alignment", () => {
+      const text = noise(300, 7);
+      const { filter, start } = filterOf(text);
+      for (let from = 0; from <= text.length; from++) {
+        for (let to = from; to <= Math.min(text.length, from + 70); to++) {
+          const slice = text.slice(from, to);
+          assert.equal(filter.countNewlines(start + from, start + to), slice.split("\n").length - 1);
+          const after = slice.indexOf("\n");
+          assert.equal(
+            filter.newlineAfter(start + from, start + to),
+            after === -1 ? -1 : start + from + after,
+          );
+          const before = slice.lastIndexOf("\n");
+          assert.equal(
+            filter.newlineBefore(start + from, start + to),
+            before === -1 ? -1 : start + from + before,
+          );
         }
-        const expected: number[] = [];
-        for (let index = firstTrigger(text, 0, text.length); index !== -1; ) {
-          expected.push(index);
-          index = firstTrigger(text, index + 1, text.length);
-        }
-        assert.ok(expected.includes(offset), `${JSON.stringify(trigger)} at ${offset}`);
-        assert.deepEqual(found, expected, `${JSON.stringify(trigger)} at ${offset}`);
       }
-    }
-  });
+    });
 
-  it("finds triggers past a full batch of candidates, with `to` cutting a trigger short", () => {
-    // 10,000 candidates: more than a batch holds.
-    const text = "FAIL x\n".repeat(10_000);
-    const { filter, start, end } = filterOf(text);
-    let count = 0;
-    for (let from = start; ; count++) {
-      const next = filter.nextTrigger(from, end);
-      if (next === -1) break;
-      assert.equal((next - start) % 7, 0);
-      from = next + 1;
-    }
-    assert.equal(count, 10_000);
-    // A trigger that starts before `to` is found even when it runs past it; one at `to` is not.
-    filter.reset();
-    assert.equal(filter.nextTrigger(start + 1, start + 8), start + 7);
-    filter.reset();
-    assert.equal(filter.nextTrigger(start + 1, start + 7), -1);
+    it("finds each trigger planted at every offset in noise of near-misses, and nothing else", () => {
+      for (const trigger of triggers) {
+        for (let offset = 0; offset < 40; offset++) {
+          const text = `${noise(offset, offset)}${trigger}${noise(50, offset + 1)}`;
+          const { filter, start, end } = filterOf(text);
+          // Walk every trigger in order, as the parser does.
+          const found: number[] = [];
+          for (let from = start; ; ) {
+            const next = filter.nextTrigger(from, end);
+            if (next === -1) break;
+            found.push(next - start);
+            from = next + 1;
+          }
+          const expected: number[] = [];
+          for (let index = firstTrigger(text, 0, text.length); index !== -1; ) {
+            expected.push(index);
+            index = firstTrigger(text, index + 1, text.length);
+          }
+          assert.ok(expected.includes(offset), `${JSON.stringify(trigger)} at ${offset}`);
+          assert.deepEqual(found, expected, `${JSON.stringify(trigger)} at ${offset}`);
+        }
+      }
+    });
+
+    it("finds triggers past a full batch of candidates, with `to` cutting a trigger short", () => {
+      // 10,000 candidates: more than a batch holds.
+      const text = "FAIL x\n".repeat(10_000);
+      const { filter, start, end } = filterOf(text);
+      let count = 0;
+      for (let from = start; ; count++) {
+        const next = filter.nextTrigger(from, end);
+        if (next === -1) break;
+        assert.equal((next - start) % 7, 0);
+        from = next + 1;
+      }
+      assert.equal(count, 10_000);
+      // A trigger that starts before `to` is found even when it runs past it; one at `to` is not.
+      filter.reset();
+      assert.equal(filter.nextTrigger(start + 1, start + 8), start + 7);
+      filter.reset();
+      assert.equal(filter.nextTrigger(start + 1, start + 7), -1);
+    });
   });
-});
 
 describe("digest parser over the filter's chunks", () => {
   it("numbers lines and runs right when plain go run lines fill batches and chunks", () => {

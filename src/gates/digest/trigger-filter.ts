@@ -14,7 +14,16 @@ interface WebAssemblyApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: object };
 }
-const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+/** Absent when Node runs without a JIT (`--jitless`): the filter then runs in plain JavaScript. */
+const wasm = (globalThis as unknown as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+
+/** The searches over the memory, each `(from, to)` in addresses; see `filterModuleBytes`. */
+interface FilterFunctions {
+  collect(from: number, to: number): number;
+  countNewlines(from: number, to: number): number;
+  newlineAfter(from: number, to: number): number;
+  newlineBefore(from: number, to: number): number;
+}
 
 /** Bytes of each trigger the filter looks at; shorter triggers accept any byte past their end. */
 const prefixBytes = 5;
@@ -67,7 +76,8 @@ export class TriggerFilter {
   /** The last newline in [from, to), or -1. */
   readonly newlineBefore: (from: number, to: number) => number;
 
-  constructor(triggers: readonly string[], capacity: number) {
+  /** `webAssembly: false` runs the searches in plain JavaScript (as without WebAssembly): for tests. */
+  constructor(triggers: readonly string[], capacity: number, options: { webAssembly?: boolean } = {}) {
     const unique = [...new Set(triggers)].filter((trigger) => trigger.length > 0);
     if (unique.some((trigger) => trigger.includes("\n"))) throw new Error("a trigger holds a newline");
     const minimal = unique.filter(
@@ -77,16 +87,21 @@ export class TriggerFilter {
       this.byFirstByte[trigger.charCodeAt(0)].push(Buffer.from(trigger, "latin1"));
     this.capacity = capacity;
     const pages = Math.ceil((dataStart + capacity + filterPadding) / 65536);
-    const memory = new wasm.Memory({ initial: pages, maximum: pages });
-    this.bytes = Buffer.from(memory.buffer);
+    let functions: FilterFunctions;
+    if (wasm && options.webAssembly !== false) {
+      const memory = new wasm.Memory({ initial: pages, maximum: pages });
+      this.bytes = Buffer.from(memory.buffer);
+      functions = new wasm.Instance(filterModule(wasm), { filter: { memory } }).exports as FilterFunctions;
+    } else {
+      this.bytes = Buffer.alloc(pages * 65536);
+      functions = javascriptFunctions(this.bytes);
+    }
     this.bytes.set(tablesFor(minimal), 0);
-    const instance = new wasm.Instance(filterModule(), { filter: { memory } });
-    const exports = instance.exports as Record<string, (from: number, to: number) => number>;
-    this.collect = exports.collect;
-    this.found = new Int32Array(memory.buffer, foundStart, foundCapacity);
-    this.countNewlines = exports.countNewlines;
-    this.newlineAfter = exports.newlineAfter;
-    this.newlineBefore = exports.newlineBefore;
+    this.found = new Int32Array(this.bytes.buffer, this.bytes.byteOffset + foundStart, foundCapacity);
+    this.collect = functions.collect;
+    this.countNewlines = functions.countNewlines;
+    this.newlineAfter = functions.newlineAfter;
+    this.newlineBefore = functions.newlineBefore;
   }
 
   /** Call when the data changed: forgets the candidates collected in the old data. */
@@ -249,9 +264,53 @@ function byteFrequency(code: number): number {
 
 let compiled: object | undefined;
 
-function filterModule(): object {
-  compiled ??= new wasm.Module(filterModuleBytes());
+/** The module, compiled once; with the plain `swizzle` where the relaxed one is not supported. */
+function filterModule(api: WebAssemblyApi): object {
+  if (!compiled) {
+    try {
+      compiled = new api.Module(filterModuleBytes(vector.relaxedSwizzle));
+    } catch {
+      compiled = new api.Module(filterModuleBytes(vector.swizzle));
+    }
+  }
   return compiled;
+}
+
+/**
+ * The module's functions in plain JavaScript, for a Node without WebAssembly: the same answers,
+ * slower, and `collect` leaves the exact check of its candidates to `triggerAt`.
+ */
+function javascriptFunctions(bytes: Uint8Array): FilterFunctions {
+  const found = new Int32Array(bytes.buffer, bytes.byteOffset + foundStart, foundCapacity);
+  return {
+    collect(from, to) {
+      let count = 0;
+      for (let position = from; position < to; position++) {
+        let buckets = 0xff;
+        for (let k = 0; k < prefixBytes && buckets !== 0; k++) {
+          const byte = bytes[position + k];
+          buckets &= bytes[k * 32 + (byte & 15)] & bytes[k * 32 + 16 + (byte >> 4)];
+        }
+        if (buckets === 0) continue;
+        found[count++] = position;
+        if (count === foundCapacity) break;
+      }
+      return count;
+    },
+    countNewlines(from, to) {
+      let count = 0;
+      for (let index = from; index < to; index++) if (bytes[index] === 10) count++;
+      return count;
+    },
+    newlineAfter(from, to) {
+      for (let index = from; index < to; index++) if (bytes[index] === 10) return index;
+      return -1;
+    },
+    newlineBefore(from, to) {
+      for (let index = to - 1; index >= from; index--) if (bytes[index] === 10) return index;
+      return -1;
+    },
+  };
 }
 
 // WebAssembly opcodes used below (core, then the 0xfd-prefixed vector ones).
@@ -287,6 +346,7 @@ const vector = {
   load: 0x00,
   store: 0x0b,
   const: 0x0c,
+  swizzle: 0x0e,
   /** `i8x16.relaxed_swizzle`: a single byte shuffle; the same as `swizzle` for indexes below 16, as nibbles are. */
   relaxedSwizzle: 0x100,
   splat: 0x0f,
@@ -347,7 +407,7 @@ const splatByte = (value: number) => [...constant(value), ...simd(vector.splat)]
  * candidates in [from, to) (positions where the tables accept the bytes), in order, from `foundStart`,
  * and returns how many, at most `foundCapacity`.
  */
-function filterModuleBytes(): Uint8Array {
+function filterModuleBytes(swizzle: number): Uint8Array {
   // Parameters: 0 from, 1 to. `collect`'s locals: i32 count, bits, position, bucket bits, entry,
   // remaining, lane; i64 the bytes at the position; vectors: the bytes, the matches, the tables, then
   // the low-nibble mask.
@@ -364,12 +424,12 @@ function filterModuleBytes(): Uint8Array {
     ...get(bytesLocal),
     ...get(nibbleMask),
     ...simd(vector.and),
-    ...simd(vector.relaxedSwizzle),
+    ...simd(swizzle),
     ...get(tableLocal(k, true)),
     ...get(bytesLocal),
     ...constant(4),
     ...simd(vector.shrU),
-    ...simd(vector.relaxedSwizzle),
+    ...simd(swizzle),
     ...simd(vector.and),
   ];
   const returnCountIf = (condition: number[]) =>
