@@ -246,7 +246,7 @@ export async function gitSequence(
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
-  const pending = execFileAsync("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
+  const pending = execFileAsync<string>("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
     cwd,
     env,
     encoding: "utf8",

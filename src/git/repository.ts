@@ -102,10 +102,7 @@ export async function repositoryCommitAt(
   commitish: string,
 ): Promise<(Repository & { commit: string }) | undefined> {
   const absolute = resolve(path);
-  const isDirectory = await stat(absolute).then(
-    (stats) => stats.isDirectory(),
-    () => false,
-  );
+  const isDirectory = statSync(absolute, { throwIfNoEntry: false })?.isDirectory() ?? false;
   if (isDirectory && commitish !== "" && !commitish.startsWith("-")) {
     const probe = await gitResult(
       [
@@ -123,7 +120,7 @@ export async function repositoryCommitAt(
     );
     const [common, gitDirectory, top, commit] = probe.code === 0 ? probe.stdout.split("\n") : [];
     if (common && common === gitDirectory && top && commit) {
-      const commonDirectory = await realpath(common);
+      const commonDirectory = realpathSync(common);
       if (commonDirectory === join(top, ".git")) return { root: top, commonDirectory, commit };
     }
   }
