@@ -23,8 +23,11 @@ const heavy = [
   "/node_modules/@hono/",
 ];
 
-/** What runs an engine's turn: loaded at the first turn, never to check a spec. */
+/** What runs an engine's turn (loaded at the first turn), and what only some specs need: never to check a spec. */
 const turnModules = [
+  // Nor does a spec that finishes on a branch need the forge, or one that is not a tasks loop its list.
+  "/forge/",
+  "/loop/strategies/task-list.",
   "/engines/run-command-turn.",
   "/engines/play-scripted-turn.",
   "/engines/claude-code/run-claude-code-turn.",

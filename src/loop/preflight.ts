@@ -16,16 +16,12 @@ import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
-import { ciTriggerWarnings } from "../forge/forge-doctor.ts";
-import { openForge } from "../forge/open-forge.ts";
 import { git, gitResult } from "../git/git.ts";
 import { defaultRemote, repositoryCommitAt, resolveCommit, resolveRepository } from "../git/repository.ts";
-import { fileAt } from "../git/tree-with-file.ts";
 import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
 import { commandWords } from "./command-words.ts";
 import { placeholderGoal } from "./goal-placeholder.ts";
-import { parseTaskList } from "./strategies/task-list.ts";
 
 export interface Preflight {
   problems: string[];
@@ -115,6 +111,11 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
 
 /** Why the task list of the base commit cannot drive a tasks loop (missing, unreadable, empty, all done). */
 async function taskListProblem(repoRoot: string, baseSha: string, file: string): Promise<string | undefined> {
+  // Only a tasks loop needs these: other specs are checked without loading them.
+  const [{ fileAt }, { parseTaskList }] = await Promise.all([
+    import("../git/tree-with-file.ts"),
+    import("./strategies/task-list.ts"),
+  ]);
   const text = await fileAt(repoRoot, baseSha, file);
   if (text === undefined)
     return `${file} is not in the base commit ${baseSha.slice(0, 10)} (commit it first)`;
@@ -133,6 +134,11 @@ async function pullRequestProblem(
   if (!remote)
     return { problem: "no remote to push to: add one (git remote add origin <url>)", warnings: [] };
   const url = await gitResult(["remote", "get-url", remote], repoRoot, { trim: true });
+  // Only a pull-request finish needs the forge: other specs are checked without loading it.
+  const [{ openForge }, { ciTriggerWarnings }] = await Promise.all([
+    import("../forge/open-forge.ts"),
+    import("../forge/forge-doctor.ts"),
+  ]);
   const opened = await openForge(spec.finish, url.code === 0 ? url.stdout : undefined, { maxWaitMs: 10_000 });
   if ("problem" in opened) return { problem: opened.problem, warnings: [] };
   return {
