@@ -59,14 +59,20 @@ export async function loadSpecFileForAnyModeCached(
   const filesRead: string[] = [];
   const parsed = parseSpecTextForAnyMode(text, path, directory, filesRead);
   const files = filesRead.map((file) => ({ path: file, text: readScript(file) }));
-  // Resolved now that the parser has loaded them (the loader answers from its cache).
-  const packages = ["yaml", "zod"].map((name) => {
-    const file = fileURLToPath(import.meta.resolve(name));
-    return { path: file, stamp: fileStamp(file) };
-  });
   if (files.every((file) => file.text !== undefined)) {
     const entryFiles = files as SpecCacheEntry["files"];
-    writeEntry(entryPath, { code, packages, directory, text, files: entryFiles, parsed });
+    // Written once the caller has moved on (it waits on git next): the answer does not wait for it.
+    setImmediate(() => {
+      try {
+        const packages = ["yaml", "zod"].map((name) => {
+          const file = fileURLToPath(import.meta.resolve(name));
+          return { path: file, stamp: fileStamp(file) };
+        });
+        writeEntry(entryPath, { code, packages, directory, text, files: entryFiles, parsed });
+      } catch {
+        // Without an entry the next command parses the spec again; nothing is lost.
+      }
+    });
   }
   return { ...parsed, specPath };
 }
