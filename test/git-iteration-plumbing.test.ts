@@ -10,7 +10,7 @@ import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { describe, it } from "node:test";
 import { diffText, diffTexts } from "../src/git/diffs.ts";
-import { git, gitExecutable } from "../src/git/git.ts";
+import { GitError, git, gitExecutable, gitSequence } from "../src/git/git.ts";
 import { branchTip, ensureBranch, knownBranchTip, moveBranch } from "../src/git/loop-branch.ts";
 import { changedSince, checkOut, openLoopRepository, snapshotTree } from "../src/git/loop-repository.ts";
 import { filesAt } from "../src/git/tree-with-file.ts";
@@ -188,5 +188,128 @@ describe("filesAt", () => {
       ['{"name":"é"}\n', '{"name":"ü","scripts":{}}\n', undefined, undefined, "echo ✓\n", undefined],
     );
     assert.deepEqual(await filesAt(root, []), []);
+  });
+});
+
+describe("branchTip", () => {
+  it("reads a loose or a packed branch from its file, with no git run, and asks git for anything else", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": "a2\n" });
+    const second = await commitEverything(root, "second");
+    await git(["update-ref", "refs/heads/loop/loose", second], root);
+    await git(["update-ref", "refs/heads/loop/packed", first], root);
+    await git(["pack-refs", "--all"], root);
+    await git(["update-ref", "refs/heads/loop/loose", second], root);
+    await git(["symbolic-ref", "refs/heads/loop/alias", "refs/heads/loop/loose"], root);
+    const askGit = async (branch: string) => {
+      const result = await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`], root, {
+        trim: true,
+      }).catch(() => undefined);
+      return result === "" ? undefined : result;
+    };
+    // Without a git to run, only the answers read from files come back.
+    const path = process.env.PATH;
+    process.env.PATH = await newFolder("no-git");
+    try {
+      assert.equal(await branchTip(root, "loop/loose"), second);
+      assert.equal(await branchTip(root, "loop/packed"), first);
+      await assert.rejects(branchTip(root, "loop/alias"), /git/);
+      await assert.rejects(branchTip(root, "loop/missing"), /git/);
+    } finally {
+      process.env.PATH = path;
+    }
+    for (const branch of ["loop/loose", "loop/packed", "loop/alias", "loop/missing", "loop"])
+      assert.equal(await branchTip(root, branch), await askGit(branch), branch);
+  });
+});
+
+describe("gitSequence", () => {
+  it("runs the commands in order in one shell that reads none of their arguments, and returns the last one's output", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const tricky = [
+      "$(touch pwned)",
+      "`touch pwned`",
+      "; touch pwned",
+      'it\'s "quoted"',
+      "two\nlines",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion that must stay text
+      "${HOME}",
+      "*",
+    ];
+    const output = await gitSequence(
+      [
+        ["config", "loopwright.first", tricky.join(" ")],
+        ...tricky.map((value, index) => ["config", `loopwright.value${index}`, value]),
+        ["config", "--get-regexp", "^loopwright\\."],
+      ],
+      root,
+    );
+    assert.equal(
+      output,
+      [
+        `loopwright.first ${tricky.join(" ")}`,
+        ...tricky.map((value, index) => `loopwright.value${index} ${value}`),
+      ]
+        .join("\n")
+        .concat("\n"),
+    );
+    await assert.rejects(stat(join(root, "pwned")), { code: "ENOENT" });
+  });
+
+  it("stops at the first command that fails and throws git's own message", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    await assert.rejects(
+      gitSequence(
+        [
+          ["rev-parse", "--verify", "no-such-ref^{commit}"],
+          ["config", "loopwright.after", "ran"],
+        ],
+        root,
+      ),
+      (error: unknown) => error instanceof GitError && /fatal: Needed a single revision/.test(error.message),
+    );
+    assert.equal(await git(["config", "--get", "loopwright.after"], root).catch(() => "unset"), "unset");
+  });
+});
+
+describe("gitSequence onlyIf and snapshotTree cleanIfTree", () => {
+  it("runs what follows the guarded command only when it printed the expected output, and returns that output", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const head = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const run = (expected: string) =>
+      gitSequence(
+        [
+          ["rev-parse", "HEAD"],
+          ["config", "loopwright.ran", expected],
+        ],
+        root,
+        { trim: true, onlyIf: { index: 0, output: expected } },
+      );
+    assert.equal(await run("0".repeat(40)), head);
+    assert.equal(await git(["config", "--get", "loopwright.ran"], root).catch(() => "unset"), "unset");
+    assert.equal(await run(head), head);
+    assert.equal(await git(["config", "--get", "loopwright.ran"], root, { trim: true }), head);
+  });
+
+  it("cleans the checkout with the snapshot only when the tree is the one named", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const tree = await git(["rev-parse", `${sha}^{tree}`], root, { trim: true });
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const maker = join(await newFolder("maker"), "checkout");
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/x" });
+    await mkdir(join(maker, "empty"), { recursive: true });
+    assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: "f".repeat(40) }), tree);
+    assert.ok((await stat(join(maker, "empty"))).isDirectory());
+    assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: tree }), tree);
+    await assert.rejects(stat(join(maker, "empty")), { code: "ENOENT" });
+    // A leftover file changes the tree: nothing is cleaned, the file is in the snapshot.
+    await writeFiles(maker, { "left.txt": "left\n" });
+    await mkdir(join(maker, "empty"), { recursive: true });
+    const left = await snapshotTree(repository, maker, "maker", { cleanIfTree: tree });
+    assert.notEqual(left, tree);
+    assert.ok((await stat(join(maker, "empty"))).isDirectory());
+    assert.equal(await git(["cat-file", "-p", `${left}:left.txt`], root), "left\n");
   });
 });

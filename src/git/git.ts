@@ -3,13 +3,33 @@
  * locale so they can be parsed. Every other file of `src/git` goes through `git` or `gitResult`.
  */
 
-import { execFile } from "node:child_process";
+import type { ChildProcess, ExecFileOptions } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { delimiter as delimiterOfPath, isAbsolute } from "node:path";
-import { promisify } from "node:util";
 import { findExecutable } from "../process/find-executable.ts";
 
-const execFileAsync = promisify(execFile);
+/**
+ * `util.promisify(execFile)` without node:util, and node:child_process loaded on the first git command
+ * rather than with this module: together several milliseconds of start-up for every hook and read-only
+ * command that imports git.ts and may never run git. Resolves with the output, rejects with the error
+ * carrying `stdout` and `stderr`.
+ */
+function execFileAsync<Output extends string | Buffer>(
+  file: string,
+  args: readonly string[],
+  options: ExecFileOptions & { encoding: Output extends string ? "utf8" : "buffer" },
+): Promise<{ stdout: Output; stderr: Output }> & { child: ChildProcess } {
+  let child: ChildProcess | undefined;
+  const pending = new Promise<{ stdout: Output; stderr: Output }>((resolve, reject) => {
+    const { execFile } = process.getBuiltinModule("node:child_process");
+    child = execFile(file, args, options, (error, stdout, stderr) => {
+      const output = { stdout: stdout as Output, stderr: stderr as Output };
+      if (error) reject(Object.assign(error, output));
+      else resolve(output);
+    });
+  });
+  return Object.assign(pending, { child: child as ChildProcess });
+}
 
 /** Large enough for the diff of a big iteration; callers bound what they keep. */
 const maxOutputBytes = 256 * 1024 * 1024;
@@ -123,13 +143,17 @@ export async function gitResult(
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
-  const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
-    cwd,
-    env,
-    encoding: "utf8",
-    maxBuffer: maxOutputBytes,
-    windowsHide: true,
-  });
+  const pending = execFileAsync<string>(
+    gitExecutable(env.PATH),
+    ["--no-pager", ...neutralisingArguments, ...args],
+    {
+      cwd,
+      env,
+      encoding: "utf8",
+      maxBuffer: maxOutputBytes,
+      windowsHide: true,
+    },
+  );
   const child = pending.child;
   // git may exit before reading its input; a broken pipe is not our failure.
   child.stdin?.on("error", () => {});
@@ -163,6 +187,89 @@ export async function gitResult(
     };
   } finally {
     if (timer) clearTimeout(timer);
+  }
+}
+
+/** How `gitSequence` runs. */
+export interface GitSequenceOptions extends Pick<GitOptions, "env" | "trim"> {
+  /**
+   * The commands after command `index` run only when it printed `output` (trailing newlines aside);
+   * otherwise the sequence ends there, successfully. The result is then command `index`'s output.
+   */
+  onlyIf?: { index: number; output: string };
+}
+
+/**
+ * Runs several git commands in `cwd`, one after the other, each only if the one before succeeded, and
+ * returns the last one's stdout (the others' is discarded); throws `GitError` naming the whole sequence
+ * when one fails. One process is started from here (`/bin/sh`, which starts each git by its absolute
+ * path): starting a process from a large process such as this one costs several times what it costs
+ * from a shell. The arguments reach git as they are: the script only names them (`"${3}"`), never
+ * holds them, so nothing in them is read by the shell. Each git command counts in the trace (those
+ * `onlyIf` skips too).
+ */
+export async function gitSequence(
+  commands: readonly (readonly string[])[],
+  cwd: string,
+  options: GitSequenceOptions = {},
+): Promise<string> {
+  const env = gitEnvironment(options.env);
+  const executable = gitExecutable(env.PATH);
+  const guard = options.onlyIf;
+  // One command, or no git found by an absolute path (the shell would search PATH): one process each.
+  if (commands.length <= 1 || !isAbsolute(executable)) {
+    let stdout = "";
+    let kept: string | undefined;
+    for (const [index, command] of commands.entries()) {
+      stdout = await git(command, cwd, options);
+      if (guard?.index !== index) continue;
+      kept = stdout;
+      if (stdout.replace(/\n+$/, "") !== guard.output) break;
+    }
+    return kept ?? stdout;
+  }
+  const parameters: string[] = [];
+  const name = (value: string) => {
+    parameters.push(value);
+    return `"\${${parameters.length}}"`;
+  };
+  const lines = commands.map((command, index) => {
+    const names = ["--no-pager", ...neutralisingArguments, ...command].map(name).join(" ");
+    if (guard?.index === index) {
+      // Its output is kept (without trailing newlines) and is the result; what follows runs only if it matches.
+      return `kept=$("$0" ${names}) || exit\n[ "$kept" = ${name(guard.output)} ] || { printf '%s\\n' "$kept"; exit 0; }`;
+    }
+    const last = index === commands.length - 1;
+    return `"$0" ${names}${last && !guard ? "" : " >/dev/null || exit"}`;
+  });
+  if (guard) lines.push(`printf '%s\\n' "$kept"`);
+  if (traceFile)
+    for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
+  const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
+  const pending = execFileAsync<string>("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
+    cwd,
+    env,
+    encoding: "utf8",
+    maxBuffer: maxOutputBytes,
+    windowsHide: true,
+  });
+  pending.child.stdin?.on("error", () => {});
+  pending.child.stdin?.end("");
+  try {
+    const { stdout } = await pending;
+    return options.trim ? stdout.trimEnd() : stdout;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
+    if (failure.code === "ENOENT") {
+      throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
+    }
+    if (typeof failure.code !== "number") throw new Error(`cannot run git in ${cwd}: ${failure.message}`);
+    throw new GitError(args, cwd, {
+      code: failure.code,
+      stdout: failure.stdout ?? "",
+      stderr: failure.stderr ?? "",
+      timedOut: false,
+    });
   }
 }
 
@@ -216,13 +323,17 @@ export async function gitBytes(
 ): Promise<Buffer> {
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
-  const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
-    cwd,
-    env,
-    encoding: "buffer",
-    maxBuffer: maxOutputBytes,
-    windowsHide: true,
-  });
+  const pending = execFileAsync<Buffer>(
+    gitExecutable(env.PATH),
+    ["--no-pager", ...neutralisingArguments, ...args],
+    {
+      cwd,
+      env,
+      encoding: "buffer",
+      maxBuffer: maxOutputBytes,
+      windowsHide: true,
+    },
+  );
   pending.child.stdin?.on("error", () => {});
   pending.child.stdin?.end(options.input ?? "");
   try {

@@ -5,9 +5,18 @@
  */
 
 import { git, gitResult } from "./git.ts";
+import { readBranchFile } from "./ref-files.ts";
 
-/** The commit `refs/heads/<branch>` points at, or undefined when the branch does not exist. */
+/**
+ * The commit `refs/heads/<branch>` points at, or undefined when the branch does not exist. Read from the
+ * ref's file when it is one (see `readBranchFile`), else asked of git.
+ */
 export async function branchTip(root: string, branch: string): Promise<string | undefined> {
+  const fromFile = await readBranchFile(root, branch);
+  if (fromFile !== undefined) {
+    know(root, branch, fromFile);
+    return fromFile;
+  }
   const result = await gitResult(
     ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`],
     root,

@@ -1,13 +1,15 @@
 /**
  * The controller's view of a loop's timeline: the replayed state, kept current by reading the events
  * appended since (by this process or another: `steer`, `pause`, `cancel`), and `append`, which makes
- * an event durable before the next step starts.
+ * an event durable before the next step starts (flushed to the disk, or carried there by the next
+ * flushed event: see event-sync.ts).
  */
 
 import { type EventPayloads, type EventType, eventSchemaVersion, type LoopEvent } from "../core/events.ts";
 import { isKnownEventType } from "../core/known-events.ts";
 import type { Spec } from "../core/spec.ts";
 import type { LoopRecord, Store, StoredEvent } from "../store/store.ts";
+import { defersSync } from "./event-sync.ts";
 import { apply, initialState, type LoopState } from "./state.ts";
 
 export interface Timeline {
@@ -62,6 +64,7 @@ export function openTimeline(
           type,
           data as Record<string, unknown>,
           eventSchemaVersion,
+          { deferSync: defersSync(type) },
         );
         fold(await store.readEvents(loop.id, lastSeq));
         crashPoint(stored.seq);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
@@ -31,26 +31,63 @@ export function findTaggedProcesses(variable: string, matches: (value: string) =
   } catch {
     return [];
   }
-  const prefix = `${variable}=`;
+  const prefix = Buffer.from(`${variable}=`, "latin1");
+  const separatedPrefix = Buffer.concat([Buffer.from([0]), prefix]);
   const found: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     if (pid === process.pid) continue;
-    let environment: string;
-    try {
-      environment = readFileSync(`${procRoot}/${entry}/environ`, "latin1");
-    } catch {
-      continue;
-    }
-    for (const assignment of environment.split("\0")) {
-      if (assignment.startsWith(prefix)) {
-        if (matches(assignment.slice(prefix.length))) found.push(pid);
-        break;
-      }
-    }
+    const environment = readEnvironment(`${procRoot}/${entry}/environ`);
+    if (!environment) continue;
+    // The first assignment of `variable`: at the start, or right after a separator.
+    const start = environment.subarray(0, prefix.length).equals(prefix)
+      ? prefix.length
+      : indexAfter(environment, separatedPrefix);
+    if (start < 0) continue;
+    const end = environment.indexOf(0, start);
+    if (matches(environment.toString("latin1", start, end < 0 ? environment.length : end))) found.push(pid);
   }
   return found;
+}
+
+/** Where the text after the first `needle` in `buffer` starts, or -1. */
+function indexAfter(buffer: Buffer, needle: Buffer): number {
+  const at = buffer.indexOf(needle);
+  return at < 0 ? -1 : at + needle.length;
+}
+
+/** Reused by every read below: environments are read by the hundred per scan, rarely over 64 KiB. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A process's environment block (valid until the next call), or undefined when it cannot be read (gone,
+ * not ours). Read into one reused buffer: a scan reads every process's, twice per command.
+ */
+function readEnvironment(path: string): Buffer | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === scratch.length) {
+        const larger = Buffer.allocUnsafe(scratch.length * 2);
+        scratch.copy(larger, 0, 0, length);
+        scratch = larger;
+      }
+      const read = readSync(descriptor, scratch, length, scratch.length - length, null);
+      if (read === 0) return scratch.subarray(0, length);
+      length += read;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /**

@@ -97,6 +97,17 @@ export interface FiringClaim {
 /** How many firings the store keeps per schedule; older ones are dropped as new ones are recorded. */
 export const keptFiringsPerSchedule = 200;
 
+/** How an append reaches the disk. */
+export interface AppendOptions {
+  /**
+   * Skip the flush to the disk: the event survives the death of the process (and is seen by every
+   * reader at once) but reaches the disk with the next append or write that is synced, so a power cut
+   * before then may lose it (and every deferred event after the last synced one, never one before it).
+   * For events a resume can do without: the step they record is redone. Default false.
+   */
+  deferSync?: boolean;
+}
+
 export interface Store {
   /** Registers a loop. Throws `UsageError` when the repository already has a loop of that name. */
   createLoop(loop: Omit<LoopRecord, "createdAt">): Promise<LoopRecord>;
@@ -106,12 +117,16 @@ export interface Store {
   listLoops(repoRoot?: string): Promise<LoopRecord[]>;
   /** Removes a loop, its timeline and its lock. */
   deleteLoop(loopId: string): Promise<void>;
-  /** Appends one event and returns it with its sequence number; durable when the promise resolves. */
+  /**
+   * Appends one event and returns it with its sequence number; durable when the promise resolves: it
+   * survives the death of the process, and (unless `options.deferSync`) a power cut or kernel crash.
+   */
   appendEvent(
     loopId: string,
     type: string,
     data: Record<string, unknown>,
     version?: number,
+    options?: AppendOptions,
   ): Promise<StoredEvent>;
   /** The loop's events in order, only those after `afterSeq` when given. */
   readEvents(loopId: string, afterSeq?: number): Promise<StoredEvent[]>;

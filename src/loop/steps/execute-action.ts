@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
+import { takePreparedCheckouts } from "./loop-git.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { prepare } from "./prepare.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
@@ -47,6 +48,8 @@ function preloadAfterMaker(): void {
  * loading the tamper screens, the verifier, the reviewer or the forge clients.
  */
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
+  // What a `prepare` just before left untouched is this step's to use, and no later step's.
+  const prepared = takePreparedCheckouts(context);
   switch (action.kind) {
     case "prepare":
       return prepare(context);
@@ -68,7 +71,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "screen":
       return (await afterMaker.commit()).screenChange(context);
     case "run_gates":
-      return runGatePhase(context, action.iteration, action.phase, action.gateIds);
+      return runGatePhase(context, action.iteration, action.phase, action.gateIds, prepared);
     case "record_flags":
       for (const flag of action.flags)
         await context.append("tamper_flagged", { iteration: action.iteration, flag });

@@ -24,3 +24,25 @@ export function loopRepositoryOf(context: RunContext): Promise<LoopRepository> {
   }
   return repository;
 }
+
+/**
+ * The checkouts `prepare` has just created from nothing (no setup ran in them), each with the commit it
+ * holds: until the next step has started, nothing has run in them, so that step (the base gates) finds
+ * the files it would check out already there. Handed to the step right after prepare, and to no later one.
+ */
+const preparedCheckouts = new WeakMap<RunContext, ReadonlyMap<string, string>>();
+
+/** Called by `prepare` once its checkouts are made: see `preparedCheckouts`. */
+export function handPreparedCheckouts(context: RunContext, checkouts: ReadonlyMap<string, string>): void {
+  preparedCheckouts.set(context, checkouts);
+}
+
+/**
+ * What `prepare` handed on, for the step about to start (and never again): checkout → the commit it
+ * holds untouched. Empty unless the previous step was a `prepare` that created checkouts.
+ */
+export function takePreparedCheckouts(context: RunContext): ReadonlyMap<string, string> {
+  const checkouts = preparedCheckouts.get(context) ?? new Map<string, string>();
+  preparedCheckouts.delete(context);
+  return checkouts;
+}

@@ -41,10 +41,12 @@ export async function runMakerTurn(
   const repository = await loopRepositoryOf(context);
   let preservedRef: string | undefined;
   // A checkout the last turn replaced (by a symlink, say) holds nothing to keep; it is recreated below.
-  const left = (await isRealFolder(context.makerWorktree))
-    ? await snapshotTree(repository, context.makerWorktree, makerIndex)
-    : undefined;
+  // The start commit's tree is known by now in the usual case (prepare or the last commit asked for it).
+  // The snapshot then also cleans the checkout when its files are that tree: one process for both.
   const fromTree = await treeOf(context.loop.repoRoot, fromSha);
+  const left = (await isRealFolder(context.makerWorktree))
+    ? await snapshotTree(repository, context.makerWorktree, makerIndex, { cleanIfTree: fromTree })
+    : undefined;
   if (left !== undefined && left !== fromTree) {
     const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
     const message = resume
@@ -62,7 +64,7 @@ export async function runMakerTurn(
     makerIndex,
     fromSha,
     { branch: state.spec.branch },
-    { filesMatch: left === fromTree },
+    { filesMatch: left === fromTree, cleaned: left === fromTree },
   );
   await context.append("maker_started", {
     iteration: iteration.number,
@@ -71,11 +73,11 @@ export async function runMakerTurn(
     preservedRef,
     ...(rework ? { reviewRound, brief: rework.brief, briefPath: rework.path } : {}),
   });
-  const cap = nextTurnCap(
-    state.spec.budget.maxCostUsdPerIteration,
-    iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number),
-    "maker",
-  );
+  // Without a cap, what the iteration spent does not matter: the timeline is not read again for it.
+  const capUsd = state.spec.budget.maxCostUsdPerIteration;
+  const spentUsd =
+    capUsd > 0 ? iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number) : 0;
+  const cap = nextTurnCap(capUsd, spentUsd, "maker");
   if (cap.exhausted) {
     await context.append("maker_ended", {
       iteration: iteration.number,

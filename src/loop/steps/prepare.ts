@@ -5,11 +5,12 @@
  */
 import { join } from "node:path";
 import { engineNotes } from "../../engines/engine-notes.ts";
+import { treeOf } from "../../git/commits.ts";
 import { checkedOutAt, ensureBranch } from "../../git/loop-branch.ts";
 import { checkOut } from "../../git/loop-repository.ts";
 import { runCommand } from "../../process/run-command.ts";
 import type { RunContext } from "../run-context.ts";
-import { gatesIndex, loopRepositoryOf, makerIndex } from "./loop-git.ts";
+import { gatesIndex, handPreparedCheckouts, loopRepositoryOf, makerIndex } from "./loop-git.ts";
 
 export async function prepare(context: RunContext): Promise<void> {
   const state = context.state();
@@ -17,16 +18,24 @@ export async function prepare(context: RunContext): Promise<void> {
   const baseSha = state.baseSha;
   if (!baseSha) throw new Error("the loop has no base commit recorded");
   const branch = state.spec.branch;
-  const holder = await checkedOutAt(repoRoot, branch);
+  // Independent git work, run side by side. A branch checked out elsewhere exists already, so
+  // `ensureBranch` creates nothing before the refusal below.
+  // The base commit's tree is asked now (and kept) for the first maker turn, which starts from it.
+  const [holder, repository, tip] = await Promise.all([
+    checkedOutAt(repoRoot, branch),
+    loopRepositoryOf(context),
+    ensureBranch(repoRoot, branch, baseSha),
+    treeOf(repoRoot, baseSha),
+  ]);
   if (holder) {
     throw new Error(
       `the loop's branch ${branch} is checked out in ${holder}; loopwright moves it while the loop runs, so switch that checkout to another branch first`,
     );
   }
-  const repository = await loopRepositoryOf(context);
-  const tip = await ensureBranch(repoRoot, branch, baseSha);
-  await checkOut(repository, context.makerWorktree, makerIndex, tip, { branch });
-  await checkOut(repository, context.gateWorktree, gatesIndex, baseSha, { detached: true });
+  const [, gatesCreated] = await Promise.all([
+    checkOut(repository, context.makerWorktree, makerIndex, tip, { branch }),
+    checkOut(repository, context.gateWorktree, gatesIndex, baseSha, { detached: true }),
+  ]);
   for (const worktree of [context.makerWorktree, context.gateWorktree]) await runSetup(context, worktree);
   await context.append("engines_resolved", engineNotes(state.spec));
   await context.append("loop_prepared", {
@@ -34,6 +43,10 @@ export async function prepare(context: RunContext): Promise<void> {
     gateWorktree: context.gateWorktree,
     baseSha,
   });
+  // The gates' checkout, made just now from nothing and with no setup run in it, holds exactly the base
+  // commit's files: the base gates that come next need not check it out again.
+  if (gatesCreated && state.spec.setup.length === 0)
+    handPreparedCheckouts(context, new Map([[context.gateWorktree, baseSha]]));
 }
 
 /** Runs the spec's setup commands in a worktree; a failing one is an error that names its log. */

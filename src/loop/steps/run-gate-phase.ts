@@ -34,12 +34,17 @@ function loadDigest(): Promise<typeof import("../../gates/digest/index.ts")> {
   return digestModule;
 }
 
-/** Runs `gateIds` of iteration `iterationNumber` (0: the base commit) as `phase`, on that iteration's commit. */
+/**
+ * Runs `gateIds` of iteration `iterationNumber` (0: the base commit) as `phase`, on that iteration's
+ * commit. `prepared`: checkouts known to hold a commit's files untouched (see `takePreparedCheckouts`);
+ * the gates' checkout is not checked out again when it holds this commit.
+ */
 export async function runGatePhase(
   context: RunContext,
   iterationNumber: number,
   phase: GatePhase,
   gateIds: string[],
+  prepared: ReadonlyMap<string, string> = new Map(),
 ): Promise<void> {
   const state = context.state();
   const iteration = iterationNumber === 0 ? undefined : currentIteration(state);
@@ -52,7 +57,8 @@ export async function runGatePhase(
   // only for re-running setup; without setup, spare the git run.
   const previous =
     state.spec.setup.length > 0 ? await indexTree(repository, context.gateWorktree, gatesIndex) : sha;
-  await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
+  if (prepared.get(context.gateWorktree) !== sha)
+    await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
   if (previous !== sha) {
     const touched = await changedFiles(context.loop.repoRoot, previous, sha);
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);

@@ -1,0 +1,59 @@
+/**
+ * Refs read and named as files, where git keeps them as files: sparing a git process where the answer
+ * is one small file away. Anything unusual (a reftable, a symbolic ref, a name that is not a plain
+ * path) is left to git.
+ */
+import { lstat, readFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/**
+ * A branch name whose ref file is a plain path inside `refs/heads/`: no empty, `.`-led or `..`
+ * segment, no `.lock` ending, nothing git refuses in a ref name (control characters, space, `~^:?*[\`).
+ */
+export function isPlainBranchPath(branch: string): boolean {
+  return branch
+    .split("/")
+    .every(
+      (segment) =>
+        segment !== "" &&
+        !segment.startsWith(".") &&
+        !segment.endsWith(".lock") &&
+        !segment.includes("..") &&
+        !/[\s~^:?*[\\]/.test(segment) &&
+        ![...segment].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f),
+    );
+}
+
+/** A full object name, SHA-1 or SHA-256. */
+const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * The commit `refs/heads/<branch>` of the repository whose main checkout is `root` names, read from its
+ * files: the loose ref file, else the `packed-refs` line. Undefined when the files cannot tell for sure
+ * (no `.git` folder, a reftable, a symbolic ref, a name that is not a plain path, a branch found in
+ * neither file, a file being rewritten): ask git then. The object is not checked to be a commit.
+ */
+export async function readBranchFile(root: string, branch: string): Promise<string | undefined> {
+  if (!isPlainBranchPath(branch)) return undefined;
+  const dotGit = join(root, ".git");
+  const [folder, reftable] = await Promise.all([
+    lstat(dotGit).catch(() => undefined),
+    lstat(join(dotGit, "reftable")).catch(() => undefined),
+  ]);
+  if (!folder?.isDirectory() || reftable) return undefined;
+  const loose = await readFile(join(dotGit, "refs", "heads", ...branch.split("/")), "latin1").catch(
+    () => undefined,
+  );
+  if (loose !== undefined) {
+    const name = loose.trim();
+    return objectName.test(name) ? name : undefined;
+  }
+  const packed = await readFile(join(dotGit, "packed-refs"), "latin1").catch(() => undefined);
+  const suffix = ` refs/heads/${branch}`;
+  for (const line of packed?.split("\n") ?? []) {
+    if (!line.endsWith(suffix)) continue;
+    const name = line.slice(0, -suffix.length);
+    return objectName.test(name) ? name : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,64 @@
+/**
+ * The git work before a fresh loop's first maker turn: each checkout is written once. The gates'
+ * checkout made by prepare (no setup) is graded on the base commit as it is, not checked out and
+ * cleaned again, and the base gates still see exactly the base commit's files. Counted with
+ * LOOPWRIGHT_GIT_TRACE on a run killed right after `maker_started`.
+ */
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { readTimeline } from "./support/loop-timeline.ts";
+
+let sandbox: Sandbox;
+before(async () => {
+  sandbox = await createSandbox({ "README.md": "# repo\n", "src/a.txt": "a\n" });
+});
+after(() => sandbox.cleanup());
+
+test("a fresh loop checks out each worktree once before the maker, and the base gates see the base files", async () => {
+  const spec = await sandbox.spec(`name: once
+goal: Never reached.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { work.txt: "x\\n" }
+gates:
+  - { id: exact, kind: tests-pass, run: 'test -z "$(git status --porcelain --untracked-files=all)" && test -f src/a.txt && test "$(git rev-parse HEAD)" = "$BASE"' }
+budget: { maxIterations: 1 }
+`);
+  const base = await sandbox.git("rev-parse", "HEAD");
+  const trace = join(sandbox.root, "git-trace");
+  // Events of a fresh run: loop_created, run_started, engines_resolved, loop_prepared, gate_started,
+  // gate_ended, iteration_started, maker_started (the 8th, checked below).
+  const run = await sandbox.cli(["run", spec], {
+    env: { LOOPWRIGHT_GIT_TRACE: trace, LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: "8", BASE: base },
+  });
+  assert.equal(run.code, null, run.stderr);
+  const events = readTimeline(sandbox);
+  assert.deepEqual(
+    events.map((event) => event.type),
+    [
+      "loop_created",
+      "run_started",
+      "engines_resolved",
+      "loop_prepared",
+      "gate_started",
+      "gate_ended",
+      "iteration_started",
+      "maker_started",
+    ],
+  );
+  const baseGate = JSON.parse(events[5].data) as { result: { passed: boolean; tail: string } };
+  assert.equal(baseGate.result.passed, true, baseGate.result.tail);
+  const commands = (await readFile(trace, "utf8"))
+    .trim()
+    .split("\n")
+    .map((line) => line.split(" ")[1]);
+  const count = (name: string) => commands.filter((command) => command === name).length;
+  // One read-tree per checkout (maker, gates); the only clean is the maker's, before its turn.
+  assert.equal(count("read-tree"), 2, commands.join(" "));
+  assert.equal(count("clean"), 1, commands.join(" "));
+});

@@ -1,0 +1,130 @@
+/**
+ * Appends with `deferSync` skip the flush to the disk but nothing else: the event is seen at once by
+ * another connection, survives the death of the process (SIGKILL right after the append), and the next
+ * synced append flushes it with its own. The flushes themselves are counted with strace (where it is
+ * installed): deferred appends make none, a synced one exactly its own.
+ */
+import assert from "node:assert/strict";
+import { execFile, spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { openSqliteStore } from "../src/store/sqlite-store.ts";
+
+const execFileAsync = promisify(execFile);
+const storeModule = new URL("../src/store/sqlite-store.ts", import.meta.url).href;
+const hasStrace = spawnSync("strace", ["-V"]).status === 0 && process.platform === "linux";
+
+let temporary: string;
+before(async () => {
+  temporary = await mkdtemp(join(tmpdir(), "loopwright-deferred-sync-"));
+});
+after(() => rm(temporary, { recursive: true, force: true }));
+
+/** A store with one loop in a file of its own. */
+async function storeWithLoop(name: string) {
+  const path = join(temporary, `${name}.db`);
+  const store = openSqliteStore(path);
+  await store.createLoop({ id: "loop", name: "loop", repoRoot: "/repo", specPath: "/spec", spec: {} });
+  return { path, store };
+}
+
+test("a deferred append is read back at once by another connection, in order with synced ones", async () => {
+  const { path, store } = await storeWithLoop("visible");
+  const reader = openSqliteStore(path);
+  try {
+    await store.appendEvent("loop", "first", { n: 1 }, 1, { deferSync: true });
+    assert.deepEqual(
+      (await reader.readEvents("loop")).map((event) => event.type),
+      ["first"],
+    );
+    await store.appendEvent("loop", "second", { n: 2 });
+    await store.appendEvent("loop", "third", { n: 3 }, 1, { deferSync: true });
+    assert.deepEqual(
+      (await reader.readEvents("loop")).map((event) => [event.seq, event.type]),
+      [
+        [1, "first"],
+        [2, "second"],
+        [3, "third"],
+      ],
+    );
+  } finally {
+    await store.close();
+    await reader.close();
+  }
+});
+
+test("a deferred append survives the death of the process right after it", async () => {
+  const { path, store } = await storeWithLoop("killed");
+  await store.close();
+  const script = `
+    const { openSqliteStore } = await import(${JSON.stringify(storeModule)});
+    const store = openSqliteStore(${JSON.stringify(path)});
+    await store.appendEvent("loop", "deferred", { n: 1 }, 1, { deferSync: true });
+    process.kill(process.pid, "SIGKILL");
+  `;
+  await assert.rejects(execFileAsync(process.execPath, ["--input-type=module", "-e", script]), {
+    signal: "SIGKILL",
+  });
+  const reopened = openSqliteStore(path);
+  try {
+    assert.deepEqual(
+      (await reopened.readEvents("loop")).map((event) => event.type),
+      ["deferred"],
+    );
+  } finally {
+    await reopened.close();
+  }
+});
+
+test("deferred appends flush nothing; the next synced append flushes them, and later writes are synced again", {
+  skip: hasStrace ? false : "strace is not installed",
+}, async () => {
+  const { path, store } = await storeWithLoop("flushes");
+  await store.close();
+  // Each marker write to stderr separates the phases in strace's log.
+  const script = `
+      const { openSqliteStore } = await import(${JSON.stringify(storeModule)});
+      const { writeSync } = await import("node:fs");
+      const store = openSqliteStore(${JSON.stringify(path)});
+      // The first write of a fresh WAL file creates it (flushing the file and its folder) whatever the mode.
+      await store.appendEvent("loop", "synced", {});
+      writeSync(2, "PHASE deferred\\n");
+      for (let n = 0; n < 5; n++) await store.appendEvent("loop", "deferred", { n }, 1, { deferSync: true });
+      writeSync(2, "PHASE synced\\n");
+      await store.appendEvent("loop", "synced", {});
+      writeSync(2, "PHASE after\\n");
+      await store.appendEvent("loop", "synced-again", {});
+      writeSync(2, "PHASE end\\n");
+    `;
+  const { stderr } = await execFileAsync("strace", [
+    "-f",
+    "-qq",
+    "-e",
+    "trace=fsync,fdatasync,write",
+    "-e",
+    "signal=none",
+    process.execPath,
+    "--input-type=module",
+    "-e",
+    script,
+  ]);
+  const flushes: Record<string, number> = {};
+  let phase = "open";
+  for (const line of stderr.split("\n")) {
+    const marker = /PHASE (\w+)/.exec(line);
+    if (marker && line.includes("write(2")) phase = marker[1];
+    else if (/\b(fsync|fdatasync)\(/.test(line)) flushes[phase] = (flushes[phase] ?? 0) + 1;
+  }
+  assert.equal(flushes.deferred ?? 0, 0, stderr);
+  assert.ok((flushes.synced ?? 0) >= 1, stderr);
+  assert.ok((flushes.after ?? 0) >= 1, stderr);
+  const reopened = openSqliteStore(path);
+  try {
+    assert.equal((await reopened.readEvents("loop")).length, 8);
+  } finally {
+    await reopened.close();
+  }
+});
