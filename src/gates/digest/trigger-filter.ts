@@ -179,22 +179,25 @@ function tablesFor(triggers: readonly string[]): Uint8Array {
 function teddyTables(triggers: readonly string[]): Uint8Array {
   const groups: string[][] = Array.from({ length: buckets }, () => []);
   // Greedy: the triggers that let through the most text first, each into the bucket it widens least.
+  const alone = new Map(triggers.map((trigger) => [trigger, passRate([trigger])]));
   const sorted = [...triggers].sort(
-    (left, right) => passRate([right]) - passRate([left]) || (left < right ? -1 : 1),
+    (left, right) => (alone.get(right) as number) - (alone.get(left) as number) || (left < right ? -1 : 1),
   );
+  const rates = groups.map(() => 0);
   for (const trigger of sorted) {
     let best = 0;
     let bestCost = Number.POSITIVE_INFINITY;
     for (let bucket = 0; bucket < buckets; bucket++) {
       const group = groups[bucket];
       if (group.length === checksPerBucket) continue;
-      const cost = passRate([...group, trigger]) - (group.length > 0 ? passRate(group) : 0);
+      const cost = passRate([...group, trigger]) - rates[bucket];
       if (cost < bestCost) {
         bestCost = cost;
         best = bucket;
       }
     }
     groups[best].push(trigger);
+    rates[best] = passRate(groups[best]);
   }
   const tables = new Uint8Array(checksStart + buckets * checksBytes);
   groups.forEach((group, bucket) => {
@@ -249,8 +252,11 @@ function passRate(group: readonly string[]): number {
   let rate = 1;
   for (let k = 0; k < prefixBytes; k++) {
     let share = 0;
-    for (let code = 0; code < 256; code++) {
-      if (low[k] & (1 << (code & 15)) && high[k] & (1 << (code >> 4))) share += byteFrequency(code);
+    for (let highNibble = 0; highNibble < 16; highNibble++) {
+      if (!(high[k] & (1 << highNibble))) continue;
+      for (let lowNibble = 0; lowNibble < 16; lowNibble++) {
+        if (low[k] & (1 << lowNibble)) share += byteFrequency(highNibble * 16 + lowNibble);
+      }
     }
     rate *= share;
   }
