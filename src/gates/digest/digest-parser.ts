@@ -15,7 +15,8 @@ import { defaultDigestLimits } from "./digest-types.ts";
 import { detached, FailureCollector } from "./failure-collector.ts";
 import type { FormatParser, NearbyLines } from "./format-parser.ts";
 import { formatFactories } from "./formats.ts";
-import { filterPadding, TriggerFilter } from "./trigger-filter.ts";
+import { TriggerFilter } from "./trigger-filter.ts";
+import { filterPadding } from "./trigger-filter-layout.ts";
 import { TriggerFinder } from "./trigger-finder.ts";
 
 /** A digest being built from a log fed in order. */
