@@ -31,8 +31,16 @@ export interface Preflight {
   baseSha?: string;
 }
 
-/** `label` names the spec in problem lines (the path as the user gave it). */
-export async function preflight(loaded: LoadedSpec, label: string): Promise<Preflight> {
+/**
+ * `label` names the spec in problem lines (the path as the user gave it). `usualCase`: the answer of
+ * `repositoryCommitAt(loaded.repoPath, loaded.spec.base)` when the caller started it already (its git
+ * process then runs while preflight's modules load).
+ */
+export async function preflight(
+  loaded: LoadedSpec,
+  label: string,
+  usualCase?: Promise<Awaited<ReturnType<typeof repositoryCommitAt>>>,
+): Promise<Preflight> {
   const { spec } = loaded;
   const problems: string[] = [];
   const warnings: string[] = [];
@@ -44,7 +52,7 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
   let baseSha: string | undefined;
   try {
     // The usual case in one git process; otherwise the two calls, which word the errors.
-    const usual = await repositoryCommitAt(loaded.repoPath, spec.base);
+    const usual = await (usualCase ?? repositoryCommitAt(loaded.repoPath, spec.base));
     repoRoot = usual?.root ?? (await resolveRepository(loaded.repoPath)).root;
     baseSha = usual?.commit ?? (await resolveCommit(repoRoot, spec.base));
   } catch (error) {

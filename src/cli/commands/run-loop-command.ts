@@ -17,29 +17,28 @@ export async function runLoopCommand(
   if (options.detach) return (await import("./detach-command.ts")).detachLoopCommand(specArgument, options);
   // The probe never rejects: it settles with the sandbox's availability, cached for the run.
   const sandboxProbed = primeSandboxAvailability();
-  const [
-    { describeRule },
-    { loadSpecFileCached },
-    { createLoop },
-    { preflight },
-    { openSession },
-    { preloadTurn },
-  ] = await Promise.all([
+  const [{ describeRule }, { loadSpecFileCached }, { repositoryCommitAt }] = await Promise.all([
     import("../../core/schedule-rule.ts"),
     import("../../core/spec-cache.ts"),
+    import("../../git/repository.ts"),
+  ]);
+  const loaded = await loadSpecFileCached(specArgument);
+  // Preflight's first git process starts now and runs while the modules below load (an import loads
+  // its module graph before it returns).
+  const usualCase = repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
+  const [{ createLoop }, { preflight }, { openSession }, { preloadTurn }] = await Promise.all([
     import("../../loop/create-loop.ts"),
     import("../../loop/preflight.ts"),
     import("../session.ts"),
     import("../../engines/registry.ts"),
   ]);
-  const loaded = await loadSpecFileCached(specArgument);
   if (loaded.spec.schedule) {
     process.stderr.write(
       `note: ${specArgument} has a schedule (${describeRule(loaded.spec.schedule)}); run starts it once, now. ` +
         "To fire it on schedule, register it with loopwright run --detach and keep loopwright serve running.\n",
     );
   }
-  const check = await preflight(loaded, specArgument);
+  const check = await preflight(loaded, specArgument, usualCase);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const session = await openSession();
   try {

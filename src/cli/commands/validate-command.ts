@@ -13,9 +13,9 @@ import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts"
 export async function validateCommand(specArgument: string): Promise<number> {
   // The probe never rejects: it settles with the sandbox's availability, cached for this process.
   const sandboxProbed = primeSandboxAvailability();
-  const [{ loadSpecFileForAnyModeCached }, { describePlan, preflight }] = await Promise.all([
+  const [{ loadSpecFileForAnyModeCached }, { repositoryCommitAt }] = await Promise.all([
     import("../../core/spec-cache.ts"),
-    import("../../loop/preflight.ts"),
+    import("../../git/repository.ts"),
   ]);
   const anyMode = await loadSpecFileForAnyModeCached(specArgument);
   const { maker } = anyMode.spec;
@@ -34,7 +34,11 @@ export async function validateCommand(specArgument: string): Promise<number> {
     return 0;
   }
   const loaded = { ...anyMode, spec: { ...anyMode.spec, maker } };
-  const check = await preflight(loaded, specArgument);
+  // Preflight's first git process starts now and runs while preflight's modules load (an import
+  // loads its module graph before it returns).
+  const usualCase = repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
+  const { describePlan, preflight } = await import("../../loop/preflight.ts");
+  const check = await preflight(loaded, specArgument, usualCase);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   await sandboxProbed;
   process.stdout.write(
