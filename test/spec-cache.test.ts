@@ -169,6 +169,9 @@ describe("the cache's answers", () => {
     );
     const fresh = await loadSpecFile(spec);
     const first = await loadSpecFileCached(spec, sandbox.home);
+    // The entry is written once the answer is given.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(readdirSync(join(sandbox.home, "cache", "specs")).length, 1);
     const second = await loadSpecFileCached(spec, sandbox.home);
     assert.deepEqual(first, fresh);
     assert.deepEqual(second, fresh);

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSy
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SpecError } from "../errors.ts";
-import { readRegularFile, readRegularFileSync } from "../files/read-regular-file.ts";
+import { readRegularFileSync } from "../files/read-regular-file.ts";
 import { loopwrightHome } from "../paths.ts";
 import type { LoadedSpec, ParsedAnyModeSpec } from "./spec-file.ts";
 
@@ -79,7 +79,8 @@ export async function loadSpecFileForAnyModeCached(
 
 /** The spec's text: a regular file, size-capped (a FIFO, a device or a huge file is a spec error). */
 export async function readSpecText(path: string): Promise<string> {
-  const read = await readRegularFile(resolve(path), { maximumBytes: maximumSpecBytes });
+  // Synchronous: one small file, and nothing else to do meanwhile (four round trips to the thread pool).
+  const read = readRegularFileSync(resolve(path), { maximumBytes: maximumSpecBytes });
   if (!read.ok) throw new SpecError([`${path}: ${read.problem}`]);
   return read.text;
 }
