@@ -139,7 +139,8 @@ export async function snapshotTree(
   return gitSequence([["add", "--all"], ["write-tree"], ["clean", "-ffd", "--quiet"]], checkout, {
     env,
     trim: true,
-    onlyIf: { index: 1, output: options.cleanIfTree },
+    resultOf: 1,
+    onlyIf: options.cleanIfTree,
   });
 }
 
