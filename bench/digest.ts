@@ -293,7 +293,7 @@ function runGrep(path: string): Promise<GrepRun> {
  * Writes about `bytes` of log: blocks of about 1 MiB, each mostly passing output and noise with a few
  * failures in rotating formats. Returns how many failures it wrote.
  */
-function writeSyntheticLog(path: string, bytes: number): { failures: number } {
+export function writeSyntheticLog(path: string, bytes: number): { failures: number } {
   const descriptor = openSync(path, "w");
   let written = 0;
   let failures = 0;

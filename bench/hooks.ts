@@ -4,6 +4,10 @@
  * changed file and its gate is already green at this state of the code. Baselines in the same run,
  * interleaved: `node -e ''` (Node's own start), and a bash hook that reads stdin and prints the same
  * JSON. Medians of 50. Target (build): `hook stop` and `hook prompt` ≤ 1.3× `node -e ''`.
+ *
+ * The review stays deferred through the 50 rounds (LOOPWRIGHT_HOOK_DEFER_TURNS: with the default 15,
+ * the prompts of the rounds themselves would make it due and most stops would measure the block that
+ * asks for a review instead). That block, one stop every 15 turns or so, has its own row, without target.
  */
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -21,8 +25,9 @@ async function hookRows(from: CliFrom): Promise<BenchRow[]> {
   const sandbox = await createBenchSandbox({ from });
   const column = from === "build" ? "build: dist/" : "source: src/*.ts";
   // The launcher runs bin/loopwright.js, which reads LOOPWRIGHT_FROM from this environment.
-  const time = (command: string, args: string[], input: string, cwd: string) =>
-    timeProcess(command, args, input, cwd, sandbox.env);
+  const deferred = { ...sandbox.env, LOOPWRIGHT_HOOK_DEFER_TURNS: "1000000" };
+  const time = (command: string, args: string[], input: string, cwd: string, env = deferred) =>
+    timeProcess(command, args, input, cwd, env);
   try {
     const { repo } = sandbox;
     await writeFile(
@@ -62,12 +67,18 @@ async function hookRows(from: CliFrom): Promise<BenchRow[]> {
     );
 
     const stop: number[] = [];
+    const due: number[] = [];
     const prompt: number[] = [];
     const guard: number[] = [];
     const bash: number[] = [];
     const node: number[] = [];
+    const reviewDue = { ...sandbox.env, LOOPWRIGHT_HOOK_DEFER_TURNS: "1" };
     for (let sample = 0; sample < samples; sample++) {
-      stop.push((await time(launcher, ["stop"], input(), repo)).ms);
+      const stopped = await time(launcher, ["stop"], input(), repo);
+      if (stopped.stdout.trim() !== stopOutput)
+        throw new Error(`hook stop did not let Claude stop: ${stopped.stdout}`);
+      stop.push(stopped.ms);
+      due.push((await time(launcher, ["stop"], input(), repo, reviewDue)).ms);
       prompt.push((await time(launcher, ["prompt"], input(), repo)).ms);
       guard.push((await time(launcher, ["pre-tool"], bashCall, repo)).ms);
       bash.push((await time(bashHook, [], input(), repo)).ms);
@@ -90,6 +101,7 @@ async function hookRows(from: CliFrom): Promise<BenchRow[]> {
     const rows = [
       row("hook stop, no gate runs (launcher + Node)", stop, true),
       row("hook prompt, status lines (launcher + Node)", prompt, true),
+      row("hook stop, review due: blocks, writes the review request (launcher + Node)", due, false),
       row("hook pre-tool, a Bash call (launcher + Node)", guard, false),
       row("bash hook: read stdin, print the JSON", bash, false),
     ];
@@ -97,6 +109,7 @@ async function hookRows(from: CliFrom): Promise<BenchRow[]> {
       `${vsBash(stop)} (${formatMs(median(bash))}); the work is open, its gate green at this state of the code`,
     );
     rows[1].details.push(`${vsBash(prompt)}; counts the turn under the state lock, lists the changed files`);
+    rows[2].details.push(`${vsBash(due)}; git status and the diff for the request: two git processes`);
     return rows;
   } finally {
     await sandbox.cleanup();

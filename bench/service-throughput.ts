@@ -46,8 +46,11 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     Array.from({ length: burst }, (_, index) => `${prefix}-${String(index + 1).padStart(2, "0")}`);
   // Queued before any service runs: the true burst.
   const queuedIds = await submit(context, sandbox, names("queued"));
-  // BENCH_IDLE_CONTROLLERS=N: the service's --idle-controllers (default: serve's own).
+  // BENCH_IDLE_CONTROLLERS=N, BENCH_LOOPS_PER_CONTROLLER=N: the service's --idle-controllers and
+  // --loops-per-controller (default: serve's own).
   const idle = process.env.BENCH_IDLE_CONTROLLERS;
+  const perController = process.env.BENCH_LOOPS_PER_CONTROLLER;
+  const availableBeforeKib = memAvailableKib();
   const serveStart = Date.now();
   const service = sandbox.spawnCli([
     "serve",
@@ -56,6 +59,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     "--max-active",
     String(burst),
     ...(idle ? ["--idle-controllers", idle] : []),
+    ...(perController ? ["--loops-per-controller", perController] : []),
   ]);
   let serviceLog = "";
   service.stdout?.on("data", (chunk) => {
@@ -67,7 +71,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
   try {
     await waitForService(sandbox, service.pid as number, () => serviceLog);
     const serviceUpMs = Date.now() - serveStart;
-    const queuedSampler = sampleControllers(sandbox.home);
+    const queuedSampler = sampleControllers(sandbox.home, availableBeforeKib);
     await waitForStopped(store, queuedIds, () => serviceLog);
     const queuedSampled = await queuedSampler.stop();
 
@@ -79,7 +83,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     }
     const reference = typesOf(await store.readEvents((await store.findLoop("alone-1"))?.id ?? ""));
 
-    const sampler = sampleControllers(sandbox.home);
+    const sampler = sampleControllers(sandbox.home, availableBeforeKib);
     const submitStart = Date.now();
     const ids = await submit(context, sandbox, names("burst"));
     const submitMs = Date.now() - submitStart;
@@ -92,8 +96,11 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     const timelines = await readTimelines(store, ids, reference, feed);
 
     const fromServe = [...queued.values()].map((events) => firstAt(events, "maker_started") - serveStart);
+    const startedFromServe = [...queued.values()].map(
+      (events) => firstAt(events, "run_started") - serveStart,
+    );
     const fromQueued = [...queued.values()].flatMap(delays);
-    const queuedCpu = await Promise.all(queuedIds.map((id) => controllerCpuMs(sandbox.home, id)));
+    const queuedProcesses = await controllerProcesses(sandbox.home, queuedIds);
     const all = [...timelines.values()].flat();
     const first = Math.min(...all.map((event) => Date.parse(event.at)));
     const last = Math.max(...all.map((event) => Date.parse(event.at)));
@@ -103,7 +110,8 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     const preparing = [...timelines.values()].map((events) => gap(events, "run_started", "maker_started"));
     const p95 = percentile(burstDelays, 95);
     const p95Serve = percentile(fromServe, 95);
-    const controllerPeaks = await Promise.all(ids.map((id) => controllerPeakKib(sandbox.home, id)));
+    const burstProcesses = await controllerProcesses(sandbox.home, ids);
+    const controllerPeaks = burstProcesses.map((controller) => controller.peakRssKib);
     const memoryKib = controllerPeaks.reduce((total, peak) => total + peak, 0);
     const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
     const steps = new Map<string, number[]>();
@@ -113,7 +121,7 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
     for (const events of queued.values()) stepGaps(events, queuedSteps);
     stepGaps(await store.readEvents((await store.findLoop("alone-1"))?.id ?? ""), aloneSteps);
     const baseline = median(alone);
-    const cpuKnown = queuedCpu.filter(Number.isFinite);
+    const queuedCpu = queuedProcesses.map((controller) => controller.cpuMs);
     return [
       {
         name: "service-throughput: true burst, serve start → maker p95",
@@ -126,13 +134,11 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
         samples: fromServe,
         baselineSamples: alone,
         details: [
-          `${burst} loops queued before \`serve\` started, all verified; the service announced itself ${serviceUpMs} ms after its spawn; from its spawn to maker_started: median ${median(fromServe).toFixed(0)} ms, p95 ${p95Serve.toFixed(0)}, max ${Math.max(...fromServe).toFixed(0)}`,
+          `${burst} loops queued before \`serve\` started, all verified; the service announced itself ${serviceUpMs} ms after its spawn; from its spawn to maker_started: median ${median(fromServe).toFixed(0)} ms, p95 ${p95Serve.toFixed(0)}, max ${Math.max(...fromServe).toFixed(0)}; to run_started (runs start one after the other, in launch order): first ${Math.min(...startedFromServe).toFixed(0)} ms, median ${median(startedFromServe).toFixed(0)}, last ${Math.max(...startedFromServe).toFixed(0)}`,
           `from loop_queued (includes the wait before serve started): median ${median(fromQueued).toFixed(0)} ms, p95 ${percentile(fromQueued, 95).toFixed(0)} ms`,
           `gap before each event up to the maker (median ms): ${describeMedians(queuedSteps)}`,
-          cpuKnown.length > 0
-            ? `controller CPU (user+system, from each controller.log): median ${median(cpuKnown).toFixed(0)} ms, sum ${(cpuKnown.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s over ${cpuKnown.length} runs`
-            : "controller CPU: not in the controller logs",
-          `most runs going at once: ${mostAtOnce([...queued.values()])}; sampled every ${sampleEveryMs} ms: at most ${queuedSampled.most} controllers alive, PSS sum at most ${mib(queuedSampled.pssKib)}, RSS sum at most ${mib(queuedSampled.rssKib)}`,
+          `controller CPU (user+system, from the controller.logs): ${queuedProcesses.length} controller processes ran the ${burst} loops; per process median ${median(queuedCpu).toFixed(0)} ms, sum ${(queuedCpu.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s; their peak RSS sum ${mib(queuedProcesses.reduce((total, controller) => total + controller.peakRssKib, 0))}`,
+          `most runs going at once: ${mostAtOnce([...queued.values()])}; sampled every ${sampleEveryMs} ms: at most ${queuedSampled.most} controllers alive, PSS sum at most ${mib(queuedSampled.pssKib)}, RSS sum at most ${mib(queuedSampled.rssKib)}, private (USS) sum at most ${mib(queuedSampled.ussKib)}; the system's available memory dropped by at most ${mib(queuedSampled.availableDropKib)} (MemAvailable, against before serve started: the service, git, the engines and any other process on the machine included)`,
         ],
       },
       {
@@ -152,8 +158,9 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
           `alone: ${describeMedians(aloneSteps)}`,
           `${all.length} events in ${((last - first) / 1000).toFixed(1)} s: ${eventsPerSecond.toFixed(0)} events/s; none lost in either scenario (seq contiguous per loop, global ids rising, ${reference.length} events per loop as alone)`,
           `most runs going at once: ${mostAtOnce([...timelines.values()])}`,
-          `memory, sampled every ${sampleEveryMs} ms: at most ${sampled.most} controllers alive at once, their proportional set size (PSS: shared pages split between the processes sharing them) summed at most ${mib(sampled.pssKib)}, their RSS summed at most ${mib(sampled.rssKib)}`,
-          `memory: the ${controllerPeaks.length} controllers' peak RSS sum ${mib(memoryKib)} (target < 4 GiB: ${memoryKib < memoryTargetKib ? "met" : "NOT met"}); each: median ${mib(median(controllerPeaks))}, max ${mib(Math.max(...controllerPeaks))}; the service's own peak ${mib(servicePeakKib)}`,
+          `memory, sampled every ${sampleEveryMs} ms: at most ${sampled.most} controllers alive at once, their proportional set size (PSS: shared pages split between the processes sharing them) summed at most ${mib(sampled.pssKib)}, their RSS summed at most ${mib(sampled.rssKib)}, their private memory (USS: pages no other process maps) summed at most ${mib(sampled.ussKib)}`,
+          `memory, system-wide: the available memory (MemAvailable) dropped by at most ${mib(sampled.availableDropKib)} against before serve started (everything on the machine included: the service, git, other processes)`,
+          `memory: the ${controllerPeaks.length} controller processes that ran the ${burst} loops: peak RSS sum ${mib(memoryKib)} (target < 4 GiB: ${memoryKib < memoryTargetKib ? "met" : "NOT met"}; peaks of different moments added, shared pages counted once per process: the strictest figure); each: median ${mib(median(controllerPeaks))}, max ${mib(Math.max(...controllerPeaks))}; the service's own peak ${mib(servicePeakKib)}`,
         ],
       },
     ];
@@ -191,36 +198,58 @@ function firstAt(events: StoredEvent[], type: string): number {
   return Date.parse(event.at);
 }
 
-/** The CPU time (user + system, ms) the controller of the loop's last run wrote to its controller.log. */
-async function controllerCpuMs(home: string, loopId: string): Promise<number> {
-  const log = await readFile(join(home, "loops", loopId, "controller.log"), "utf8");
-  const found = [...log.matchAll(/"cpuMs":(\d+)/g)].map((match) => Number(match[1]));
-  return found.at(-1) ?? Number.NaN;
+/**
+ * The controller processes that ran the loops' last runs, from the `run ended` line each wrote to its
+ * loop's controller.log (`[pid] run ended: {...}`): per process, its peak RSS (KiB) and CPU time (ms),
+ * the highest it reported (a process running several loops reports once per loop, its figures rising).
+ */
+async function controllerProcesses(
+  home: string,
+  loopIds: string[],
+): Promise<{ pid: number; peakRssKib: number; cpuMs: number }[]> {
+  const byPid = new Map<number, { pid: number; peakRssKib: number; cpuMs: number }>();
+  for (const loopId of loopIds) {
+    const log = await readFile(join(home, "loops", loopId, "controller.log"), "utf8");
+    const ended = [...log.matchAll(/\[(\d+)\] run ended: (\{.*\})$/gm)].at(-1);
+    if (!ended) throw new Error(`loop ${loopId}: its controller.log has no \`run ended\` line:\n${log}`);
+    const pid = Number(ended[1]);
+    const summary = JSON.parse(ended[2]) as { peakRssKib: number; cpuMs: number };
+    const known = byPid.get(pid) ?? { pid, peakRssKib: 0, cpuMs: 0 };
+    known.peakRssKib = Math.max(known.peakRssKib, summary.peakRssKib);
+    known.cpuMs = Math.max(known.cpuMs, summary.cpuMs);
+    byPid.set(pid, known);
+  }
+  return [...byPid.values()];
 }
 
-/** The peak RSS (KiB) the controller of the loop's last run wrote to its controller.log. */
-async function controllerPeakKib(home: string, loopId: string): Promise<number> {
-  const log = await readFile(join(home, "loops", loopId, "controller.log"), "utf8");
-  const peaks = [...log.matchAll(/"peakRssKib":(\d+)/g)].map((match) => Number(match[1]));
-  if (peaks.length === 0) throw new Error(`loop ${loopId}: its controller.log names no peak RSS:\n${log}`);
-  return peaks.at(-1) as number;
+/** The system's available memory (MemAvailable in /proc/meminfo), in KiB. */
+function memAvailableKib(): number {
+  return Number(
+    /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync("/proc/meminfo", "latin1"))?.[1] ?? Number.NaN,
+  );
 }
 
 const sampleEveryMs = 500;
 
 /**
  * Samples, until stopped, the controllers of the service of `home` (processes running controller-main
- * with that LOOPWRIGHT_HOME): the most alive at once, and the highest sums of their PSS and RSS (KiB).
+ * with that LOOPWRIGHT_HOME): the most alive at once, and the highest sums of their PSS, RSS and private
+ * memory (USS: pages no other process maps; KiB); and the most the system's available memory dropped
+ * below `availableBeforeKib`.
  */
-function sampleControllers(home: string): {
-  stop(): Promise<{ most: number; pssKib: number; rssKib: number }>;
+function sampleControllers(
+  home: string,
+  availableBeforeKib: number,
+): {
+  stop(): Promise<{ most: number; pssKib: number; rssKib: number; ussKib: number; availableDropKib: number }>;
 } {
-  const found = { most: 0, pssKib: 0, rssKib: 0 };
+  const found = { most: 0, pssKib: 0, rssKib: 0, ussKib: 0, availableDropKib: 0 };
   const marker = `\0LOOPWRIGHT_HOME=${home}\0`;
   const sample = () => {
     let count = 0;
     let pss = 0;
     let rss = 0;
+    let uss = 0;
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       try {
@@ -229,6 +258,8 @@ function sampleControllers(home: string): {
         const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, "latin1");
         pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
         rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+        uss += Number(/^Private_Clean:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+        uss += Number(/^Private_Dirty:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
         count += 1;
       } catch {
         // Gone meanwhile.
@@ -237,6 +268,8 @@ function sampleControllers(home: string): {
     found.most = Math.max(found.most, count);
     found.pssKib = Math.max(found.pssKib, pss);
     found.rssKib = Math.max(found.rssKib, rss);
+    found.ussKib = Math.max(found.ussKib, uss);
+    found.availableDropKib = Math.max(found.availableDropKib, availableBeforeKib - memAvailableKib());
   };
   const timer = setInterval(sample, sampleEveryMs);
   return {

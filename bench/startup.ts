@@ -5,7 +5,8 @@
  * - `run` to the maker's first command: from spawning `loopwright run <spec>` to the maker's command
  *   writing `date +%s%N` (no setup commands). Target (build): ≤ 4× `node -e 0`.
  * - read-only commands `ls`, `show <loop>`, `validate <small spec>`: spawn to exit. Target (build):
- *   ≤ 2× `node -e 0`.
+ *   ≤ 2× `node -e 0`. The same small spec each sample: after the first, `validate` reads it from the
+ *   spec cache (src/core/spec-cache.ts); each `run` sample is a new spec, parsed from scratch.
  * - the controller's peak memory: `run` of a scripted loop over three iterations (verified at the third),
  *   peak RSS from `/usr/bin/time -f %M`, against `node -e 0`'s. Target: < 120 MB.
  *

@@ -23,21 +23,49 @@ const heavy = [
   "/node_modules/@hono/",
 ];
 
-/** Runs `loopwright <args>` with the module tracer; the URLs it loaded and its exit code. */
+/** What runs an engine's turn: loaded at the first turn, never to check a spec. */
+const turnModules = [
+  "/engines/run-command-turn.",
+  "/engines/play-scripted-turn.",
+  "/engines/claude-code/run-claude-code-turn.",
+  "/engines/codex/run-codex-turn.",
+  "/engines/copilot/run-copilot-turn.",
+  "/engines/agent-cli/run-cli-turn.",
+  "/process/run-command.",
+];
+
+/**
+ * Builtins a read-only command never needs: node:crypto and worker_threads (loaded with node:util's
+ * exports) cost milliseconds of start-up each.
+ */
+const heavyBuiltins = ["builtin:crypto", "builtin:worker_threads"];
+
+/**
+ * Runs `loopwright <args>` with the module tracer: the URLs it loaded (and `builtin:<name>` for each
+ * Node builtin), the git commands it ran (LOOPWRIGHT_GIT_TRACE), and its exit code.
+ */
 function traced(
   sandbox: Sandbox,
   args: string[],
   input = "",
-): { code: number | null; modules: string[]; output: string } {
+  cwd = sandbox.repo,
+): { code: number | null; modules: string[]; gitCommands: string[]; output: string } {
   const trace = join(sandbox.root, `trace-${args[0]}-${Date.now()}.txt`);
+  const gitTrace = join(sandbox.root, `git-trace-${args[0]}-${Date.now()}.txt`);
   const result = spawnSync(process.execPath, ["--import", tracer, binary, ...args], {
-    cwd: sandbox.repo,
-    env: { ...sandbox.env, LOOPWRIGHT_MODULE_TRACE: trace },
+    cwd,
+    env: { ...sandbox.env, LOOPWRIGHT_MODULE_TRACE: trace, LOOPWRIGHT_GIT_TRACE: gitTrace },
     input,
     encoding: "utf8",
   });
-  const modules = existsSync(trace) ? readFileSync(trace, "utf8").split("\n").filter(Boolean) : [];
-  return { code: result.status, modules, output: result.stdout + result.stderr };
+  const lines = (path: string) =>
+    existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
+  return {
+    code: result.status,
+    modules: lines(trace),
+    gitCommands: lines(gitTrace).map((line) => line.split(" ")[1]),
+    output: result.stdout + result.stderr,
+  };
 }
 
 describe("what a command loads", () => {
@@ -52,6 +80,7 @@ describe("what a command loads", () => {
 
   test("ls loads no AI SDK, forge client, web server or schema library", () => {
     const { code, modules, output } = traced(sandbox, ["ls"]);
+    assert.match(output, /no loops in /);
     assert.equal(code, 0, output);
     assert.ok(
       modules.some((url) => url.includes("/cli/commands/list-command.")),
@@ -89,6 +118,27 @@ describe("what a command loads", () => {
       );
   });
 
+  test("ls and show start no git process and load no node:crypto or worker_threads, from a subfolder too", async () => {
+    await sandbox.write({ "src/app.ts": "export {};\n" });
+    const spec = await sandbox.spec(
+      `name: plain\ngoal: Be listed.\nrepo: ./repo\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: red, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n`,
+    );
+    assert.equal(traced(sandbox, ["run", spec]).code, 3);
+    for (const args of [["ls"], ["show", "plain"]]) {
+      const { code, modules, gitCommands, output } = traced(sandbox, args, "", join(sandbox.repo, "src"));
+      assert.equal(code, 0, output);
+      // The loop is found as one of this repository's: the repository was resolved right, without git.
+      assert.match(output, /plain/);
+      assert.deepEqual(gitCommands, [], `${args[0]} ran git`);
+      for (const name of heavyBuiltins)
+        assert.deepEqual(
+          modules.filter((url) => url === name),
+          [],
+          `${args[0]} loaded ${name}`,
+        );
+    }
+  });
+
   test("validate loads no AI SDK, forge client or web server for a spec that uses none", () => {
     const { code, modules, output } = traced(sandbox, ["validate", "loop.yaml"]);
     assert.equal(code, 0, output);
@@ -102,9 +152,16 @@ describe("what a command loads", () => {
         [],
         `validate loaded ${name}`,
       );
+    // Checking engines builds them; their turns (processes, sandboxes, translators) load at a first turn.
+    for (const name of turnModules)
+      assert.deepEqual(
+        modules.filter((url) => url.includes(name)),
+        [],
+        `validate loaded ${name}`,
+      );
   });
 
-  test("hook stop, once the spec is cached, loads neither the CLI framework nor the spec's libraries", () => {
+  test("hook stop and prompt, once the spec is cached, load neither the CLI framework nor the spec's libraries", () => {
     const input = JSON.stringify({ session_id: "lazy", cwd: sandbox.repo });
     const first = traced(sandbox, ["hook", "stop"], input);
     assert.equal(first.code, 0, first.output);
@@ -113,7 +170,15 @@ describe("what a command loads", () => {
       "the first stop parsed the spec",
     );
     for (const event of ["stop", "prompt"]) {
-      const { code, modules, output } = traced(sandbox, ["hook", event], input);
+      const { code, modules, gitCommands, output } = traced(sandbox, ["hook", event], input);
+      // One git process reads the working tree; a prompt, which hashes nothing, loads no node:crypto.
+      assert.deepEqual(gitCommands, ["status"], `hook ${event} ran git`);
+      if (event === "prompt")
+        assert.deepEqual(
+          modules.filter((url) => heavyBuiltins.includes(url)),
+          [],
+          "hook prompt loaded node:crypto or worker_threads",
+        );
       assert.equal(code, 0, output);
       assert.ok(
         modules.some((url) => url.includes(`/hooks/events/${event}-hook.`)),

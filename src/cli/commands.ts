@@ -147,7 +147,16 @@ export function defineCommands(program: Command, setExit: SetExit): void {
     .option("--port <n>", "port to listen on", "4477")
     .option("--max-active <n>", "loops active at once, foreground runs included (0: no limit)", "4")
     .option("--max-per-provider <caps>", "loops at once per provider, e.g. anthropic=2,openai=2")
-    .option("--idle-controllers <n>", "loop controllers kept started ahead, so a loop starts at once", "2")
+    .option(
+      "--idle-controllers <n>",
+      "places for loops kept ready in controllers started ahead, so a loop starts at once",
+      "2",
+    )
+    .option(
+      "--loops-per-controller <n>",
+      "loops one controller process runs in its life (1: a process per loop; a loop whose controller died runs alone)",
+      "4",
+    )
     .option("--token <token>", "required with a --host other than loopback (default: LOOPWRIGHT_TOKEN)")
     .option(
       "--allow-host <names>",

@@ -74,4 +74,9 @@ export interface Engine {
   /** Engines of one family share a vendor or model; the verifier is picked from another family. */
   readonly family: string;
   runTurn(request: TurnRequest): Promise<TurnResult>;
+  /**
+   * Loads what a turn runs on (an engine's turn code loads at its first turn otherwise), for a caller
+   * that can do it while it waits on something else. Never rejects.
+   */
+  preload?(): Promise<void>;
 }

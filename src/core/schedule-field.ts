@@ -1,7 +1,10 @@
 import { Cron } from "croner";
 import { z } from "zod";
-import { formatDuration, parseDuration } from "./duration.ts";
+import { parseDuration } from "./duration.ts";
+import { formatPeriod, type ScheduleRule } from "./schedule-rule.ts";
 import { editDistance } from "./spec-problems.ts";
+
+export { describeRule, type ScheduleRule } from "./schedule-rule.ts";
 
 /**
  * The spec's optional `schedule:` field: when the service starts a new run of the loop.
@@ -9,9 +12,6 @@ import { editDistance } from "./spec-problems.ts";
  * fields, minute precision, parsed by croner); `{ every: 30m }` fires every period, counted from when
  * the schedule was registered. Exactly one of the two; `every` is at least `minimumEvery`.
  */
-
-/** A parsed schedule: the cron expression and its IANA time zone, or a period in milliseconds. */
-export type ScheduleRule = { cron: string; timezone: string } | { every: number };
 
 /** The shortest `every`: each firing starts a whole loop, so seconds apart would only pile up skips. */
 export const minimumEveryMs = 60_000;
@@ -68,21 +68,6 @@ export const scheduleSchema = z
 /** A croner job that never runs by itself, for computing times: five fields, minute precision; throws on a bad pattern. */
 export function parseCron(expression: string, timezone: string): Cron {
   return new Cron(expression.trim(), { timezone, mode: "5-part", paused: true });
-}
-
-/** How a person reads a rule: `cron 0 3 * * 1-5 (Europe/Paris)`, `every 30m`. */
-export function describeRule(rule: ScheduleRule): string {
-  return "every" in rule ? `every ${formatPeriod(rule.every)}` : `cron ${rule.cron} (${rule.timezone})`;
-}
-
-/** `30m`, `2h`, `1h30m`, `90s`: a period as written in a spec. */
-function formatPeriod(milliseconds: number): string {
-  if (milliseconds % 3_600_000 === 0) return `${milliseconds / 3_600_000}h`;
-  if (milliseconds % 60_000 === 0) {
-    const minutes = milliseconds / 60_000;
-    return minutes > 60 ? `${Math.floor(minutes / 60)}h${minutes % 60}m` : `${minutes}m`;
-  }
-  return formatDuration(milliseconds);
 }
 
 /** The zone's canonical IANA name (`europe/paris` → `Europe/Paris`), or undefined when it is unknown. */

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { SpecError } from "../errors.ts";
-import { readRegularFile, readRegularFileSync } from "../files/read-regular-file.ts";
+import { readRegularFileSync } from "../files/read-regular-file.ts";
 import {
   type AnyModeSpec,
   type EngineSpec,
@@ -10,6 +10,7 @@ import {
   scriptedTurnSchema,
   specSchema,
 } from "./spec.ts";
+import { maximumSpecBytes, readSpecText } from "./spec-cache.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
@@ -29,8 +30,7 @@ export type ParsedAnyModeSpec = Omit<ParsedSpec, "spec"> & { spec: AnyModeSpec }
 /** A spec loaded from a file: a `ParsedSpec` plus the file's absolute path. */
 export type LoadedSpec = ParsedSpec & { specPath: string };
 
-/** A spec file larger than this is refused unread: specs are a page or two, not megabytes. */
-export const maximumSpecBytes = 1024 * 1024;
+export { maximumSpecBytes };
 
 /** Longest excerpt of a value quoted in a problem: a spec symlinked to a private file must not echo it. */
 const quotedValueLength = 60;
@@ -46,7 +46,7 @@ const problemLength = 300;
  */
 export async function loadSpecFile(path: string): Promise<LoadedSpec> {
   const specPath = resolve(path);
-  return { ...parseSpecText(await readSpecFile(path), path, dirname(specPath)), specPath };
+  return { ...parseSpecText(await readSpecText(path), path, dirname(specPath)), specPath };
 }
 
 /** Like `loadSpecFile`, but a spec without a maker (hook mode only) is valid. */
@@ -54,14 +54,7 @@ export async function loadSpecFileForAnyMode(
   path: string,
 ): Promise<ParsedAnyModeSpec & { specPath: string }> {
   const specPath = resolve(path);
-  return { ...parseSpecTextForAnyMode(await readSpecFile(path), path, dirname(specPath)), specPath };
-}
-
-/** The spec's text: a regular file, size-capped (a FIFO, a device or a huge file is a spec error). */
-async function readSpecFile(path: string): Promise<string> {
-  const read = await readRegularFile(resolve(path), { maximumBytes: maximumSpecBytes });
-  if (!read.ok) throw new SpecError([`${path}: ${read.problem}`]);
-  return read.text;
+  return { ...parseSpecTextForAnyMode(await readSpecText(path), path, dirname(specPath)), specPath };
 }
 
 /**
@@ -70,7 +63,11 @@ async function readSpecFile(path: string): Promise<string> {
  * A scripted engine's `script:` file is read here (synchronously). Throws `SpecError` like `loadSpecFile`.
  */
 export function parseSpecText(text: string, fileLabel: string, specDirectory: string): ParsedSpec {
-  const parsed = parseSpecTextForAnyMode(text, fileLabel, specDirectory);
+  return requireMaker(parseSpecTextForAnyMode(text, fileLabel, specDirectory), fileLabel);
+}
+
+/** The spec for a loop: throws `SpecError` when it has no maker (valid for hook mode only). */
+export function requireMaker(parsed: ParsedAnyModeSpec, fileLabel: string): ParsedSpec {
   const { maker } = parsed.spec;
   if (!maker)
     throw new SpecError([
@@ -84,11 +81,15 @@ export function parseSpecText(text: string, fileLabel: string, specDirectory: st
   return { ...parsed, spec: { ...parsed.spec, maker } };
 }
 
-/** Like `parseSpecText`, but a spec without a maker is valid: what hook mode and `validate` read. */
+/**
+ * Like `parseSpecText`, but a spec without a maker is valid: what hook mode and `validate` read. The
+ * absolute paths of the other files it reads (scripted engines' `script:`) are pushed to `filesRead`.
+ */
 export function parseSpecTextForAnyMode(
   text: string,
   fileLabel: string,
   specDirectory: string,
+  filesRead: string[] = [],
 ): ParsedAnyModeSpec {
   const directory = resolve(specDirectory);
   const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
@@ -97,7 +98,7 @@ export function parseSpecTextForAnyMode(
   const parsed = validated.value;
 
   const problems: string[] = [];
-  const scriptContext = { directory, fileLabel, yaml, problems };
+  const scriptContext = { directory, fileLabel, yaml, problems, filesRead };
   const maker = parsed.maker && inlineScript(parsed.maker, "maker", scriptContext);
   const verifier = inlineScript(parsed.verifier, "verifier", scriptContext);
   const review = parsed.review && {
@@ -136,7 +137,13 @@ function readMapping(text: string, fileLabel: string, hint: string): LocatedYaml
 
 const scriptFileSchema = z.object({ turns: z.array(scriptedTurnSchema) }).strict();
 
-type ScriptContext = { directory: string; fileLabel: string; yaml: LocatedYaml; problems: string[] };
+type ScriptContext = {
+  directory: string;
+  fileLabel: string;
+  yaml: LocatedYaml;
+  problems: string[];
+  filesRead: string[];
+};
 
 /** Reads a scripted engine's `script:` file into `turns`; problems in it are reported against that file. */
 function inlineScript(
@@ -157,7 +164,9 @@ function inlineScript(
     return engine;
   }
   const scriptLabel = isAbsolute(script) ? script : join(dirname(context.fileLabel), script);
-  const read = readRegularFileSync(resolve(context.directory, script), { maximumBytes: maximumSpecBytes });
+  const scriptPath = resolve(context.directory, script);
+  context.filesRead.push(scriptPath);
+  const read = readRegularFileSync(scriptPath, { maximumBytes: maximumSpecBytes });
   if (!read.ok) {
     context.problems.push(at("script", `${scriptLabel}: ${read.problem}`));
     return engine;

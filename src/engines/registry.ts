@@ -53,6 +53,16 @@ export function createEngine(spec: EngineSpec, field: string): Engine {
   throw new UsageError(`${field}.engine: unknown engine '${spec.engine}'`);
 }
 
+/**
+ * Loads the code the engine entry's turns run on, for a caller waiting on something else (a run, on
+ * git while it creates the loop). Never rejects: an engine that cannot be built loads nothing.
+ */
+export async function preloadTurn(spec: EngineSpec): Promise<void> {
+  try {
+    await createEngine(spec, "engine").preload?.();
+  } catch {}
+}
+
 /** The provider of the model an engine entry would use; `unknown` for commands. */
 export function providerOf(spec: EngineSpec): Provider | "scripted" {
   if (spec.engine === "scripted") return "scripted";

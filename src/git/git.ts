@@ -3,13 +3,33 @@
  * locale so they can be parsed. Every other file of `src/git` goes through `git` or `gitResult`.
  */
 
-import { execFile } from "node:child_process";
+import type { ChildProcess, ExecFileOptions } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { delimiter as delimiterOfPath, isAbsolute } from "node:path";
-import { promisify } from "node:util";
 import { findExecutable } from "../process/find-executable.ts";
 
-const execFileAsync = promisify(execFile);
+/**
+ * `util.promisify(execFile)` without node:util, and node:child_process loaded on the first git command
+ * rather than with this module: together several milliseconds of start-up for every hook and read-only
+ * command that imports git.ts and may never run git. Resolves with the output, rejects with the error
+ * carrying `stdout` and `stderr`.
+ */
+function execFileAsync<Output extends string | Buffer>(
+  file: string,
+  args: readonly string[],
+  options: ExecFileOptions & { encoding: Output extends string ? "utf8" : "buffer" },
+): Promise<{ stdout: Output; stderr: Output }> & { child: ChildProcess } {
+  let child: ChildProcess | undefined;
+  const pending = new Promise<{ stdout: Output; stderr: Output }>((resolve, reject) => {
+    const { execFile } = process.getBuiltinModule("node:child_process");
+    child = execFile(file, args, options, (error, stdout, stderr) => {
+      const output = { stdout: stdout as Output, stderr: stderr as Output };
+      if (error) reject(Object.assign(error, output));
+      else resolve(output);
+    });
+  });
+  return Object.assign(pending, { child: child as ChildProcess });
+}
 
 /** Large enough for the diff of a big iteration; callers bound what they keep. */
 const maxOutputBytes = 256 * 1024 * 1024;
@@ -123,13 +143,17 @@ export async function gitResult(
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
-  const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
-    cwd,
-    env,
-    encoding: "utf8",
-    maxBuffer: maxOutputBytes,
-    windowsHide: true,
-  });
+  const pending = execFileAsync<string>(
+    gitExecutable(env.PATH),
+    ["--no-pager", ...neutralisingArguments, ...args],
+    {
+      cwd,
+      env,
+      encoding: "utf8",
+      maxBuffer: maxOutputBytes,
+      windowsHide: true,
+    },
+  );
   const child = pending.child;
   // git may exit before reading its input; a broken pipe is not our failure.
   child.stdin?.on("error", () => {});
@@ -236,7 +260,7 @@ export async function gitSequence(
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
-  const pending = execFileAsync("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
+  const pending = execFileAsync<string>("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
     cwd,
     env,
     encoding: "utf8",
@@ -313,13 +337,17 @@ export async function gitBytes(
 ): Promise<Buffer> {
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
-  const pending = execFileAsync(gitExecutable(env.PATH), ["--no-pager", ...neutralisingArguments, ...args], {
-    cwd,
-    env,
-    encoding: "buffer",
-    maxBuffer: maxOutputBytes,
-    windowsHide: true,
-  });
+  const pending = execFileAsync<Buffer>(
+    gitExecutable(env.PATH),
+    ["--no-pager", ...neutralisingArguments, ...args],
+    {
+      cwd,
+      env,
+      encoding: "buffer",
+      maxBuffer: maxOutputBytes,
+      windowsHide: true,
+    },
+  );
   pending.child.stdin?.on("error", () => {});
   pending.child.stdin?.end(options.input ?? "");
   try {

@@ -3,10 +3,11 @@
  * here changes the user's checkout.
  */
 
-import { realpath, stat } from "node:fs/promises";
+import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { firstErrorLine, git, gitResult } from "./git.ts";
+import { plainRepositoryAt } from "./plain-repository.ts";
 
 /** Where a repository lives. */
 export interface Repository {
@@ -26,11 +27,12 @@ export interface Repository {
  */
 export async function resolveRepository(path: string): Promise<Repository> {
   const absolute = resolve(path);
-  const isDirectory = await stat(absolute).then(
-    (stats) => stats.isDirectory(),
-    () => false,
-  );
-  if (!isDirectory) throw new UsageError(`not a git repository: ${path}`);
+  // Synchronous file reads: node:fs/promises stays off the read-only commands.
+  if (!(statSync(absolute, { throwIfNoEntry: false })?.isDirectory() ?? false))
+    throw new UsageError(`not a git repository: ${path}`);
+  // The usual case without a git process; anything unusual is git's to answer.
+  const plain = plainRepositoryAt(absolute);
+  if (plain) return plain;
   const probed = await mainWorktreeAt(absolute);
   if (probed) return probed;
   const common = await gitResult(["rev-parse", "--git-common-dir"], absolute, { trim: true });
@@ -39,7 +41,7 @@ export async function resolveRepository(path: string): Promise<Repository> {
     const detail = reason === "" || /not a git repository/i.test(reason) ? "" : ` (${reason})`;
     throw new UsageError(`not a git repository: ${path}${detail}`);
   }
-  const commonDirectory = await realpath(resolve(absolute, common.stdout));
+  const commonDirectory = realpathSync(resolve(absolute, common.stdout));
   const listing = await git(["worktree", "list", "--porcelain"], absolute);
   // The first entry is always the main worktree; a bare main repository is marked `bare`.
   const [mainEntry] = listing.split("\n\n");
@@ -66,7 +68,7 @@ async function mainWorktreeAt(absolute: string): Promise<Repository | undefined>
   if (probe.code !== 0) return undefined;
   const [common, gitDirectory, top] = probe.stdout.split("\n");
   if (!common || common !== gitDirectory || !top) return undefined;
-  const commonDirectory = await realpath(common);
+  const commonDirectory = realpathSync(common);
   return commonDirectory === join(top, ".git") ? { root: top, commonDirectory } : undefined;
 }
 
@@ -87,6 +89,42 @@ export async function resolveCommit(root: string, commitish: string): Promise<st
     throw new UsageError(`${unknown}: the repository has no commits yet (make a first commit)`);
   }
   throw new UsageError(unknown);
+}
+
+/**
+ * What `resolveRepository(path)` and `resolveCommit(root, commitish)` would answer, in ONE git process,
+ * in the usual case: `path` in the main worktree of a repository whose git directory is
+ * `<top level>/.git` (as in `mainWorktreeAt`) and `commitish` naming a commit there. Undefined for
+ * anything else: the caller takes the two calls, which also word the errors.
+ */
+export async function repositoryCommitAt(
+  path: string,
+  commitish: string,
+): Promise<(Repository & { commit: string }) | undefined> {
+  const absolute = resolve(path);
+  const isDirectory = statSync(absolute, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  if (isDirectory && commitish !== "" && !commitish.startsWith("-")) {
+    const probe = await gitResult(
+      [
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-common-dir",
+        "--git-dir",
+        "--show-toplevel",
+        "--verify",
+        "--quiet",
+        `${commitish}^{commit}`,
+      ],
+      absolute,
+      { trim: true },
+    );
+    const [common, gitDirectory, top, commit] = probe.code === 0 ? probe.stdout.split("\n") : [];
+    if (common && common === gitDirectory && top && commit) {
+      const commonDirectory = realpathSync(common);
+      if (commonDirectory === join(top, ".git")) return { root: top, commonDirectory, commit };
+    }
+  }
+  return undefined;
 }
 
 /** True when the local branch `refs/heads/<branch>` exists. */

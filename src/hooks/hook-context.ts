@@ -1,4 +1,5 @@
 /** What every hook event handler is given. */
+import type { GitResult } from "../git/git.ts";
 import type { HookInput, HookOutput } from "./hook-io.ts";
 import type { HookLayout } from "./hook-layout.ts";
 import type { ReviewerNaming } from "./templates/hook-messages.ts";
@@ -14,6 +15,8 @@ export interface HookContext {
   closeCommand: string;
   /** The repository's name, for status lines. */
   repository: string;
+  /** The working tree's `git status`, started before the handler loaded (`stop`, `prompt` with open work). */
+  status?: Promise<GitResult>;
 }
 
 export type HookHandler = (context: HookContext) => Promise<HookOutput>;

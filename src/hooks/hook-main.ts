@@ -11,11 +11,13 @@
  * prompt), and for the plugin where the project's own hooks are installed (so each hook runs once).
  * An internal failure lets Claude go on and tells the user so with `systemMessage`.
  */
-import { appendFileSync, existsSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
+import type { GitResult } from "../git/git.ts";
 import { type HookContext, type HookHandler, reviewerAgentName } from "./hook-context.ts";
 import { addContext, type HookInput, type HookOutput, passOn, readHookInput, tellUser } from "./hook-io.ts";
 import { findCheckoutRoot, type HookLayout, hookLayout } from "./hook-layout.ts";
+import { startStatus } from "./review/status-process.ts";
 import {
   hookOffContext,
   hookOffMessage,
@@ -95,12 +97,30 @@ async function dispatch(
     if (event !== "prompt") return passOn();
     return { ...addContext("UserPromptSubmit", hookOffContext), ...tellUser(hookOffMessage(layout.off)) };
   }
-  return (await handlers[event]())(contextFor(input, layout, env));
+  // git reads the working tree while the handler's modules load (the stop always needs it).
+  const status =
+    event === "stop" || (event === "prompt" && workIsOpen(layout)) ? startStatus(layout.root) : undefined;
+  return (await handlers[event]())(contextFor(input, layout, env, status));
 }
 
-function contextFor(input: HookInput, layout: HookLayout, env: NodeJS.ProcessEnv): HookContext {
+/** Whether the state names open work, read without the lock: a guess that only decides when git starts. */
+function workIsOpen(layout: HookLayout): boolean {
+  try {
+    return (JSON.parse(readFileSync(layout.state, "utf8")) as { work?: unknown }).work !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function contextFor(
+  input: HookInput,
+  layout: HookLayout,
+  env: NodeJS.ProcessEnv,
+  status: Promise<GitResult> | undefined,
+): HookContext {
   const launcher = env.LOOPWRIGHT_HOOK_LAUNCHER;
   return {
+    ...(status ? { status } : {}),
     input,
     layout,
     now: new Date(),

@@ -3,9 +3,9 @@
  * own loader, except that it needs no `maker` (hook mode never runs one; it ignores `maker`, `repo`,
  * `setup`, `budget`, `scope` and `finish`). The result is
  * cached in `.loopwright/spec-cache.json` by the spec's content, so the hooks' hot path loads neither
- * the YAML parser nor the schema library.
+ * the YAML parser nor the schema library (nor node:crypto: the cache keeps the text it was made from
+ * and compares it whole, which no hash collision can fool).
  */
-import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { ensureStateFolder, type HookLayout } from "./hook-layout.ts";
 
@@ -29,6 +29,7 @@ export interface HookSpec {
 }
 
 interface SpecCache {
+  /** loopwright's version, a NUL, and the spec's text. */
   key: string;
   spec: HookSpec;
 }
@@ -39,7 +40,7 @@ interface SpecCache {
  */
 export async function loadHookSpec(layout: HookLayout): Promise<HookSpec> {
   const text = readFileSync(layout.spec, "utf8");
-  const key = createHash("sha256").update(`${loopwrightVersion()}\0${text}`).digest("hex");
+  const key = `${loopwrightVersion()}\0${text}`;
   const cached = readCache(layout.specCache);
   if (cached?.key === key) return cached.spec;
   const hookSpec = await parseHookSpec(text, layout.root);

@@ -8,8 +8,9 @@ import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { formatDuration } from "../core/duration.ts";
-import { describeRule } from "../core/schedule-field.ts";
-import { type EngineSpec, reviewerEngine, type Spec } from "../core/spec.ts";
+import { reviewerEngine } from "../core/review-engine.ts";
+import { describeRule } from "../core/schedule-rule.ts";
+import type { EngineSpec, Spec } from "../core/spec.ts";
 import type { LoadedSpec } from "../core/spec-file.ts";
 import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
@@ -18,7 +19,7 @@ import { UsageError } from "../errors.ts";
 import { ciTriggerWarnings } from "../forge/forge-doctor.ts";
 import { openForge } from "../forge/open-forge.ts";
 import { git, gitResult } from "../git/git.ts";
-import { defaultRemote, resolveCommit, resolveRepository } from "../git/repository.ts";
+import { defaultRemote, repositoryCommitAt, resolveCommit, resolveRepository } from "../git/repository.ts";
 import { fileAt } from "../git/tree-with-file.ts";
 import { findExecutable } from "../process/find-executable.ts";
 import { missingPythonModule, npxToolNotInstalled } from "./command-tools.ts";
@@ -46,8 +47,10 @@ export async function preflight(loaded: LoadedSpec, label: string): Promise<Pref
   let repoRoot: string | undefined;
   let baseSha: string | undefined;
   try {
-    repoRoot = (await resolveRepository(loaded.repoPath)).root;
-    baseSha = await resolveCommit(repoRoot, spec.base);
+    // The usual case in one git process; otherwise the two calls, which word the errors.
+    const usual = await repositoryCommitAt(loaded.repoPath, spec.base);
+    repoRoot = usual?.root ?? (await resolveRepository(loaded.repoPath)).root;
+    baseSha = usual?.commit ?? (await resolveCommit(repoRoot, spec.base));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     problems.push(`${label}: ${error.message}`);

@@ -3,7 +3,6 @@
  * Linux reads /proc; other systems ask `ps`.
  */
 
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import type { LockOwner } from "../core/lock-owner.ts";
@@ -18,6 +17,8 @@ export function processStartTime(pid: number): string | undefined {
   if (fields) return fields.startTime;
   if (process.platform === "linux") return undefined;
   try {
+    // Loaded here, off Linux only: opening the store (`ls`, `show`) never starts a process.
+    const { execFileSync } = process.getBuiltinModule("node:child_process");
     const started = execFileSync("ps", ["-o", "lstart=", "-p", String(pid)], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],

@@ -1,17 +1,17 @@
 /**
- * Starting a loop's controller process (controller-main) and following it: the same node as the service,
- * with the service's own node options and the same file form (`.ts` next to a `.ts` supervisor, `.js` in
- * dist). A controller started for a loop has its stdout and stderr appended to `<loop folder>/controller.log`;
- * one started ahead (idle, see controller-pool.ts) to `<home>/controllers.log` until it is given a loop,
- * then writes its own lines to the loop's log (the order names it). The controller is a process group
- * of its own, so a Ctrl-C in the service's terminal reaches the service, which forwards it.
+ * Starting a controller process (controller-main) and following it: the same node as the service, with
+ * the service's own node options and the same file form (`.ts` next to a `.ts` supervisor, `.js` in
+ * dist). A controller writes its lines about each loop to that loop's `controller.log`; its own stdout
+ * and stderr (what it says before it holds a loop, a crash report) go to `<home>/controllers.log`, or to
+ * the loop's log for a controller started for that one loop alone. The controller is a process group of
+ * its own, so a Ctrl-C in the service's terminal reaches the service, which forwards it.
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { homeLayout } from "../paths.ts";
-import type { ControllerMessage, RunOrder } from "./controller-protocol.ts";
+import type { ControllerMessage, LeaveOrder, RunOrder } from "./controller-protocol.ts";
 
 /** The controller entry beside this file, in this file's form. */
 const entry = fileURLToPath(
@@ -23,43 +23,38 @@ export interface ControllerExit {
   signal: NodeJS.Signals | null;
 }
 
+/** A controller process: it runs the loops it is ordered to (see controller-protocol.ts). */
 export interface ControllerProcess {
   pid: number;
   /** Whether it has said `ready` and is still there. */
   isReady(): boolean;
   /** Every message the controller sends, in order. */
   onMessage(listener: (message: ControllerMessage) => void): void;
-  /** Resolves once the controller has said `ready` (its modules are loaded and its store open) or exited. */
+  /** Resolves once the controller has said `ready` (its modules are loaded and a store open) or exited. */
   ready: Promise<void>;
   /** Sends the order (once it is ready). */
-  order(order: RunOrder): void;
-  /**
-   * Resolves once the ordered run has started (`run_started` recorded) or will not (the controller said
-   * how it ended, or exited); never rejects.
-   */
-  started: Promise<void>;
+  order(order: RunOrder | LeaveOrder): void;
   /** Resolves when the process has exited; never rejects. */
   exited: Promise<ControllerExit>;
   /** Sends a signal if it still runs. */
   signal(signal: NodeJS.Signals): void;
 }
 
-/** The file a loop's controllers write their output to. */
+/** The file a loop's controllers write their lines about it to. */
 export function controllerLogPath(home: string, loopId: string): string {
   return join(homeLayout(home).loopDirectory(loopId), "controller.log");
 }
 
-/** The file idle controllers write their output to until they are given a loop. */
+/** The file controllers write their own output to (see the module's comment). */
 export function idleControllersLogPath(home: string): string {
   return join(home, "controllers.log");
 }
 
 /**
- * Starts a controller for the store at `home`: for `loopId`, writing its output to the loop's log, or
- * without one (idle, output to `idleControllersLogPath`) to be given a loop later.
+ * Starts a controller for the store at `home`, its output going to `logPath` (default
+ * `idleControllersLogPath`).
  */
-export function startController(home: string, loopId?: string): ControllerProcess {
-  const logPath = loopId ? controllerLogPath(home, loopId) : idleControllersLogPath(home);
+export function startController(home: string, logPath = idleControllersLogPath(home)): ControllerProcess {
   mkdirSync(join(logPath, ".."), { recursive: true, mode: 0o700 });
   const log = openSync(logPath, "a", 0o600);
   try {
@@ -74,19 +69,17 @@ export function startController(home: string, loopId?: string): ControllerProces
       child.once("error", () => resolve({ code: null, signal: null })); // could not be spawned
     });
     const { promise: ready, resolve: setReady } = Promise.withResolvers<void>();
-    const { promise: started, resolve: setStarted } = Promise.withResolvers<void>();
     let readyNow = false;
     void exited.then(() => {
       readyNow = false;
       setReady();
-      setStarted();
     });
     const listeners: ((message: ControllerMessage) => void)[] = [];
     child.on("message", (message: ControllerMessage) => {
       if (message.type === "ready") {
         readyNow = child.exitCode === null;
         setReady();
-      } else setStarted();
+      }
       for (const listener of listeners) listener(message);
     });
     // A gone controller's channel errors are its exit's business.
@@ -102,7 +95,6 @@ export function startController(home: string, loopId?: string): ControllerProces
         });
       },
       exited,
-      started,
       signal(signal) {
         if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       },

@@ -15,9 +15,9 @@ import type { Store } from "../store/store.ts";
 import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
 import { type CommentPoll, createCommentPoll } from "./comment-poll.ts";
-import { createControllerPool } from "./controller-pool.ts";
-import { type ControllerProcess, controllerLogPath, describeExit } from "./controller-process.ts";
-import type { ControllerMessage, RunSummary } from "./controller-protocol.ts";
+import { createControllerPool, defaultLoopsPerController, type LoopController } from "./controller-pool.ts";
+import { controllerLogPath, describeExit } from "./controller-process.ts";
+import { type RunSummary, startTurnTimeoutMs } from "./controller-protocol.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
 import { describeFiring, type FireDueSchedules, registeredSchedules } from "./schedule-firing.ts";
@@ -37,8 +37,13 @@ export interface SupervisorOptions {
   now?: () => number;
   /** How many times in a row a loop whose controller died is resumed before it is stopped (default 3). */
   maxRestarts?: number;
-  /** Controllers kept started ahead, idle, for the next loops to start (default 0: each starts for its loop). */
+  /** Free places for loops kept ready in controllers started ahead (default 0: started when needed). */
   idleControllers?: number;
+  /**
+   * How many loops one controller process runs in its life (default 4; 1: a process per loop). A loop whose
+   * controller died runs alone in a process until one of its runs ends by itself.
+   */
+  loopsPerController?: number;
   /** Called at every tick: looks for `/loopwright` review comments in the background (comment-poll.ts). */
   pollComments?: CommentPoll;
 }
@@ -50,7 +55,7 @@ export interface SupervisedRun {
   /** Set once the run has started (its `run_started` event). */
   runId?: string;
   command: "run" | "resume";
-  /** The controller process's pid. */
+  /** The controller process's pid (shared by the loops that process runs). */
   pid: number;
   /** Resolves once the controller has exited and the supervisor has dealt with its end. */
   done: Promise<void>;
@@ -82,9 +87,6 @@ const retryAfterMs = 5_000;
 /** How long a loop whose controller died waits before it is resumed, times the deaths in a row. */
 const restartDelayMs = 500;
 
-/** The longest a launched controller waits for the one launched before it to start its run. */
-const startTurnTimeoutMs = 5_000;
-
 /** How often the holders of loops run by other processes are read, to notice one that died. */
 const foreignCheckMs = 1_000;
 
@@ -97,8 +99,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const now = options.now ?? (() => Date.now() + Number(process.env.LOOPWRIGHT_TEST_CLOCK_SKEW_MS ?? 0));
   const maxRestarts = options.maxRestarts ?? 3;
   const watch = createLoopWatch(store);
-  const pool = createControllerPool(home, options.idleControllers ?? 0);
-  const running = new Map<string, SupervisedRun & { controller: ControllerProcess }>();
+  const pool = createControllerPool(home, {
+    idle: options.idleControllers ?? 0,
+    loopsPerController: options.loopsPerController ?? defaultLoopsPerController,
+  });
+  const running = new Map<string, SupervisedRun & { controller: LoopController }>();
   const notBefore = new Map<string, number>();
   /** Per loop: its controllers' deaths in a row (reset when a run ends by itself). */
   const deaths = new Map<string, number>();
@@ -111,8 +116,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   /** Loops held at the first tick by controllers of other processes (a previous service's, a foreground run). */
   const foreign = new Set<string>();
   let foreignCheckedAt = 0;
-  /** Resolves once the last controller launched has started its run (see `launch`). */
+  /** Resolves once the last loop launched has started its run (see `launch`). */
   let startsInOrder = Promise.resolve();
+  /** The controller of the last loop launched, and a promise resolved once its order was sent. */
+  let lastLaunch: { pid: number; ordered: Promise<void> } | undefined;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
   let again = false;
@@ -281,8 +288,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   function launch(view: WatchedLoop, command: "run" | "resume", why: string, stopMessage?: string): void {
     const { loop } = view;
-    const controller = pool.take(loop.id);
-    const run: SupervisedRun & { controller: ControllerProcess } = {
+    // A loop whose controller died runs alone: it takes no other loop down with it again.
+    const alone = (deaths.get(loop.id) ?? 0) > 0 || stopMessage !== undefined;
+    const controller = pool.take(loop.id, { alone });
+    const run: SupervisedRun & { controller: LoopController } = {
       loopId: loop.id,
       name: loop.name,
       command,
@@ -293,16 +302,20 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     running.set(loop.id, run);
     recoveryReasons.delete(loop.id);
     log(`loop ${loop.name} (${loop.id}): starting (${why}), controller pid ${controller.pid}`);
-    let closing: ControllerMessage | undefined;
-    controller.onMessage((message) => {
-      if (message.type === "started") run.runId = message.runId;
-      else if (message.type !== "ready") closing = message;
+    void controller.started.then((runId) => {
+      run.runId = runId;
     });
     // Controllers load in parallel, but each run starts (takes its lock, records `run_started`) only once
     // the one launched before it has: loops start in the order they were chosen, whichever loads first.
+    // A controller starts the runs it is given in the order it got them: the next loop for the same
+    // controller is ordered as soon as the one before it was, without waiting for its start.
     const previous = startsInOrder;
+    const before = lastLaunch?.pid === controller.pid ? lastLaunch.ordered : previous;
+    const { promise: ordered, resolve: setOrdered } = Promise.withResolvers<void>();
+    lastLaunch = { pid: controller.pid, ordered };
     startsInOrder = (async () => {
-      await Promise.race([previous, delay(startTurnTimeoutMs)]);
+      await Promise.race([before, delay(startTurnTimeoutMs)]);
+      setOrdered();
       controller.order({
         type: "run",
         loopId: loop.id,
@@ -312,9 +325,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       });
       await Promise.race([controller.started, delay(startTurnTimeoutMs)]);
     })();
-    run.done = controller.exited
-      .then(async (exit) => {
+    run.done = controller.finished
+      .then(async (finish) => {
         const name = `loop ${loop.name} (${loop.id})`;
+        const closing = "closing" in finish ? finish.closing : undefined;
         if (closing?.type === "ended") {
           log(`${name}: ${describeEnd(closing.summary)}`);
           if (!closing.summary.shutdown) deaths.delete(loop.id);
@@ -322,8 +336,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         else if (closing?.type === "failed") {
           notBefore.set(loop.id, now() + retryAfterMs);
           log(`${name}: failed to run: ${closing.message}`);
-        } else if (!stopped) await controllerDied(view, run.runId, describeExit(exit));
-        else log(`${name}: its controller ${describeExit(exit)} during the shutdown`);
+        } else if ("exit" in finish) {
+          if (!stopped) await controllerDied(view, run.runId, describeExit(finish.exit));
+          else log(`${name}: its controller ${describeExit(finish.exit)} during the shutdown`);
+        }
       })
       .catch((error: unknown) =>
         log(`loop ${loop.name} (${loop.id}): ${error instanceof Error ? error.message : String(error)}`),

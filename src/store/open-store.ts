@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import { homeLayout } from "../paths.ts";
 import { openSqliteStore } from "./sqlite-store.ts";
 import type { Store } from "./store.ts";
@@ -10,6 +10,7 @@ import type { Store } from "./store.ts";
  * written by a newer loopwright.
  */
 export async function openStore(home: string): Promise<Store> {
-  await mkdir(home, { recursive: true, mode: 0o700 });
+  // Synchronous: node:fs/promises (and the readline and stream modules it loads) stays off `ls` and `show`.
+  mkdirSync(home, { recursive: true, mode: 0o700 });
   return openSqliteStore(homeLayout(home).database);
 }

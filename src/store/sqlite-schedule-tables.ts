@@ -3,7 +3,6 @@
  * statements, and how a row reads back as a record. sqlite-store.ts delegates to it and lends it its
  * transaction and busy-retry runners.
  */
-import { randomBytes } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import {
   type FiringClaim,
@@ -79,7 +78,7 @@ export class ScheduleTables {
           replaced: toScheduleRecord(existing),
         };
       }
-      const id = `${schedule.name.slice(0, 24)}-${randomBytes(4).toString("hex")}`;
+      const id = `${schedule.name.slice(0, 24)}-${randomHex(4)}`;
       this.#statements.insertSchedule.run(id, schedule.name, schedule.repoRoot, ...values, at);
       return { schedule: { ...schedule, id, createdAt: at } };
     });
@@ -253,4 +252,9 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/** `bytes` random bytes in hex. node:crypto loads here, on first use: opening the store (`ls`, `show`) never needs it. */
+function randomHex(bytes: number): string {
+  return process.getBuiltinModule("node:crypto").randomBytes(bytes).toString("hex");
 }

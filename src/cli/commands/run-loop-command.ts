@@ -1,7 +1,8 @@
 /**
  * `run [spec]` and `resume <loop>`: a loop in the foreground, with live progress; Ctrl-C cancels it.
  * `run` starts the sandbox probe (a process) first and only then loads what the run needs (the spec
- * reader, preflight, the store, the runner: most of the start-up's modules), so the two overlap.
+ * reader, preflight, the store, the runner: most of the start-up's modules), so the two overlap. A spec
+ * unchanged since it was last read comes from the spec cache (no YAML parser, no schema library).
  */
 import { SpecError } from "../../errors.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
@@ -16,15 +17,22 @@ export async function runLoopCommand(
   if (options.detach) return (await import("./detach-command.ts")).detachLoopCommand(specArgument, options);
   // The probe never rejects: it settles with the sandbox's availability, cached for the run.
   const sandboxProbed = primeSandboxAvailability();
-  const [{ describeRule }, { loadSpecFile }, { createLoop }, { preflight }, { openSession }] =
-    await Promise.all([
-      import("../../core/schedule-field.ts"),
-      import("../../core/spec-file.ts"),
-      import("../../loop/create-loop.ts"),
-      import("../../loop/preflight.ts"),
-      import("../session.ts"),
-    ]);
-  const loaded = await loadSpecFile(specArgument);
+  const [
+    { describeRule },
+    { loadSpecFileCached },
+    { createLoop },
+    { preflight },
+    { openSession },
+    { preloadTurn },
+  ] = await Promise.all([
+    import("../../core/schedule-rule.ts"),
+    import("../../core/spec-cache.ts"),
+    import("../../loop/create-loop.ts"),
+    import("../../loop/preflight.ts"),
+    import("../session.ts"),
+    import("../../engines/registry.ts"),
+  ]);
+  const loaded = await loadSpecFileCached(specArgument);
   if (loaded.spec.schedule) {
     process.stderr.write(
       `note: ${specArgument} has a schedule (${describeRule(loaded.spec.schedule)}); run starts it once, now. ` +
@@ -35,7 +43,20 @@ export async function runLoopCommand(
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   const session = await openSession();
   try {
-    const loop = await createLoop(session.store, loaded, check.repoRoot, check.baseSha);
+    // Creating the loop waits on git processes: the foreground run's modules (the runner, the maker's
+    // turn code) load meanwhile, once its first git has started (an import loads its module graph
+    // before it returns).
+    let refused = false;
+    const creating = createLoop(session.store, loaded, check.repoRoot, check.baseSha).catch((error) => {
+      refused = true;
+      throw error;
+    });
+    setImmediate(() => {
+      if (refused) return;
+      loadForegroundModules().catch(() => {});
+      void preloadTurn(loaded.spec.maker);
+    });
+    const loop = await creating;
     await sandboxProbed;
     return await runInForeground(session, loop, "run", options.json ?? false);
   } finally {
@@ -83,12 +104,8 @@ export async function runInForeground(
   command: "run" | "resume",
   json: boolean,
 ): Promise<number> {
-  const [{ runLoop }, { exitCodeOf }, { cliActor }, { jsonPrinter, progressPrinter }] = await Promise.all([
-    import("../../loop/runner.ts"),
-    import("../../loop/exit-code.ts"),
-    import("../cli-actor.ts"),
-    import("../progress-printer.ts"),
-  ]);
+  const [{ runLoop }, { exitCodeOf }, { cliActor }, { jsonPrinter, progressPrinter }] =
+    await loadForegroundModules();
   const interrupt = new AbortController();
   let hungUp = false;
   let runId: string | undefined;
@@ -127,6 +144,23 @@ export async function runInForeground(
     process.off("SIGTERM", onSignal);
     process.off("SIGHUP", onHangUp);
   }
+}
+
+let foregroundModules: ReturnType<typeof importForegroundModules> | undefined;
+
+/** What a foreground run needs, imported once (an import loads its module graph before it returns). */
+function loadForegroundModules(): ReturnType<typeof importForegroundModules> {
+  foregroundModules ??= importForegroundModules();
+  return foregroundModules;
+}
+
+function importForegroundModules() {
+  return Promise.all([
+    import("../../loop/runner.ts"),
+    import("../../loop/exit-code.ts"),
+    import("../cli-actor.ts"),
+    import("../progress-printer.ts"),
+  ]);
 }
 
 /** SIGKILL, synchronously, to every process tagged with `runId` (Linux /proc; elsewhere none are found). */

@@ -10,6 +10,7 @@ import { createServer } from "../../server/create-server.ts";
 import { mountDashboard } from "../../server/dashboard/mount-dashboard.ts";
 import { type Listening, listen } from "../../server/listen.ts";
 import { describeCaps, parseMaxActive, parseProviderCaps } from "../../service/caps.ts";
+import { defaultLoopsPerController } from "../../service/controller-pool.ts";
 import { shutdownGraceMs } from "../../service/controller-protocol.ts";
 import {
   claimServiceFile,
@@ -33,8 +34,10 @@ export interface ServeOptions {
   port: string;
   maxActive?: string;
   maxPerProvider?: string;
-  /** Controllers kept started ahead (default 2). */
+  /** Free places for loops kept ready in controllers started ahead (default 2). */
   idleControllers?: string;
+  /** How many loops one controller process runs in its life (default 4). */
+  loopsPerController?: string;
   /** Required with a --host other than loopback; default LOOPWRIGHT_TOKEN. */
   token?: string;
   /** More Host names the service answers (comma-separated `name` or `name:port`), e.g. a proxy's. */
@@ -48,6 +51,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   };
   const port = parsePort(options.port);
   const idleControllers = parseIdleControllers(options.idleControllers);
+  const loopsPerController = parseLoopsPerController(options.loopsPerController);
   const session = await openSession();
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   let supervisor: Supervisor | undefined;
@@ -84,6 +88,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       caps,
       log,
       idleControllers,
+      loopsPerController,
     });
     wake = supervisor.wake;
     log(
@@ -154,6 +159,13 @@ function parseIdleControllers(value: string | undefined): number {
   if (value === undefined) return 2;
   if (!/^\s*\d+\s*$/.test(value) || Number(value) > 64)
     throw new UsageError(`--idle-controllers: not a whole number from 0 to 64: ${value}`);
+  return Number(value);
+}
+
+function parseLoopsPerController(value: string | undefined): number {
+  if (value === undefined) return defaultLoopsPerController;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 1 || Number(value) > 64)
+    throw new UsageError(`--loops-per-controller: not a whole number from 1 to 64: ${value}`);
   return Number(value);
 }
 

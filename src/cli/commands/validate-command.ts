@@ -3,7 +3,8 @@
  * says which modes the spec serves: a loop (`run`, which needs a maker) and hook mode (`init claude`,
  * which needs only the goal and the gates). The sandbox probe (a process; the plan names the sandbox)
  * starts before the spec reader and preflight are loaded (most of the command's modules), so the two
- * overlap; a spec for hook mode only does not need its answer.
+ * overlap; a spec for hook mode only does not need its answer. A spec validated before and unchanged
+ * since is read from the spec cache (core/spec-cache.ts): no YAML parser, no schema library.
  */
 
 import { SpecError } from "../../errors.ts";
@@ -12,11 +13,11 @@ import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts"
 export async function validateCommand(specArgument: string): Promise<number> {
   // The probe never rejects: it settles with the sandbox's availability, cached for this process.
   const sandboxProbed = primeSandboxAvailability();
-  const [{ loadSpecFileForAnyMode }, { describePlan, preflight }] = await Promise.all([
-    import("../../core/spec-file.ts"),
+  const [{ loadSpecFileForAnyModeCached }, { describePlan, preflight }] = await Promise.all([
+    import("../../core/spec-cache.ts"),
     import("../../loop/preflight.ts"),
   ]);
-  const anyMode = await loadSpecFileForAnyMode(specArgument);
+  const anyMode = await loadSpecFileForAnyModeCached(specArgument);
   const { maker } = anyMode.spec;
   if (!maker) {
     const gates = anyMode.spec.gates.map(

@@ -3,27 +3,15 @@
  * worktree (argv per role in codex-arguments.ts, output folded by translate-codex.ts). It uses the
  * user's own login and configuration (CODEX_HOME, OPENAI_API_KEY) and never writes them. Codex reports
  * tokens only at the end of a turn, so the cost cap is enforced then: a turn that crosses it still runs
- * to its end, and then stops the loop.
+ * to its end, and then stops the loop. A turn runs in run-codex-turn.ts, loaded at the first turn.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { Engine, TurnRequest, TurnResult } from "../../core/engine.ts";
-import { type ModelPrice, priceTable } from "../../core/pricing.ts";
+import type { Engine } from "../../core/engine.ts";
 import type { EngineSpec } from "../../core/spec.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
-import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
-import { evidenceFiles } from "../evidence-files.ts";
-import {
-  codexArguments,
-  modelOfConfig,
-  modelOfSpec,
-  profileOfArgs,
-  providerKeyVariable,
-} from "./codex-arguments.ts";
-import { strictOutputSchema } from "./strict-output-schema.ts";
-import { createCodexTranslator } from "./translate-codex.ts";
+import { modelOfConfig, modelOfSpec, profileOfArgs, providerKeyVariable } from "./codex-arguments.ts";
 
 export const codexDefinition: AgentCliDefinition = {
   name: "codex",
@@ -43,42 +31,11 @@ export const codexDefinition: AgentCliDefinition = {
 };
 
 export function createCodexEngine(spec: EngineSpec): Engine {
-  return { name: "codex", family: providerOf(spec), runTurn: (request) => runCodexTurn(spec, request) };
-}
-
-async function runCodexTurn(spec: EngineSpec, request: TurnRequest): Promise<TurnResult> {
-  await mkdir(request.turnDirectory, { recursive: true });
-  const env = { ...process.env, ...request.env };
-  let prices: Record<string, ModelPrice>;
-  try {
-    prices = priceTable(env);
-  } catch (error) {
-    return { status: "crashed", text: "", error: (error as Error).message };
-  }
-  let schemaPath: string | undefined;
-  if (request.outputSchema !== undefined) {
-    schemaPath = join(request.turnDirectory, `codex-${request.role}-output-schema.json`);
-    await writeFile(schemaPath, `${JSON.stringify(strictOutputSchema(request.outputSchema), null, 2)}\n`);
-  }
-  return runCliTurn({
-    request,
-    argv: codexArguments({
-      role: request.role,
-      readOnly: request.readOnly,
-      model: spec.model,
-      args: spec.args,
-      schemaPath,
-    }),
-    stdin: request.prompt,
-    evidence: [...(schemaPath ? [schemaPath] : []), ...evidenceFiles(request.context)],
-    programState: [env.CODEX_HOME ?? join(env.HOME ?? homedir(), ".codex")],
-    translator: createCodexTranslator({
-      model: codexModel(spec, env),
-      prices,
-      structured: request.readOnly || schemaPath !== undefined,
-      dropNulls: schemaPath !== undefined,
-    }),
-  });
+  return {
+    name: "codex",
+    family: providerOf(spec),
+    runTurn: async (request) => (await import("./run-codex-turn.ts")).runCodexTurn(spec, request),
+  };
 }
 
 /** `--oss` runs a local model (Ollama, LM Studio); otherwise codex talks to OpenAI. */

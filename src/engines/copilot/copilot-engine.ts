@@ -5,19 +5,15 @@
  * Cost: none. Copilot reports no dollars and streams no tokens, so no cost cap can be enforced; the turn's
  * tokens and premium requests are read from its usage report once it ends, and the cost stays unknown.
  * The CLI keeps its own state under `$COPILOT_HOME` (default ~/.copilot: sessions, logs) and unpacks
- * itself under `$XDG_CACHE_HOME` (default ~/.cache/copilot); loopwright writes neither.
+ * itself under `$XDG_CACHE_HOME` (default ~/.cache/copilot); loopwright writes neither. A turn runs in
+ * run-copilot-turn.ts, loaded at the first turn.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readFile, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { Engine, TurnRequest, TurnResult } from "../../core/engine.ts";
+import type { Engine } from "../../core/engine.ts";
 import type { EngineSpec } from "../../core/spec.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
-import { runCliTurn } from "../agent-cli/run-cli-turn.ts";
-import { evidenceFolders } from "../evidence-folders.ts";
-import { copilotArguments, copilotEnvironment } from "./copilot-arguments.ts";
-import { copilotTranslator, readUsageReport } from "./translate-copilot.ts";
 
 export const copilotDefinition: AgentCliDefinition = {
   name: "copilot",
@@ -33,37 +29,8 @@ export function createCopilotEngine(spec: EngineSpec): Engine {
   return {
     name: "copilot",
     family: copilotProvider(copilotModel(spec, process.env), process.env),
-    runTurn: (request) => runCopilotTurn(spec, request),
+    runTurn: async (request) => (await import("./run-copilot-turn.ts")).runCopilotTurn(spec, request),
   };
-}
-
-async function runCopilotTurn(spec: EngineSpec, request: TurnRequest): Promise<TurnResult> {
-  await mkdir(request.turnDirectory, { recursive: true });
-  // In a folder of its own, which the sandbox opens to the CLI (it replaces the file at the end).
-  const usageFolder = join(request.turnDirectory, `${request.stepId}-copilot-usage`);
-  const usageFile = join(usageFolder, "usage.json");
-  await rm(usageFolder, { recursive: true, force: true });
-  await mkdir(usageFolder);
-  const evidence = request.readOnly
-    ? await evidenceFolders(request)
-    : { directories: [], paths: [], prompt: request.prompt };
-  const readableDirectories = evidence.directories;
-  const result = await runCliTurn({
-    request,
-    argv: [
-      "copilot",
-      ...copilotArguments({ readOnly: request.readOnly, usageFile, readableDirectories }, spec),
-    ],
-    env: copilotEnvironment,
-    translator: copilotTranslator({ structured: request.role !== "maker" }),
-    stdin: evidence.prompt,
-    evidence: evidence.paths,
-    programState: [usageFolder, ...copilotStateFolders({ ...process.env, ...request.env })],
-  });
-  const report = readUsageReport(await readFile(usageFile, "utf8").catch(() => ""));
-  if (!report) return result;
-  request.onEvent?.({ type: "usage", usage: report.usage, premiumRequests: report.premiumRequests });
-  return { ...result, usage: report.usage };
 }
 
 /** The model Copilot would use: the spec's, else `$COPILOT_MODEL`, else the user's settings; undefined = its default. */
@@ -134,10 +101,4 @@ function readText(path: string): string {
   } catch {
     return "";
   }
-}
-
-/** Where the CLI keeps its state and unpacks itself (see the header). */
-function copilotStateFolders(env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME ?? homedir();
-  return [env.COPILOT_HOME ?? join(home, ".copilot"), env.XDG_CACHE_HOME ?? join(home, ".cache")];
 }

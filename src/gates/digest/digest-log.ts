@@ -4,14 +4,15 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import { createDigestParser } from "./digest-parser.ts";
+import { chunkBytes, createDigestParser } from "./digest-parser.ts";
 import type { Digest, DigestOptions } from "./digest-types.ts";
 
 /**
- * Bytes read from the file at a time. Two buffers of this size take turns: the next piece is read
- * (on libuv's thread pool) while the parser scans the one before, so reading costs no parsing time.
+ * Bytes read from the file at a time. Two buffers of this size (the parser's `readBuffers`, scanned
+ * where they are) take turns: the next piece is read (on libuv's thread pool) while the parser scans
+ * the one before, so reading costs no parsing time.
  */
-export const digestReadBytes = 1024 * 1024;
+export const digestReadBytes = chunkBytes;
 
 /**
  * The digest of the log at `path` (see `Digest`), read as a stream of 1 MiB pieces. `logPath` in the
@@ -26,7 +27,7 @@ export async function digestLog(path: string, options: DigestOptions = {}): Prom
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       if (!(await handle.stat()).isFile()) throw new Error(`not a regular file: ${path}`);
-      const buffers = [Buffer.allocUnsafe(digestReadBytes), Buffer.allocUnsafe(digestReadBytes)];
+      const buffers = parser.readBuffers;
       let reading = handle.read(buffers[0], 0, digestReadBytes, null);
       try {
         for (let turn = 0; ; turn = 1 - turn) {

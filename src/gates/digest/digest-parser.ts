@@ -2,23 +2,32 @@
  * The incremental digest parser: feed it a log in pieces of any size, get a `Digest` at the end. Pure
  * (no IO); `digestLog` streams a file through it.
  *
- * Why it is fast: pieces are scanned as Latin-1 strings (a byte per character, decoded at memory
- * speed) by one regular expression that unites every format's literal triggers. Lines without a
- * trigger are only counted, never decoded or split out, unless a parser is inside a failure's report
- * and asked to see every line. The trigger that matched says which parsers get the line, so routing
- * costs a map lookup. Only lines some parser receives are decoded as UTF-8 and cleaned of ANSI escapes.
+ * Why it is fast: pieces are searched as bytes for every format's literal triggers (`TriggerFilter`,
+ * vector instructions over the raw bytes); lines without a trigger are only counted, never decoded or
+ * split out, unless a parser is inside a failure's report and asked to see every line. A line with a
+ * trigger is read as a Latin-1 string (a byte per character), where the regular expressions of
+ * `TriggerFinder` name its triggers; the triggers say which parsers get the line, so routing costs a
+ * map lookup. Only lines some parser receives are decoded as UTF-8 and cleaned of ANSI escapes.
+ * A line is its first `limits.lineBytes` bytes: the rest of a longer line is skipped.
  */
 import type { Digest, DigestLimits, DigestOptions } from "./digest-types.ts";
 import { defaultDigestLimits } from "./digest-types.ts";
 import { detached, FailureCollector } from "./failure-collector.ts";
 import type { FormatParser, NearbyLines } from "./format-parser.ts";
 import { formatFactories } from "./formats.ts";
+import { filterPadding, TriggerFilter } from "./trigger-filter.ts";
 import { TriggerFinder } from "./trigger-finder.ts";
 
 /** A digest being built from a log fed in order. */
 export interface DigestParser {
   /** The next piece of the log, as text or UTF-8 bytes; pieces may split lines and characters. */
   write(piece: string | Uint8Array): void;
+  /**
+   * Two buffers to read the log into: a piece that lies in one is scanned where it is, not copied.
+   * They take turns, one filled while the other is written; a piece given as anything else is copied
+   * into the first, so the two ways must not be mixed.
+   */
+  readonly readBuffers: readonly [Uint8Array, Uint8Array];
   /** Ends the log and returns its digest. Call once. */
   end(): Digest;
 }
@@ -36,12 +45,13 @@ export function digestText(text: string, options: DigestOptions = {}): Digest {
 }
 
 /**
- * The most text scanned as one string. Small windows keep memory flat: a window that is still being
- * scanned when V8 collects its young generation survives the collection, and V8 grows the young
- * generation (up to tens of megabytes) once enough bytes have survived. Measured on the benchmark's
- * 1 GiB log: 64 KiB windows scan about 10% faster but raise the peak RSS from 78 to 94 MB.
+ * The most text scanned as one string while a parser is engaged (needs every line). Small windows keep
+ * memory flat: a window that is still being scanned when V8 collects its young generation survives the
+ * collection, and V8 grows the young generation (up to tens of megabytes) once enough bytes have survived.
  */
 const scanWindowBytes = 16 * 1024;
+/** Bytes searched at a time: each read buffer's size; a piece is copied into the first in parts this size. */
+export const chunkBytes = 1024 * 1024;
 const nonAscii = /[\x80-\xff]/;
 // CSI sequences (colors, cursor moves), OSC sequences (titles, links), character set selections and
 // two-byte escapes.
@@ -67,6 +77,11 @@ class LineScanner implements DigestParser, NearbyLines {
   private readonly collector: FailureCollector;
   private readonly parsers: FormatParser[];
   private readonly finder: TriggerFinder;
+  readonly readBuffers: readonly [Uint8Array, Uint8Array];
+  /** The bytes being searched (the current chunk of the log) and the search over them. */
+  private readonly filter: TriggerFilter;
+  /** Where the chunk's whole lines start in the filter's memory (after the end of a line carried into it). */
+  private chunkStart = 0;
   /** For each trigger (as its Latin-1 text), the parsers it routes to. */
   private readonly routes: Map<string, number[]>;
   /** The line number each parser last received, so that no parser gets a line twice. */
@@ -85,14 +100,17 @@ class LineScanner implements DigestParser, NearbyLines {
   /** The text being scanned and where the offered line starts in it, for `before`. */
   private text = "";
   private lineStart = 0;
-  /** Up to three raw lines that ended the previously scanned text, oldest first. */
+  /** Where `text` starts in the filter's memory, or -1 for a copy (a line carried across chunks). */
+  private textAddress = -1;
+  /** Up to three raw lines before the current chunk's lines (or before a copied text), oldest first. */
   private tail: string[] = [];
   /** The parser that takes plain `=== RUN` lines in bulk (`FormatParser.runLines`), or null. */
   private readonly runTaker: FormatParser | null;
-  /** Plain `=== RUN` lines not offered yet, and where the last one's name is in `text`. */
+  /** Plain `=== RUN` lines not offered yet, and where the last one's name is: in `text`, or in memory. */
   private runCount = 0;
   private runNameStart = 0;
   private runNameEnd = 0;
+  private runNameInMemory = false;
 
   constructor(options: DigestOptions) {
     this.limits = { ...defaultDigestLimits, ...options.limits };
@@ -117,48 +135,39 @@ class LineScanner implements DigestParser, NearbyLines {
       this.routes.set(key, [...routes]);
     }
     this.finder = new TriggerFinder(keys);
-    this.runTaker = runTaker(this.parsers, this.routes.get(runTrigger));
+    // The two read buffers, each followed by the filter's padding.
+    this.filter = new TriggerFilter(keys, 2 * chunkBytes + filterPadding);
+    const memory = this.filter.bytes;
+    const second = this.filter.start + chunkBytes + filterPadding;
+    this.readBuffers = [
+      memory.subarray(this.filter.start, this.filter.start + chunkBytes),
+      memory.subarray(second, second + chunkBytes),
+    ];
+    // Counting plain run lines from the bytes needs `=== RUN` to be the longest trigger that starts one.
+    const runIsLongest = !keys.some((key) => key !== runTrigger && key.startsWith(runTrigger));
+    this.runTaker = runIsLongest ? runTaker(this.parsers, this.routes.get(runTrigger)) : null;
     this.routed = new Int32Array(this.parsers.length);
     this.routedAt = this.parsers.map(() => 0);
   }
 
   write(piece: string | Uint8Array): void {
-    const bytes =
-      typeof piece === "string"
-        ? Buffer.from(piece, "utf8")
-        : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-    let start = 0;
-    if (this.carry) {
-      const newline = bytes.indexOf(10);
-      if (newline === -1) {
-        this.keep(bytes);
-        return;
+    const filter = this.filter;
+    if (typeof piece !== "string" && piece.buffer === filter.bytes.buffer) {
+      // Read into one of `readBuffers`.
+      if (
+        piece.byteOffset < filter.start ||
+        piece.byteOffset + piece.length > filter.start + filter.capacity
+      ) {
+        throw new Error("a piece in the parser's memory outside its read buffers");
       }
-      this.keep(bytes.subarray(0, newline));
-      const line = this.carry;
-      this.carry = null;
-      this.scanCopied(`${line.toString("latin1")}\n`);
-      start = newline + 1;
+      this.scanChunk(piece.byteOffset, piece.byteOffset + piece.length);
+      return;
     }
-    // Scan in windows of whole lines (see `scanWindowBytes`).
-    while (start < bytes.length) {
-      const limit = Math.min(start + scanWindowBytes, bytes.length);
-      const last = bytes.lastIndexOf(10, limit - 1);
-      if (last >= start) {
-        const text = bytes.toString("latin1", start, last + 1);
-        this.scan(text);
-        this.keepTail(text, bytes, start);
-        start = last + 1;
-        continue;
-      }
-      const next = bytes.indexOf(10, limit);
-      if (next === -1) {
-        this.keep(bytes.subarray(start));
-        break;
-      }
-      // A line longer than the window: only its first `lineBytes` are looked at.
-      this.scanCopied(`${bytes.toString("latin1", start, Math.min(next, start + this.limits.lineBytes))}\n`);
-      start = next + 1;
+    const bytes = typeof piece === "string" ? Buffer.from(piece, "utf8") : piece;
+    for (let offset = 0; offset < bytes.length; offset += chunkBytes) {
+      const part = bytes.subarray(offset, offset + chunkBytes);
+      filter.bytes.set(part, filter.start);
+      this.scanChunk(filter.start, filter.start + part.length);
     }
   }
 
@@ -173,14 +182,132 @@ class LineScanner implements DigestParser, NearbyLines {
   }
 
   before(distance: number): string {
-    let end = this.lineStart - 1;
+    const tail = this.tail;
+    if (this.textAddress === -1) return cleanLine(tail[tail.length - distance] ?? "");
+    const filter = this.filter;
+    // The newline that ends the line above; lines of the chunk are in memory, those before in the tail.
+    let end = this.textAddress + this.lineStart - 1;
     for (let step = 1; step <= distance; step++) {
-      if (end < 0) return cleanLine(this.tail[this.tail.length - 1 - (distance - step)] ?? "");
-      const start = lineStartBefore(this.text, end);
-      if (step === distance) return cleanLine(this.text.slice(start, end));
+      if (end < this.chunkStart) return cleanLine(tail[tail.length - 1 - (distance - step)] ?? "");
+      const start = filter.newlineBefore(this.chunkStart, end) + 1 || this.chunkStart;
+      if (step === distance) return cleanLine(this.lineText(start, end));
       end = start - 1;
     }
     return "";
+  }
+
+  /**
+   * Scans the chunk at [start, end) of the filter's memory: the end of a line carried from the chunk
+   * before, then line after line; the unfinished line at its end is carried into the next.
+   */
+  private scanChunk(start: number, end: number): void {
+    const filter = this.filter;
+    filter.reset();
+    let position = start;
+    if (this.carry) {
+      const newline = filter.newlineAfter(start, end);
+      if (newline === -1) {
+        this.keep(filter.bytes.subarray(start, end));
+        return;
+      }
+      this.keep(filter.bytes.subarray(start, newline));
+      const line = this.carry;
+      this.carry = null;
+      this.scanCopied(`${line.toString("latin1")}\n`);
+      position = newline + 1;
+    }
+    this.chunkStart = position;
+    while (position < end) {
+      if (this.engaged) {
+        // A parser needs every line: scan windows of whole lines (see `scanWindowBytes`).
+        const limit = Math.min(position + scanWindowBytes, end);
+        const last = filter.newlineBefore(position, limit);
+        if (last !== -1) {
+          this.scanText(position, last + 1);
+          position = last + 1;
+          continue;
+        }
+        const next = filter.newlineAfter(limit, end);
+        if (next === -1) break;
+        this.scanLine(position, next);
+        position = next + 1;
+        continue;
+      }
+      // No parser needs every line: skip to the next line with a trigger, counting the lines before it.
+      const trigger = filter.nextTrigger(position, end);
+      if (trigger === -1) break;
+      const lineEnd = filter.newlineAfter(trigger, end);
+      if (lineEnd === -1) break;
+      const lineStart = filter.newlineBefore(position, trigger) + 1 || position;
+      this.lineNumber += filter.countNewlines(position, lineStart);
+      if (!this.countedRunLine(lineStart, trigger, lineEnd)) this.scanLine(lineStart, lineEnd);
+      position = lineEnd + 1;
+    }
+    // The lines left have no trigger, or the last one is unfinished.
+    const last = filter.newlineBefore(position, end);
+    if (last !== -1) {
+      this.lineNumber += filter.countNewlines(position, last + 1);
+      position = last + 1;
+    }
+    if (position < end) this.keep(filter.bytes.subarray(position, end));
+    // Before the chunk's memory is reused.
+    if (this.runCount > 0) this.giveRuns();
+    this.keepChunkTail(position);
+  }
+
+  /** The line at [start, end) of the filter's memory (`end` at its newline), as a Latin-1 string. */
+  private lineText(start: number, end: number): string {
+    return this.filter.bytes.toString("latin1", start, Math.min(end, start + this.limits.lineBytes));
+  }
+
+  /** Scans the whole lines at [start, end) of the filter's memory. */
+  private scanText(start: number, end: number): void {
+    this.textAddress = start;
+    this.scan(this.filter.bytes.toString("latin1", start, end));
+  }
+
+  /** Scans the line at [start, end) of the filter's memory, `end` at its newline. */
+  private scanLine(start: number, end: number): void {
+    if (end - start <= this.limits.lineBytes) this.scanText(start, end + 1);
+    else {
+      this.textAddress = start;
+      this.scan(`${this.lineText(start, end)}\n`);
+    }
+  }
+
+  /**
+   * Counts the line at [start, end) of the filter's memory, whose first trigger is at `trigger`, when it
+   * is a plain `=== RUN` line (see `runLines`) while no parser is engaged: the check `scan` makes, on
+   * the bytes. False when the line must be scanned.
+   */
+  private countedRunLine(start: number, trigger: number, end: number): boolean {
+    if (!this.runTaker || trigger !== start || end - start > this.limits.lineBytes) return false;
+    const bytes = this.filter.bytes;
+    for (let index = 0; index < runTrigger.length; index++) {
+      if (bytes[start + index] !== runTrigger.charCodeAt(index)) return false;
+    }
+    const nameEnd = plainRunNameEndInBytes(bytes, start, end);
+    if (nameEnd === -1 || this.filter.nextTrigger(start + runTrigger.length, end) !== -1) return false;
+    this.runCount++;
+    let nameStart = nameEnd;
+    while (bytes[nameStart - 1] !== 32) nameStart--;
+    this.runNameStart = nameStart;
+    this.runNameEnd = nameEnd;
+    this.runNameInMemory = true;
+    this.lineNumber++;
+    return true;
+  }
+
+  /** Keeps the last three lines before `end` in the chunk (after any in the tail already), as copies. */
+  private keepChunkTail(end: number): void {
+    const lines: string[] = [];
+    let lineEnd = end - 1;
+    while (lines.length < 3 && lineEnd >= this.chunkStart) {
+      const start = this.filter.newlineBefore(this.chunkStart, lineEnd) + 1 || this.chunkStart;
+      lines.unshift(this.lineText(start, lineEnd));
+      lineEnd = start - 1;
+    }
+    if (lines.length > 0) this.tail = [...this.tail, ...lines].slice(-3);
   }
 
   /** Keeps the start of an unfinished line, up to `lineBytes`. */
@@ -192,6 +319,7 @@ class LineScanner implements DigestParser, NearbyLines {
   }
 
   private scanCopied(text: string): void {
+    this.textAddress = -1;
     this.scan(text);
     this.keepTail(text);
   }
@@ -231,6 +359,7 @@ class LineScanner implements DigestParser, NearbyLines {
           this.runCount++;
           this.runNameStart = nameEnd - nameLength(text, nameEnd);
           this.runNameEnd = nameEnd;
+          this.runNameInMemory = false;
           this.lineNumber++;
           position = lineEnd + 1;
           continue;
@@ -261,7 +390,10 @@ class LineScanner implements DigestParser, NearbyLines {
   private giveRuns(): void {
     const count = this.runCount;
     this.runCount = 0;
-    this.runTaker?.runLines?.(count, this.text.slice(this.runNameStart, this.runNameEnd));
+    const name = this.runNameInMemory
+      ? this.filter.bytes.toString("latin1", this.runNameStart, this.runNameEnd)
+      : this.text.slice(this.runNameStart, this.runNameEnd);
+    this.runTaker?.runLines?.(count, name);
   }
 
   private offer(start: number, end: number): void {
@@ -293,19 +425,11 @@ class LineScanner implements DigestParser, NearbyLines {
     }
   }
 
-  /**
-   * Keeps the last three lines of the scanned text for `before`, as a copy (a slice would keep the
-   * whole window alive). `bytes` holds the same text from `start`, when the caller has it: copying
-   * from bytes is cheaper than from a string.
-   */
-  private keepTail(text: string, bytes?: Buffer, start = 0): void {
+  /** Keeps the last three lines of a copied text for `before`. */
+  private keepTail(text: string): void {
     let from = text.length - 1;
     for (let lines = 0; lines < 3 && from > 0; lines++) from = lineStartBefore(text, from) - 1;
-    const tailStart = Math.max(from + 1, 0);
-    const copy = bytes
-      ? bytes.toString("latin1", start + tailStart, start + text.length - 1)
-      : detached(text.slice(tailStart, text.length - 1));
-    const lines = copy.split("\n");
+    const lines = detached(text.slice(Math.max(from + 1, 0), text.length - 1)).split("\n");
     this.tail = [...this.tail, ...lines].slice(-3);
     this.lineStart = text.length;
   }
@@ -335,6 +459,19 @@ function plainRunNameEnd(text: string, start: number, end: number): number {
   if (index >= end) return -1;
   for (; index < end; index++) {
     const code = text.charCodeAt(index);
+    if (code <= 32 || code >= 127) return -1;
+  }
+  return end;
+}
+
+/** `plainRunNameEnd` over bytes. */
+function plainRunNameEndInBytes(bytes: Uint8Array, start: number, end: number): number {
+  let index = start + runTrigger.length;
+  if (bytes[index] !== 32) return -1;
+  while (bytes[index] === 32) index++;
+  if (index >= end) return -1;
+  for (; index < end; index++) {
+    const code = bytes[index];
     if (code <= 32 || code >= 127) return -1;
   }
   return end;

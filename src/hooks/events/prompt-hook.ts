@@ -21,7 +21,9 @@ export async function promptHook(context: HookContext): Promise<HookOutput> {
   }));
   const spec = await loadHookSpec(layout);
   const { work } = state;
-  const changed = work ? (await changedPaths(layout.root, work.base)).paths.length : undefined;
+  const changed = work
+    ? (await changedPaths(layout.root, work.base, context.status)).paths.length
+    : undefined;
   const due = work
     ? reviewDue(work, { sessionId: input.session_id, now: context.now, limits: context.limits })
     : undefined;

@@ -40,7 +40,7 @@ export async function stopHook(context: HookContext): Promise<HookOutput> {
     ? reviewDue(work, { sessionId: input.session_id, now: context.now, limits: context.limits })
     : undefined;
   const spec = await loadHookSpec(layout);
-  const { head, snapshot } = await headAndSnapshot(layout.root, work?.base);
+  const { head, snapshot } = await headAndSnapshot(layout.root, work?.base, context.status);
   const graded = { head, base: snapshot.base, tree: snapshot.all };
   const gates = gatesToRun(spec, due !== undefined);
   const keys = new Map(gates.map((gate) => [gate.id, gatePassKey(gate.run ?? "", graded)]));

@@ -2,12 +2,12 @@
  * What changed in the user's working tree since a commit (committed, staged, unstaged and untracked
  * files, less ignored ones and `.loopwright/`), with the content stamps of those files.
  */
-import { createHash } from "node:crypto";
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
-import { gitResult } from "../../git/git.ts";
+import { type GitResult, gitResult } from "../../git/git.ts";
 import { stateFolderName } from "../hook-layout.ts";
-import { type ContentStamps, contentStamps, type FileState } from "./content-stamps.ts";
+import { type ContentStamps, contentStamps, type FileState, sha256Hex } from "./content-stamps.ts";
+import { startStatus } from "./status-process.ts";
 
 /** git's empty tree: the base of a repository without commits. */
 export const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -40,21 +40,15 @@ export interface WorkingTree {
  * and the untracked files together. A file staged and then changed back in the working tree counts as
  * changed (its staged change is what a commit would record). A base other than HEAD (commits made
  * during the work) adds `git diff <base>`; a base git no longer knows (history rewritten) falls back
- * to HEAD. Throws only when git cannot run at all.
+ * to HEAD. Throws only when git cannot run at all. `started`: that status, when the hook started it
+ * already (`startStatus`).
  */
-export async function workingTree(root: string, base: string | undefined): Promise<WorkingTree> {
-  const status = await gitResult(
-    [
-      "--no-optional-locks",
-      "status",
-      "--porcelain=v2",
-      "-z",
-      "--branch",
-      "--untracked-files=all",
-      "--no-renames",
-    ],
-    root,
-  );
+export async function workingTree(
+  root: string,
+  base: string | undefined,
+  started: Promise<GitResult> = startStatus(root),
+): Promise<WorkingTree> {
+  const status = await started;
   if (status.code !== 0) throw new Error(`git status failed in ${root}: ${status.stderr.trim()}`);
   const parsed = parseStatus(status.stdout);
   let used = parsed.head;
@@ -84,8 +78,9 @@ export async function changeSnapshot(root: string, base: string | undefined): Pr
 export async function headAndSnapshot(
   root: string,
   base: string | undefined,
+  started?: Promise<GitResult>,
 ): Promise<{ head: string; snapshot: ChangeSnapshot }> {
-  const tree = await workingTree(root, base);
+  const tree = await workingTree(root, base, started);
   const files: FileState[] = tree.paths.map((path) => ({ path, digest: digestOf(join(root, path)) }));
   return { head: tree.head, snapshot: { ...contentStamps(files), base: tree.base } };
 }
@@ -94,8 +89,9 @@ export async function headAndSnapshot(
 export async function changedPaths(
   root: string,
   base: string | undefined,
+  started?: Promise<GitResult>,
 ): Promise<{ paths: string[]; base: string }> {
-  const { paths, base: used } = await workingTree(root, base);
+  const { paths, base: used } = await workingTree(root, base, started);
   return { paths, base: used };
 }
 
@@ -151,7 +147,7 @@ function digestOf(path: string): string {
     if (stats.isSymbolicLink()) return `link:${readlinkSync(path)}`;
     if (stats.isDirectory()) return "folder";
     const mode = stats.mode & 0o111 ? "x" : "";
-    return `${mode}${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
+    return `${mode}${sha256Hex(readFileSync(path))}`;
   } catch {
     return "deleted";
   }

@@ -6,8 +6,6 @@
  * review holds. Markdown that is behaviour (CLAUDE.md, AGENTS.md, agent prompts, SKILL.md, commands)
  * is code written in English: it counts in `code`.
  */
-import { createHash } from "node:crypto";
-
 /** One changed file: its path relative to the repository root (`/` separators) and a digest of its content. */
 export interface FileState {
   path: string;
@@ -56,7 +54,7 @@ export function contentStamps(files: readonly FileState[]): ContentStamps {
   const paths = [...byPath.keys()].sort();
   const codeFiles = paths.filter((path) => !isInertProse(path));
   const stamp = (selected: string[]) => {
-    const hash = createHash("sha256");
+    const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
     for (const path of selected) hash.update(`${path}\0${byPath.get(path)}\n`);
     return hash.digest("hex").slice(0, 24);
   };
@@ -67,4 +65,12 @@ export function contentStamps(files: readonly FileState[]): ContentStamps {
     codeFiles,
     proseFiles: paths.filter((path) => isInertProse(path)),
   };
+}
+
+/**
+ * The SHA-256 of `data` in hex. node:crypto loads on the first hash, not with this module: the hooks
+ * that only list changed files (`prompt`, `post-tool`) never load it.
+ */
+export function sha256Hex(data: string | Buffer): string {
+  return process.getBuiltinModule("node:crypto").createHash("sha256").update(data).digest("hex");
 }

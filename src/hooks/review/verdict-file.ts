@@ -5,9 +5,9 @@
  * in the hook state, under the state lock) and it still agrees with the report beside it: a verdict
  * file written by anyone else, or a report edited afterwards, is ignored.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { HookLayout } from "../hook-layout.ts";
+import { sha256Hex } from "./content-stamps.ts";
 import {
   type DerivedVerdict,
   deriveVerdict,
@@ -133,7 +133,7 @@ export function reviewStanding(reading: VerdictReading, codeStamp: string): Revi
 }
 
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
 
 function writeAtomically(path: string, text: string): void {

@@ -7,7 +7,7 @@
  * that git sees, so a cached pass is reused only for exactly what it graded; never for "nothing was
  * written through Write or Edit".
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../review/content-stamps.ts";
 
 export interface GradedContent {
   head: string;
@@ -17,8 +17,5 @@ export interface GradedContent {
 }
 
 export function gatePassKey(command: string, content: GradedContent): string {
-  return createHash("sha256")
-    .update(`${command}\0${content.head}\0${content.base}\0${content.tree}`)
-    .digest("hex")
-    .slice(0, 32);
+  return sha256Hex(`${command}\0${content.head}\0${content.base}\0${content.tree}`).slice(0, 32);
 }
