@@ -216,7 +216,8 @@ function writeDigestChild(folder: string, name: string, module: string): string 
   const renderModule = module.replace(/digest-log\.(js|ts)$/, "render-digest.$1");
   writeFileSync(
     child,
-    `const { digestLog } = await import(${JSON.stringify(pathToFileURL(module).href)});
+    `const { readFileSync } = await import("node:fs");
+const { digestLog } = await import(${JSON.stringify(pathToFileURL(module).href)});
 const { renderDigest } = await import(${JSON.stringify(pathToFileURL(renderModule).href)});
 const rssBeforeBytes = process.memoryUsage().rss;
 const started = performance.now();
@@ -230,7 +231,7 @@ process.stdout.write(JSON.stringify({
   milliseconds,
   cpuMilliseconds: (cpu.user + cpu.system) / 1000,
   rssBeforeBytes,
-  peakRssBytes: process.resourceUsage().maxRSS * 1024,
+  peakRssBytes: peakRssBytes(),
   digestBytes: Buffer.byteLength(rendered),
   listedNames: lines.filter((line) => /^\\d+\\. /.test(line)).length,
   totalFailures: digest.totalFailures,
@@ -239,6 +240,18 @@ process.stdout.write(JSON.stringify({
   lines: digest.lines,
   leftOut: lines.filter((line) => line.startsWith("(")).join(" "),
 }));
+
+// This process's own peak (VmHWM). Not getrusage's maxRSS: on Linux that keeps the parent's resident
+// size at the fork before exec, so it would report the benchmark's memory, not the digest's.
+function peakRssBytes() {
+  try {
+    const peak = /VmHWM:\\s+(\\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (peak) return Number(peak[1]) * 1024;
+  } catch {
+    // Not Linux.
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
 `,
   );
   return child;

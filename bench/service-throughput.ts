@@ -85,7 +85,14 @@ export async function benchServiceThroughput(): Promise<BenchRow[]> {
 
     const sampler = sampleControllers(sandbox.home, availableBeforeKib);
     const submitStart = Date.now();
-    const ids = await submit(context, sandbox, names("burst"));
+    // BENCH_SUBMIT_EVERY_MS=N: one submission every N ms at most (the same arrivals whatever the service's
+    // CPU use leaves this process; default: as fast as it can).
+    const ids = await submit(
+      context,
+      sandbox,
+      names("burst"),
+      Number(process.env.BENCH_SUBMIT_EVERY_MS) || 0,
+    );
     const submitMs = Date.now() - submitStart;
     await waitForStopped(store, ids, () => serviceLog);
     const sampled = await sampler.stop();
@@ -307,10 +314,20 @@ function mostAtOnce(timelines: StoredEvent[][]): number {
   return most;
 }
 
-/** Submits one loop per name, back to back, as `run --detach` does; returns their ids in order. */
-async function submit(context: AppContext, sandbox: BenchSandbox, names: string[]): Promise<string[]> {
+/**
+ * Submits one loop per name, back to back (or one every `everyMs` at most), as `run --detach` does;
+ * returns their ids in order.
+ */
+async function submit(
+  context: AppContext,
+  sandbox: BenchSandbox,
+  names: string[],
+  everyMs = 0,
+): Promise<string[]> {
   const ids: string[] = [];
-  for (const name of names) {
+  const start = Date.now();
+  for (const [index, name] of names.entries()) {
+    await delay(start + index * everyMs - Date.now());
     const path = await sandbox.spec(
       name,
       `name: ${name}

@@ -137,6 +137,26 @@ describe("digest of a log read in pieces", () => {
     assert.ok(bytes.length > 4 * digestReadBytes);
   });
 
+  it("counts plain go run lines cut by a read, and the failure after them, at every cut", async () => {
+    const text = [
+      "=== RUN   TestAlpha",
+      "=== RUN   TestBeta",
+      "=== RUN   TestGamma_with_a_longer_name",
+      "--- FAIL: TestBeta (0.00s)",
+      "    beta_test.go:7: broke",
+      "FAIL\texample.com/greek\t0.1s",
+      "",
+    ].join("\n");
+    const expected = digestText(text);
+    for (let cut = 0; cut <= Buffer.byteLength(text); cut += 3) {
+      const { bytes, offset } = straddling(text, cut);
+      const digest = await digestFile("runs.log", bytes);
+      assert.deepEqual(digest, digestWhole(bytes), `cut at ${cut}`);
+      assert.deepEqual(names(digest), [["TestBeta", offset + 4]], `cut at ${cut}`);
+      assert.equal(digest.testsExecuted, expected.testsExecuted, `cut at ${cut}`);
+    }
+  });
+
   it("gives the same digest at every cut of a mixed log near a read boundary", async () => {
     const text = [
       "\x1b[31mFAIL\x1b[39m src/a.test.js",

@@ -15,7 +15,8 @@ import { defaultDigestLimits } from "./digest-types.ts";
 import { detached, FailureCollector } from "./failure-collector.ts";
 import type { FormatParser, NearbyLines } from "./format-parser.ts";
 import { formatFactories } from "./formats.ts";
-import { filterPadding, TriggerFilter } from "./trigger-filter.ts";
+import { TriggerFilter } from "./trigger-filter.ts";
+import { filterPadding } from "./trigger-filter-layout.ts";
 import { TriggerFinder } from "./trigger-finder.ts";
 
 /** A digest being built from a log fed in order. */
@@ -46,10 +47,11 @@ export function digestText(text: string, options: DigestOptions = {}): Digest {
 
 /**
  * The most text scanned as one string while a parser is engaged (needs every line). Small windows keep
- * memory flat: a window that is still being scanned when V8 collects its young generation survives the
- * collection, and V8 grows the young generation (up to tens of megabytes) once enough bytes have survived.
+ * memory flat (a window still being scanned when V8 collects its young generation survives, and V8
+ * grows the young generation once enough bytes have survived), and waste little when the engagement
+ * ends early in the window: its rest is scanned as text, not skipped by the filter.
  */
-const scanWindowBytes = 16 * 1024;
+const scanWindowBytes = 4 * 1024;
 /** Bytes searched at a time: each read buffer's size; a piece is copied into the first in parts this size. */
 export const chunkBytes = 1024 * 1024;
 const nonAscii = /[\x80-\xff]/;

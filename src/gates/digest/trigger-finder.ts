@@ -1,6 +1,7 @@
 /**
- * Finding the formats' literal triggers in a log, fast and without allocating: the scanner runs this
- * over every byte. Two things keep V8's engine fast here: triggers sharing a prefix are merged
+ * Naming the formats' literal triggers in text, fast and without allocating: the scanner runs this
+ * over the lines the byte filter (`TriggerFilter`) found a trigger in, and over every line while a
+ * parser is engaged. Two things keep V8's engine fast here: triggers sharing a prefix are merged
  * into a trie (`FAIL(?:ED)?`), so each position is tried against one alternative per first byte; and
  * triggers that start with a lower-case letter get a pattern of their own, because mixing such
  * common first bytes into the main pattern defeats the engine's skipping ahead (measured: a
