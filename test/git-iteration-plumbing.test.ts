@@ -6,7 +6,7 @@
  * diffs printed in one `diff-tree --stdin` run are each exactly what `diffText` prints alone.
  */
 import assert from "node:assert/strict";
-import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { describe, it } from "node:test";
 import { diffText, diffTexts } from "../src/git/diffs.ts";
@@ -348,5 +348,31 @@ describe("commitOntoBranch", () => {
     await assert.rejects(commitOntoBranch(root, "loop/c", tree, parent, request), GitError);
     assert.equal(await git(["rev-parse", "refs/heads/loop/c"], root, { trim: true }), sha);
     assert.equal(knownBranchTip(root, "loop/c"), undefined);
+  });
+});
+
+describe("checkOut's old .git", () => {
+  it("is moved out of the checkout at once and deleted in the background, a symlink never followed", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const directory = join(await newFolder("private"), "git");
+    const repository = await openLoopRepository(root, directory);
+    const maker = join(await newFolder("maker"), "checkout");
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/t" });
+    // A maker replaces its .git with a symlink to a folder of its own.
+    const target = await newFolder("target");
+    await writeFiles(target, { "keep.txt": "kept\n" });
+    await rm(join(maker, ".git"), { recursive: true, force: true });
+    await symlink(target, join(maker, ".git"));
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/t" });
+    assert.equal(await git(["rev-parse", "HEAD"], maker, { trim: true }), sha);
+    assert.equal(await readFile(join(target, "keep.txt"), "utf8"), "kept\n");
+    // Nothing of the old .git stays for long.
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if ((await readdir(join(directory, "trash"))).length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(await readdir(join(directory, "trash")), []);
+    assert.equal(await readFile(join(target, "keep.txt"), "utf8"), "kept\n");
   });
 });
