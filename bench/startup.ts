@@ -5,8 +5,11 @@
  * - `run` to the maker's first command: from spawning `loopwright run <spec>` to the maker's command
  *   writing `date +%s%N` (no setup commands). Target (build): ≤ 4× `node -e 0`.
  * - read-only commands `ls`, `show <loop>`, `validate <small spec>`: spawn to exit. Target (build):
- *   ≤ 2× `node -e 0`. The same small spec each sample: after the first, `validate` reads it from the
- *   spec cache (src/core/spec-cache.ts); each `run` sample is a new spec, parsed from scratch.
+ *   ≤ 2× `node -e 0`. `validate <small spec>` checks the same spec each sample: after the first it is
+ *   read from the spec cache (src/core/spec-cache.ts). `validate <new spec>` checks a spec file it has
+ *   never seen (a new path each sample), as CI on a fresh machine or a spec just edited: parsed from
+ *   scratch, no target of its own, shown so that the cache does not hide the parser's cost. Each `run`
+ *   sample is a new spec too.
  * - the controller's peak memory: `run` of a scripted loop over three iterations (verified at the third),
  *   peak RSS from `/usr/bin/time -f %M`, against `node -e 0`'s. Target: < 120 MB.
  *
@@ -52,9 +55,10 @@ export async function benchStartup(): Promise<BenchRow[]> {
 async function startupRows(sandbox: BenchSandbox): Promise<BenchRow[]> {
   const column = columnName(sandbox.from);
   const build = sandbox.from === "build";
-  const small = await sandbox.spec(
-    "small",
-    `name: small
+  const smallSpec = (name: string) =>
+    sandbox.spec(
+      name,
+      `name: ${name}
 goal: A small spec to validate.
 repo: ./repo
 maker: { engine: command, run: "true" }
@@ -62,12 +66,20 @@ verifier: { engine: command, run: "cat" }
 gates:
   - { id: tests, kind: tests-pass, run: "true" }
 `,
-  );
+    );
+  const small = await smallSpec("small");
   // `show` needs a loop: the first startup sample leaves one (startup-1).
-  const measures: Record<string, { args: string[]; values: number[] }> = {
-    ls: { args: ["ls"], values: [] },
-    "show <loop>": { args: ["show", "startup-1"], values: [] },
-    "validate <small spec>": { args: ["validate", small], values: [] },
+  const measures: Record<
+    string,
+    { args: (sample: number) => Promise<string[]>; values: number[]; target?: number }
+  > = {
+    ls: { args: async () => ["ls"], values: [], target: readRatioTarget },
+    "show <loop>": { args: async () => ["show", "startup-1"], values: [], target: readRatioTarget },
+    "validate <small spec>": { args: async () => ["validate", small], values: [], target: readRatioTarget },
+    "validate <new spec>, not cached": {
+      args: async (sample) => ["validate", await smallSpec(`new-${sample}`)],
+      values: [],
+    },
   };
   const startup: number[] = [];
   const node: number[] = [];
@@ -76,12 +88,13 @@ gates:
     startup.push(await timeToFirstCommand(sandbox, sample, phases));
     node.push(await nodeStartup());
     for (const measure of Object.values(measures)) {
-      measure.values.push(await timeCommand(sandbox, measure.args));
+      measure.values.push(await timeCommand(sandbox, await measure.args(sample)));
       node.push(await nodeStartup());
     }
   }
   const nodeMedian = median(node);
-  const row = (name: string, values: number[], ratioTarget: number): BenchRow => {
+  /** `ratioTarget` undefined: a row shown for what it tells, with no target (`–`). */
+  const row = (name: string, values: number[], ratioTarget: number | undefined): BenchRow => {
     const ratio = median(values) / nodeMedian;
     return {
       name: `${name} (${column})`,
@@ -89,8 +102,8 @@ gates:
       baselineName: "node -e 0",
       baselineMedian: nodeMedian,
       ratio,
-      target: build ? `≤ ${ratioTarget}×` : "–",
-      met: ratio <= ratioTarget,
+      target: build && ratioTarget !== undefined ? `≤ ${ratioTarget}×` : "–",
+      met: ratioTarget === undefined || ratio <= ratioTarget,
       samples: values,
       baselineSamples: node,
       details: [],
@@ -100,7 +113,7 @@ gates:
   first.details.push(`from spawn (median ms, cumulative): ${describeMedians(phases)}`);
   return [
     first,
-    ...Object.entries(measures).map(([name, measure]) => row(name, measure.values, readRatioTarget)),
+    ...Object.entries(measures).map(([name, measure]) => row(name, measure.values, measure.target)),
   ];
 }
 

@@ -6,12 +6,18 @@
  * diffs printed in one `diff-tree --stdin` run are each exactly what `diffText` prints alone.
  */
 import assert from "node:assert/strict";
-import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { describe, it } from "node:test";
 import { diffText, diffTexts } from "../src/git/diffs.ts";
 import { GitError, git, gitExecutable, gitSequence } from "../src/git/git.ts";
-import { branchTip, ensureBranch, knownBranchTip, moveBranch } from "../src/git/loop-branch.ts";
+import {
+  branchTip,
+  commitOntoBranch,
+  ensureBranch,
+  knownBranchTip,
+  moveBranch,
+} from "../src/git/loop-branch.ts";
 import { changedSince, checkOut, openLoopRepository, snapshotTree } from "../src/git/loop-repository.ts";
 import { filesAt } from "../src/git/tree-with-file.ts";
 import { commitEverything, newFolder, newRepository, writeFiles } from "./git-fixtures.ts";
@@ -284,7 +290,7 @@ describe("gitSequence onlyIf and snapshotTree cleanIfTree", () => {
           ["config", "loopwright.ran", expected],
         ],
         root,
-        { trim: true, onlyIf: { index: 0, output: expected } },
+        { trim: true, resultOf: 0, onlyIf: expected },
       );
     assert.equal(await run("0".repeat(40)), head);
     assert.equal(await git(["config", "--get", "loopwright.ran"], root).catch(() => "unset"), "unset");
@@ -311,5 +317,62 @@ describe("gitSequence onlyIf and snapshotTree cleanIfTree", () => {
     assert.notEqual(left, tree);
     assert.ok((await stat(join(maker, "empty"))).isDirectory());
     assert.equal(await git(["cat-file", "-p", `${left}:left.txt`], root), "left\n");
+  });
+});
+
+describe("commitOntoBranch", () => {
+  it("commits the tree with its message and moves the branch from the parent, or throws and moves nothing", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const parent = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await ensureBranch(root, "loop/c", parent);
+    await writeFiles(root, { "a.txt": "a2\n" });
+    const other = await commitEverything(root, "other");
+    const tree = await git(["rev-parse", `${other}^{tree}`], root, { trim: true });
+    const request = { message: "loopwright: c iteration 1", trailers: { "Loopwright-Iteration": "1" } };
+    const sha = await commitOntoBranch(root, "loop/c", tree, parent, request);
+    assert.equal(await git(["rev-parse", "refs/heads/loop/c"], root, { trim: true }), sha);
+    assert.equal(knownBranchTip(root, "loop/c"), sha);
+    assert.equal(
+      await git(["rev-parse", `${sha}^{tree}`, `${sha}^`], root, { trim: true }),
+      `${tree}\n${parent}`,
+    );
+    assert.equal(
+      await git(["log", "-1", "--format=%B", sha], root),
+      "loopwright: c iteration 1\n\nLoopwright-Iteration: 1\n\n",
+    );
+    assert.match(
+      await git(["reflog", "-1", "--format=%gs", "refs/heads/loop/c"], root),
+      /move the loop branch/,
+    );
+    // The branch is no longer at `parent`: nothing moves, and the answer says why.
+    await assert.rejects(commitOntoBranch(root, "loop/c", tree, parent, request), GitError);
+    assert.equal(await git(["rev-parse", "refs/heads/loop/c"], root, { trim: true }), sha);
+    assert.equal(knownBranchTip(root, "loop/c"), undefined);
+  });
+});
+
+describe("checkOut's old .git", () => {
+  it("is moved out of the checkout at once and deleted in the background, a symlink never followed", async () => {
+    const root = await newRepository({ "a.txt": "a\n" });
+    const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const directory = join(await newFolder("private"), "git");
+    const repository = await openLoopRepository(root, directory);
+    const maker = join(await newFolder("maker"), "checkout");
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/t" });
+    // A maker replaces its .git with a symlink to a folder of its own.
+    const target = await newFolder("target");
+    await writeFiles(target, { "keep.txt": "kept\n" });
+    await rm(join(maker, ".git"), { recursive: true, force: true });
+    await symlink(target, join(maker, ".git"));
+    await checkOut(repository, maker, "maker", sha, { branch: "loop/t" });
+    assert.equal(await git(["rev-parse", "HEAD"], maker, { trim: true }), sha);
+    assert.equal(await readFile(join(target, "keep.txt"), "utf8"), "kept\n");
+    // Nothing of the old .git stays for long.
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if ((await readdir(join(directory, "trash"))).length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(await readdir(join(directory, "trash")), []);
+    assert.equal(await readFile(join(target, "keep.txt"), "utf8"), "kept\n");
   });
 });

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git } from "./git.ts";
+import { git, gitSequence, keptOutput } from "./git.ts";
 import { identityArguments } from "./identity.ts";
 
 /** A commit to make: the message verbatim, plus `Key: value` trailers appended as its last paragraph. */
@@ -52,19 +52,28 @@ export async function commitAll(worktree: string, request: CommitRequest): Promi
 
 /**
  * Makes a commit of `tree` on `parent` in the repository at `root` (no hooks, no signing, nothing
- * staged or checked out) and returns its SHA; the caller moves a ref to it.
+ * staged or checked out) and returns its SHA; the caller moves a ref to it, or `options.moveRef` names
+ * one to move there from `parent` in the same process (compare-and-swap: a ref that no longer points at
+ * `parent` makes this throw, the commit left unreferenced).
  */
 export async function commitTree(
   root: string,
   tree: string,
   parent: string,
   request: CommitRequest,
+  options: { moveRef?: { ref: string; message: string } } = {},
 ): Promise<string> {
   const identity = await identityArguments(root);
-  const sha = await git([...identity, "commit-tree", tree, "-p", parent, "-F", "-"], root, {
-    input: messageWithTrailers(request),
-    trim: true,
-  });
+  const commit = [...identity, "commit-tree", tree, "-p", parent, "-F", "-"];
+  const input = messageWithTrailers(request);
+  const move = options.moveRef;
+  const sha = move
+    ? await gitSequence([commit, ["update-ref", "-m", move.message, move.ref, keptOutput, parent]], root, {
+        input,
+        trim: true,
+        resultOf: 0,
+      })
+    : await git(commit, root, { input, trim: true });
   // The next iteration starts from this commit and asks for its tree: known already.
   rememberTree(root, sha, tree);
   return sha;

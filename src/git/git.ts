@@ -191,18 +191,27 @@ export async function gitResult(
 }
 
 /** How `gitSequence` runs. */
-export interface GitSequenceOptions extends Pick<GitOptions, "env" | "trim"> {
+export interface GitSequenceOptions extends Pick<GitOptions, "env" | "trim" | "input"> {
   /**
-   * The commands after command `index` run only when it printed `output` (trailing newlines aside);
-   * otherwise the sequence ends there, successfully. The result is then command `index`'s output.
+   * The command whose output is the result (default: the last). Unless it is the last and `onlyIf` is
+   * unset, its output is kept for what follows (trailing newlines dropped) and must hold no NUL.
    */
-  onlyIf?: { index: number; output: string };
+  resultOf?: number;
+  /** The commands after `resultOf` run only when its output (trailing newlines aside) is this. */
+  onlyIf?: string;
 }
 
 /**
+ * An argument that stands, in the commands after `resultOf`, for that command's output (trailing
+ * newlines aside). No real argument holds a NUL.
+ */
+export const keptOutput = "\0kept output";
+
+/**
  * Runs several git commands in `cwd`, one after the other, each only if the one before succeeded, and
- * returns the last one's stdout (the others' is discarded); throws `GitError` naming the whole sequence
- * when one fails. One process is started from here (`/bin/sh`, which starts each git by its absolute
+ * returns the output of command `resultOf` (the last by default; the others' is discarded); throws
+ * `GitError` naming the whole sequence when one fails. `input` is every command's stdin (for the one
+ * that reads it). One process is started from here (`/bin/sh`, which starts each git by its absolute
  * path): starting a process from a large process such as this one costs several times what it costs
  * from a shell. The arguments reach git as they are: the script only names them (`"${3}"`), never
  * holds them, so nothing in them is read by the shell. Each git command counts in the trace (those
@@ -215,34 +224,39 @@ export async function gitSequence(
 ): Promise<string> {
   const env = gitEnvironment(options.env);
   const executable = gitExecutable(env.PATH);
-  const guard = options.onlyIf;
+  const resultOf = options.resultOf ?? commands.length - 1;
   // One command, or no git found by an absolute path (the shell would search PATH): one process each.
   if (commands.length <= 1 || !isAbsolute(executable)) {
-    let stdout = "";
     let kept: string | undefined;
     for (const [index, command] of commands.entries()) {
-      stdout = await git(command, cwd, options);
-      if (guard?.index !== index) continue;
-      kept = stdout;
-      if (stdout.replace(/\n+$/, "") !== guard.output) break;
+      const value = kept?.replace(/\n+$/, "");
+      const args = command.map((argument) => (argument === keptOutput ? (value ?? "") : argument));
+      const output = await git(args, cwd, options);
+      if (index !== resultOf) continue;
+      kept = output;
+      if (options.onlyIf !== undefined && output.replace(/\n+$/, "") !== options.onlyIf) break;
     }
-    return kept ?? stdout;
+    return kept ?? "";
   }
+  const captured = resultOf !== commands.length - 1 || options.onlyIf !== undefined;
   const parameters: string[] = [];
   const name = (value: string) => {
     parameters.push(value);
     return `"\${${parameters.length}}"`;
   };
   const lines = commands.map((command, index) => {
-    const names = ["--no-pager", ...neutralisingArguments, ...command].map(name).join(" ");
-    if (guard?.index === index) {
-      // Its output is kept (without trailing newlines) and is the result; what follows runs only if it matches.
-      return `kept=$("$0" ${names}) || exit\n[ "$kept" = ${name(guard.output)} ] || { printf '%s\\n' "$kept"; exit 0; }`;
-    }
-    const last = index === commands.length - 1;
-    return `"$0" ${names}${last && !guard ? "" : " >/dev/null || exit"}`;
+    const names = ["--no-pager", ...neutralisingArguments, ...command]
+      .map((argument) => (index > resultOf && argument === keptOutput ? `"$kept"` : name(argument)))
+      .join(" ");
+    if (index !== resultOf) return `"$0" ${names} >/dev/null || exit`;
+    // The last command's output, when nothing needs it kept, is passed on as it is (NULs included).
+    if (!captured) return `"$0" ${names}`;
+    // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one).
+    const kept = `kept=$("$0" ${names}) || exit`;
+    if (options.onlyIf === undefined) return kept;
+    return `${kept}\n[ "$kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$kept"; exit 0; }`;
   });
-  if (guard) lines.push(`printf '%s\\n' "$kept"`);
+  if (captured) lines.push(`printf '%s\\n' "$kept"`);
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
@@ -254,7 +268,7 @@ export async function gitSequence(
     windowsHide: true,
   });
   pending.child.stdin?.on("error", () => {});
-  pending.child.stdin?.end("");
+  pending.child.stdin?.end(options.input ?? "");
   try {
     const { stdout } = await pending;
     return options.trim ? stdout.trimEnd() : stdout;

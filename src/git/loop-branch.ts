@@ -4,6 +4,7 @@
  * with branches in its own checkout.
  */
 
+import { type CommitRequest, commitTree } from "./commits.ts";
 import { git, gitResult } from "./git.ts";
 import { readBranchFile } from "./ref-files.ts";
 
@@ -76,6 +77,9 @@ export async function ensureBranch(root: string, branch: string, sha: string): P
   return sha;
 }
 
+/** The reflog message of every move of a loop's branch. */
+const moveMessage = "loopwright: move the loop branch";
+
 /**
  * Moves `refs/heads/<branch>` to `sha`. With `expected`, only if the branch is still there (another
  * writer makes this throw rather than lose its commit).
@@ -86,11 +90,30 @@ export async function moveBranch(
   sha: string,
   expected?: string,
 ): Promise<void> {
-  const args = ["update-ref", "-m", "loopwright: move the loop branch", `refs/heads/${branch}`, sha];
+  const args = ["update-ref", "-m", moveMessage, `refs/heads/${branch}`, sha];
   // Whatever happens, what was known is no longer sure until the move is done.
   know(root, branch, undefined);
   await git(expected ? [...args, expected] : args, root);
   know(root, branch, sha);
+}
+
+/**
+ * Commits `tree` on `parent` (see `commitTree`) and moves `refs/heads/<branch>` from `parent` to the
+ * commit, in one process; returns the commit. A branch no longer at `parent` makes this throw.
+ */
+export async function commitOntoBranch(
+  root: string,
+  branch: string,
+  tree: string,
+  parent: string,
+  request: CommitRequest,
+): Promise<string> {
+  know(root, branch, undefined);
+  const sha = await commitTree(root, tree, parent, request, {
+    moveRef: { ref: `refs/heads/${branch}`, message: moveMessage },
+  });
+  know(root, branch, sha);
+  return sha;
 }
 
 /** Stores `sha` under a full ref name loopwright owns (`refs/loopwright/...`). */

@@ -11,7 +11,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { git, gitSequence } from "./git.ts";
@@ -139,7 +139,8 @@ export async function snapshotTree(
   return gitSequence([["add", "--all"], ["write-tree"], ["clean", "-ffd", "--quiet"]], checkout, {
     env,
     trim: true,
-    onlyIf: { index: 1, output: options.cleanIfTree },
+    resultOf: 1,
+    onlyIf: options.cleanIfTree,
   });
 }
 
@@ -254,13 +255,47 @@ async function rebuildCheckoutGit(
   const fresh = await freshGitDirectory(repository);
   // A dozen small files and folders: written synchronously, each a few microseconds, rather than a
   // round trip through libuv's thread pool each (milliseconds in all, per checkout, on a busy machine).
-  rmSync(dotGit, { recursive: true, force: true });
+  moveAside(repository, dotGit);
   if (fresh.content) writeCopy(fresh.content, dotGit);
   else await cp(fresh.path, dotGit, { recursive: true, errorOnExist: true, force: false });
   mkdirSync(join(dotGit, "objects", "info"), { recursive: true });
   writeFileSync(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
   await pointHead(checkout, dotGit, sha, head, fresh.refFiles);
   await copyFile(join(repository.directory, `${index}.index`), join(dotGit, "index")).catch(() => {});
+}
+
+/**
+ * Takes `path` (whatever it is: a folder, a file, a symlink, which is moved, never followed) out of the
+ * way at once, by renaming it into the private git directory's `trash/`, and deletes it there in the
+ * background: a recursive delete is a few milliseconds of file-system work that nothing waits for. What
+ * a crash leaves in `trash/` is deleted with the next. Where the rename fails (another file system), the
+ * path is deleted in place.
+ */
+function moveAside(repository: LoopRepository, path: string): void {
+  const trash = join(repository.directory, "trash");
+  try {
+    mkdirSync(trash, { recursive: true });
+    renameSync(path, join(trash, randomUUID()));
+  } catch {
+    // Missing already (force makes that fine), or not movable there.
+    rmSync(path, { recursive: true, force: true });
+    return;
+  }
+  emptyTrash(trash);
+}
+
+/** Trash folders being emptied, so that one emptying runs at a time per folder. */
+const emptying = new Set<string>();
+
+function emptyTrash(trash: string): void {
+  if (emptying.has(trash)) return;
+  emptying.add(trash);
+  void readdir(trash)
+    .then((entries) =>
+      Promise.all(entries.map((entry) => rm(join(trash, entry), { recursive: true, force: true }))),
+    )
+    .catch(() => {})
+    .finally(() => emptying.delete(trash));
 }
 
 /**

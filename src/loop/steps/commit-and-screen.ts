@@ -8,9 +8,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RecordedTamperFlag } from "../../core/events.ts";
 import { excerpt } from "../../core/tamper-flag.ts";
-import { commitTree, readTrailers, treeOf } from "../../git/commits.ts";
+import { readTrailers, treeOf } from "../../git/commits.ts";
 import { diffText, diffTexts, normalizeDiff } from "../../git/diffs.ts";
-import { branchTip, knownBranchTip, moveBranch } from "../../git/loop-branch.ts";
+import { branchTip, commitOntoBranch, knownBranchTip } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
 import { filesAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
@@ -74,15 +74,12 @@ export async function commitIteration(context: RunContext): Promise<void> {
   if (tree !== (await treeOf(repoRoot, tip))) {
     const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
     const answering = round === undefined ? "" : `, answering review round ${round}`;
-    sha = await commitTree(repoRoot, tree, tip, {
+    // The commit and the branch's move from the tip it read, in one process.
+    sha = await commitOntoBranch(repoRoot, branch, tree, tip, {
       message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
       trailers,
     });
-    // The branch moves while the diffs (this event's files, the screen's diff) are printed.
-    [, files] = await Promise.all([
-      moveBranch(repoRoot, branch, sha, tip),
-      iterationFiles(repoRoot, iteration.startSha, sha, context),
-    ]);
+    files = await iterationFiles(repoRoot, iteration.startSha, sha, context);
     committed = true;
   } else if (tip !== base) {
     // A commit made before a crash is adopted, never made twice.

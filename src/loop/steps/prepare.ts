@@ -20,12 +20,13 @@ export async function prepare(context: RunContext): Promise<void> {
   const branch = state.spec.branch;
   // Independent git work, run side by side. A branch checked out elsewhere exists already, so
   // `ensureBranch` creates nothing before the refusal below.
-  // The base commit's tree is asked now (and kept) for the first maker turn, which starts from it.
+  // The base commit's tree is asked now, unawaited (and kept), for the first maker turn, which starts
+  // from it: by then it is known (else that turn asks again).
+  treeOf(repoRoot, baseSha).catch(() => {});
   const [holder, repository, tip] = await Promise.all([
     checkedOutAt(repoRoot, branch),
     loopRepositoryOf(context),
     ensureBranch(repoRoot, branch, baseSha),
-    treeOf(repoRoot, baseSha),
   ]);
   if (holder) {
     throw new Error(

@@ -25,9 +25,10 @@ const lockfilePattern =
 let digestModule: Promise<typeof import("../../gates/digest/index.ts")> | undefined;
 
 /**
- * The digest (a parser per test runner's format, a few dozen modules) is loaded once, while the phase's
- * first checkout and gates run, not before the run's first gate: the base gates come before the maker.
- * A failed load is not lost: the digest of a gate's log rethrows it.
+ * The digest (a parser per test runner's format, a few dozen modules) is loaded once, while the run's
+ * first gate runs: its loading starts right after the gate's process has started, so that neither waits
+ * for the other (the base gates come before the maker). A failed load is not lost: the digest of a
+ * gate's log rethrows it.
  */
 function loadDigest(): Promise<typeof import("../../gates/digest/index.ts")> {
   digestModule ??= import("../../gates/digest/index.ts");
@@ -51,7 +52,6 @@ export async function runGatePhase(
   const sha = iterationNumber === 0 ? state.baseSha : iteration?.commit?.sha;
   if (!sha || (iterationNumber !== 0 && iteration?.number !== iterationNumber))
     throw new Error("no committed SHA to grade");
-  loadDigest().catch(() => {});
   const repository = await loopRepositoryOf(context);
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
   // only for re-running setup; without setup, spare the git run.
@@ -108,8 +108,11 @@ export async function runGatePhase(
       runId: context.runId,
       stepPrefix: `gates-${iterationNumber}-${phase}`,
       signal: context.cancelSignal,
-      onGateStarted: (gateId) =>
-        record(() => context.append("gate_started", { iteration: iterationNumber, gateId, phase, sha })),
+      onGateStarted: (gateId) => {
+        record(() => context.append("gate_started", { iteration: iterationNumber, gateId, phase, sha }));
+        // Right after the gate's process has started (it is started synchronously after this call).
+        queueMicrotask(() => loadDigest().catch(() => {}));
+      },
       onGateEnded: (outcome) =>
         record(() => {
           if (outcome.cancelled) {
