@@ -18,7 +18,11 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { loadSpecFileCached, loadSpecFileForAnyModeCached } from "../src/core/spec-cache.ts";
+import {
+  loadSpecFileCached,
+  loadSpecFileForAnyModeCached,
+  maximumSpecCacheEntries,
+} from "../src/core/spec-cache.ts";
 import { loadSpecFile } from "../src/core/spec-file.ts";
 import { SpecError } from "../src/errors.ts";
 import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
@@ -214,5 +218,30 @@ describe("the cache's answers", () => {
     const second = await loadSpecFileCached(join(there, "loop.yaml"), sandbox.home);
     assert.equal(second.spec.maker.run, join(there, "agent.sh"));
     assert.equal(second.repoPath, there);
+  });
+
+  test("the cache keeps the most recently written entries, and no temporary file a killed writer left", async () => {
+    const home = join(sandbox.root, "many-home");
+    const folder = join(sandbox.root, "many");
+    mkdirSync(folder, { recursive: true });
+    const entries = join(home, "cache", "specs");
+    mkdirSync(entries, { recursive: true });
+    const leftover = join(entries, "0123456789abcdef.json.4242.tmp");
+    writeFileSync(leftover, "{");
+    utimesSync(leftover, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+    const count = maximumSpecCacheEntries + 5;
+    for (let index = 0; index < count; index++) {
+      const spec = join(folder, `spec-${index}.yaml`);
+      writeFileSync(spec, validSpec.replace("name: cached", `name: many-${index}`));
+      await loadSpecFileCached(spec, home);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const kept = readdirSync(entries);
+    assert.equal(kept.length, maximumSpecCacheEntries);
+    assert.ok(!existsSync(leftover), "a stale temporary file is removed");
+    // The newest spec is still served from the cache: its entry names it.
+    const newest = kept.map((name) => readFileSync(join(entries, name), "utf8"));
+    assert.ok(newest.some((text) => text.includes(`many-${count - 1}`)));
+    assert.ok(!newest.some((text) => text.includes('"name":"many-0"')), "the oldest entry is dropped");
   });
 });

@@ -6,7 +6,7 @@
  * schema packages' entry files, Node). Only a valid spec is kept; an invalid one is parsed every time, so its
  * problems are always the parser's own. A cache that cannot be read or written changes nothing.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SpecError } from "../errors.ts";
@@ -16,6 +16,15 @@ import type { LoadedSpec, ParsedAnyModeSpec } from "./spec-file.ts";
 
 /** A spec file larger than this is refused unread: specs are a page or two, not megabytes. */
 export const maximumSpecBytes = 1024 * 1024;
+
+/** The packages whose code the parse runs: an update to any of them makes every entry stale. */
+const parserPackages = ["yaml", "zod", "croner"];
+
+/**
+ * Entries kept at most: one per spec path, so a home that saw many spec files (the benchmarks, a
+ * service fed generated specs) keeps the most recently written and drops the rest.
+ */
+export const maximumSpecCacheEntries = 256;
 
 /** One spec path's entry: what the parse read, and what it gave. */
 interface SpecCacheEntry {
@@ -64,7 +73,7 @@ export async function loadSpecFileForAnyModeCached(
     // Written once the caller has moved on (it waits on git next): the answer does not wait for it.
     setImmediate(() => {
       try {
-        const packages = ["yaml", "zod"].map((name) => {
+        const packages = parserPackages.map((name) => {
           const file = fileURLToPath(import.meta.resolve(name));
           return { path: file, stamp: fileStamp(file) };
         });
@@ -106,9 +115,29 @@ function writeEntry(entryPath: string, entry: SpecCacheEntry): void {
     const temporary = `${entryPath}.${process.pid}.tmp`;
     writeFileSync(temporary, JSON.stringify(entry));
     renameSync(temporary, entryPath);
+    pruneEntries(dirname(entryPath));
   } catch {
     // Without an entry the next command parses the spec again; nothing is lost.
   }
+}
+
+/**
+ * Keeps the `maximumSpecCacheEntries` most recently written entries of `folder`, and removes temporary
+ * files a killed writer left (older than a minute). Runs after a write, off the answer's path.
+ */
+function pruneEntries(folder: string): void {
+  const now = Date.now();
+  const entries: { path: string; written: number }[] = [];
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    const written = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+    if (written === undefined) continue;
+    if (name.endsWith(".json")) entries.push({ path, written });
+    else if (name.endsWith(".tmp") && now - written > 60_000) rmSync(path, { force: true });
+  }
+  if (entries.length <= maximumSpecCacheEntries) return;
+  entries.sort((left, right) => right.written - left.written);
+  for (const stale of entries.slice(maximumSpecCacheEntries)) rmSync(stale.path, { force: true });
 }
 
 let stamp: string | undefined;
