@@ -4,7 +4,7 @@
  * otherwise it steps aside, so `resolveRepository` still gives git's answer or git's refusal.
  */
 import assert from "node:assert/strict";
-import { chownSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { UsageError } from "../src/errors.ts";
@@ -106,6 +106,16 @@ describe("plainRepositoryAt", () => {
     assert.equal(plainConfig("[include]\n\tpath = other.config\n"), false);
     assert.equal(plainConfig("[extensions]\n\tworktreeConfig = true\n"), false);
     assert.equal(plainConfig("[core]\n\trepositoryformatversion = 2\n"), false);
+    // A key on its section's line, or continued over lines, is git's to read.
+    assert.equal(plainConfig("[core] bare = true\n"), false);
+    assert.equal(plainConfig("[core]\n\tbare = \\\ntrue\n"), false);
+
+    // Git reads `[core] bare = true` as a bare repository; the answer is git's, as before.
+    const sameLine = await newRepository();
+    appendFileSync(join(sameLine, ".git", "config"), "[core] bare = true\n");
+    assert.equal(plainRepositoryAt(sameLine), undefined);
+    const resolved = await resolveRepository(sameLine);
+    assert.equal(resolved.root, join(sameLine, ".git"));
   });
 
   it("steps aside for a repository another user owns: git's refusal stands", async (context) => {

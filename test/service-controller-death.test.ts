@@ -92,7 +92,7 @@ test("a loop whose controller dies four times in a row is stopped with a reason,
       assert.equal(stop?.data.reason, "error");
       assert.match(
         String(stop?.data.message),
-        /^interrupted: its controller died 4 times in a row \(killed by SIGKILL\); see \S+controller\.log; `loopwright resume doomed` tries again$/,
+        /^interrupted: its controller died 4 times in a row \(killed by SIGKILL\); see \S+controller\.log and \S+controllers\.log; `loopwright resume doomed` tries again$/,
       );
       assert.equal(runsOf(events).length, 5, "started, resumed three times, then stopped by a fifth run");
       const runIds = new Set(runsOf(events).map((event) => String(event.data.runId)));

@@ -244,4 +244,33 @@ describe("the cache's answers", () => {
     assert.ok(newest.some((text) => text.includes(`many-${count - 1}`)));
     assert.ok(!newest.some((text) => text.includes('"name":"many-0"')), "the oldest entry is dropped");
   });
+
+  test("the home, the cache and its entries are private to the user (an entry holds the spec's text)", async () => {
+    const home = join(sandbox.root, "fresh-home");
+    const spec = join(sandbox.root, "private.yaml");
+    writeFileSync(spec, validSpec.replace("name: cached", "name: private"));
+    await loadSpecFileCached(spec, home);
+    await new Promise((resolve) => setImmediate(resolve));
+    const entries = join(home, "cache", "specs");
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    assert.equal(mode(home), 0o700);
+    assert.equal(mode(join(home, "cache")), 0o700);
+    assert.equal(mode(entries), 0o700);
+    for (const name of readdirSync(entries)) assert.equal(mode(join(entries, name)), 0o600);
+  });
+
+  test("an entry without the shape this code writes is no entry: the spec is parsed again", async () => {
+    const home = join(sandbox.root, "damaged-home");
+    const spec = join(sandbox.root, "damaged.yaml");
+    writeFileSync(spec, validSpec.replace("name: cached", "name: damaged"));
+    const fresh = await loadSpecFileCached(spec, home);
+    await new Promise((resolve) => setImmediate(resolve));
+    const entries = join(home, "cache", "specs");
+    const [name] = readdirSync(entries);
+    const entry = JSON.parse(readFileSync(join(entries, name), "utf8"));
+    delete entry.parsed.spec.gates;
+    entry.parsed.spec.verifier = "cat";
+    writeFileSync(join(entries, name), JSON.stringify(entry));
+    assert.deepEqual(await loadSpecFileCached(spec, home), fresh);
+  });
 });

@@ -6,9 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
+import { truncateSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { openSqliteStore } from "../src/store/sqlite-store.ts";
@@ -124,6 +126,105 @@ test("deferred appends flush nothing; the next synced append flushes them, and l
   const reopened = openSqliteStore(path);
   try {
     assert.equal((await reopened.readEvents("loop")).length, 8);
+  } finally {
+    await reopened.close();
+  }
+});
+
+test("after a power cut undoes deferred appends, no id a reader saw is handed out again", async () => {
+  const { path, store } = await storeWithLoop("power-cut");
+  await store.close();
+  // The child appends once (flushed), notes the WAL's size (what a power cut leaves at worst), then
+  // appends twice without a flush, says the ids a live feed would have sent, and dies.
+  const script = `
+    const { openSqliteStore } = await import(${JSON.stringify(storeModule)});
+    const { statSync, writeSync } = await import("node:fs");
+    const store = openSqliteStore(${JSON.stringify(path)});
+    await store.appendEvent("loop", "flushed", {});
+    const flushedSize = statSync(${JSON.stringify(`${path}-wal`)}).size;
+    const ids = [];
+    for (let n = 0; n < 2; n++) ids.push((await store.appendEvent("loop", "deferred", { n }, 1, { deferSync: true })).id);
+    writeSync(1, JSON.stringify({ flushedSize, ids }) + "\\n");
+    process.kill(process.pid, "SIGKILL");
+  `;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(child.signal, "SIGKILL", child.stderr);
+  const { flushedSize, ids } = JSON.parse(child.stdout) as { flushedSize: number; ids: number[] };
+  // The power cut: what was not flushed never reached the disk, and the machine booted again.
+  truncateSync(`${path}-wal`, flushedSize);
+  rebootedSince(path);
+  const reopened = openSqliteStore(path);
+  try {
+    assert.deepEqual(
+      (await reopened.readEvents("loop")).map((event) => event.type),
+      ["flushed"],
+    );
+    const next = await reopened.appendEvent("loop", "after-restart", {});
+    assert.ok(next.id > Math.max(...ids), `id ${next.id} was already sent as one of ${ids.join(", ")}`);
+    const deferred = await reopened.appendEvent("loop", "deferred-after-restart", {}, 1, { deferSync: true });
+    assert.ok(deferred.id > next.id);
+  } finally {
+    await reopened.close();
+  }
+});
+
+/** As if the machine booted again since the store last reserved ids: its recorded boot is another. */
+function rebootedSince(path: string): void {
+  const database = new DatabaseSync(path);
+  try {
+    database.prepare("UPDATE store_facts SET value = 'an earlier boot' WHERE name = 'boot'").run();
+  } finally {
+    database.close();
+  }
+}
+
+test("within one boot ids stay dense; a process's first append after a reboot is flushed and reserves ids", async () => {
+  const { path, store } = await storeWithLoop("dense");
+  const first = await store.appendEvent("loop", "a", {}, 1, { deferSync: true });
+  const second = await store.appendEvent("loop", "b", {}, 1, { deferSync: true });
+  assert.equal(second.id, first.id + 1);
+  await store.close();
+  const again = openSqliteStore(path);
+  const third = await again.appendEvent("loop", "c", {});
+  assert.equal(third.id, second.id + 1);
+  await again.close();
+  rebootedSince(path);
+  const afterReboot = openSqliteStore(path);
+  try {
+    const fourth = await afterReboot.appendEvent("loop", "d", {}, 1, { deferSync: true });
+    assert.ok(fourth.id > third.id + 1_000_000, `id ${fourth.id} after ${third.id}: no reservation`);
+  } finally {
+    await afterReboot.close();
+  }
+});
+
+test("a process's first append after a reboot is flushed even when deferred: it carries the id reservation", async () => {
+  const { path, store } = await storeWithLoop("first-append");
+  await store.appendEvent("loop", "before", {});
+  await store.close();
+  rebootedSince(path);
+  const script = `
+    const { openSqliteStore } = await import(${JSON.stringify(storeModule)});
+    const { statSync, writeSync } = await import("node:fs");
+    const store = openSqliteStore(${JSON.stringify(path)});
+    const first = await store.appendEvent("loop", "first", {}, 1, { deferSync: true });
+    writeSync(1, JSON.stringify({ size: statSync(${JSON.stringify(`${path}-wal`)}).size, id: first.id }) + "\\n");
+    process.kill(process.pid, "SIGKILL");
+  `;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(child.signal, "SIGKILL", child.stderr);
+  const { size, id } = JSON.parse(child.stdout) as { size: number; id: number };
+  truncateSync(`${path}-wal`, size);
+  const reopened = openSqliteStore(path);
+  try {
+    const events = await reopened.readEvents("loop");
+    assert.deepEqual(
+      events.map((event) => [event.type, event.id]),
+      [
+        ["before", 1],
+        ["first", id],
+      ],
+    );
   } finally {
     await reopened.close();
   }

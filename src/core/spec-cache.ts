@@ -60,29 +60,27 @@ export async function loadSpecFileForAnyModeCached(
   const cached = readEntry(entryPath);
   if (cached && cached.code === code && cached.directory === directory && cached.text === text) {
     const same =
-      cached.packages.every((entry) => fileStamp(entry.path) === entry.stamp) &&
+      cached.packages.every((entry) => packageStamp(entry.path) === entry.stamp) &&
       cached.files.every((file) => readScript(file.path) === file.text);
     if (same) return { ...cached.parsed, specPath };
   }
   const { parseSpecTextForAnyMode } = await import("./spec-file.ts");
-  const filesRead: string[] = [];
-  const parsed = parseSpecTextForAnyMode(text, path, directory, filesRead);
-  const files = filesRead.map((file) => ({ path: file, text: readScript(file) }));
-  if (files.every((file) => file.text !== undefined)) {
-    const entryFiles = files as SpecCacheEntry["files"];
-    // Written once the caller has moved on (it waits on git next): the answer does not wait for it.
-    setImmediate(() => {
-      try {
-        const packages = parserPackages.map((name) => {
-          const file = fileURLToPath(import.meta.resolve(name));
-          return { path: file, stamp: fileStamp(file) };
-        });
-        writeEntry(entryPath, { code, packages, directory, text, files: entryFiles, parsed });
-      } catch {
-        // Without an entry the next command parses the spec again; nothing is lost.
-      }
-    });
-  }
+  const files: SpecCacheEntry["files"] = [];
+  const parsed = parseSpecTextForAnyMode(text, path, directory, files);
+  // The entry is serialised now (a caller may change what it is given), written once the caller has
+  // moved on (it waits on git next): the answer does not wait for the write.
+  const serialised = { directory, text, files, parsed: JSON.parse(JSON.stringify(parsed)) };
+  setImmediate(() => {
+    try {
+      const packages = parserPackages.map((name) => {
+        const file = fileURLToPath(import.meta.resolve(name));
+        return { path: file, stamp: packageStamp(file) };
+      });
+      writeEntry(home, entryPath, { code, packages, ...serialised });
+    } catch {
+      // Without an entry the next command parses the spec again; nothing is lost.
+    }
+  });
   return { ...parsed, specPath };
 }
 
@@ -99,21 +97,55 @@ function readScript(path: string): string | undefined {
   return read.ok ? read.text : undefined;
 }
 
+/**
+ * The entry at `entryPath` when it has the shape this code writes; anything else (damaged, older, edited
+ * by hand) is no entry, and the spec is parsed again.
+ */
 function readEntry(entryPath: string): SpecCacheEntry | undefined {
   try {
     const entry = JSON.parse(readFileSync(entryPath, "utf8")) as SpecCacheEntry | null;
-    return Array.isArray(entry?.packages) && Array.isArray(entry.files) ? entry : undefined;
+    return entry && hasEntryShape(entry) ? entry : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Written whole or not at all (a temporary file renamed): two processes never read half an entry. */
-function writeEntry(entryPath: string, entry: SpecCacheEntry): void {
+function hasEntryShape(entry: SpecCacheEntry): boolean {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  const spec = isObject(entry.parsed) ? entry.parsed.spec : undefined;
+  const hasEngine = (value: unknown) => isObject(value) && typeof value.engine === "string";
+  return (
+    typeof entry.code === "string" &&
+    typeof entry.directory === "string" &&
+    typeof entry.text === "string" &&
+    Array.isArray(entry.packages) &&
+    Array.isArray(entry.files) &&
+    entry.files.every(
+      (file) => isObject(file) && typeof file.path === "string" && typeof file.text === "string",
+    ) &&
+    isObject(spec) &&
+    typeof spec.name === "string" &&
+    typeof spec.goal === "string" &&
+    Array.isArray(spec.gates) &&
+    (spec.maker === undefined || hasEngine(spec.maker)) &&
+    (spec.verifier === undefined || hasEngine(spec.verifier)) &&
+    typeof entry.parsed.repoPath === "string"
+  );
+}
+
+/**
+ * Written whole or not at all (a temporary file renamed): two processes never read half an entry. The
+ * home is created private (0700, as the store creates it) and so are the cache and its entries: an
+ * entry holds the spec's text, and the home is trusted like the store (whoever can write it can already
+ * change what `resume` runs).
+ */
+function writeEntry(home: string, entryPath: string, entry: SpecCacheEntry): void {
   try {
-    mkdirSync(dirname(entryPath), { recursive: true });
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    mkdirSync(dirname(entryPath), { recursive: true, mode: 0o700 });
     const temporary = `${entryPath}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(entry));
+    writeFileSync(temporary, JSON.stringify(entry), { mode: 0o600 });
     renameSync(temporary, entryPath);
     pruneEntries(dirname(entryPath));
   } catch {
@@ -141,6 +173,8 @@ function pruneEntries(folder: string): void {
 }
 
 let stamp: string | undefined;
+/** `.ts` in a checkout (the sources run), `.js` in the build. */
+const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 /**
  * What identifies the parser, with the packages of the entry: Node (time zones come from its ICU) and
@@ -152,8 +186,32 @@ function codeStamp(): string {
   const files = readdirSync(folder)
     .sort()
     .map((name) => `${name}:${fileStamp(join(folder, name))}`);
-  stamp = [process.version, folder, ...files].join("\n");
+  // The parse also runs these files outside this folder (the size cap and file-type checks, the error).
+  const outside = ["../files/read-regular-file", "../errors"].map((name) => {
+    const file = fileURLToPath(new URL(`${name}${extension}`, import.meta.url));
+    return `${name}:${fileStamp(file)}`;
+  });
+  const { icu, tz, unicode } = process.versions;
+  stamp = [process.version, `icu ${icu} tz ${tz} unicode ${unicode}`, folder, ...files, ...outside].join(
+    "\n",
+  );
   return stamp;
+}
+
+/**
+ * A package's entry file's stamp and the version its package.json names (an upgrade that keeps the entry
+ * file's size and time, as a tarball's fixed times can, still changes the version).
+ */
+function packageStamp(entryFile: string): string {
+  let folder = dirname(entryFile);
+  for (let depth = 0; depth < 4; depth++) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { version?: string };
+      if (typeof manifest.version === "string") return `${fileStamp(entryFile)}:${manifest.version}`;
+    } catch {}
+    folder = dirname(folder);
+  }
+  return fileStamp(entryFile);
 }
 
 /** A file's size and modification time; `-` when it cannot be read. */

@@ -83,13 +83,14 @@ export function requireMaker(parsed: ParsedAnyModeSpec, fileLabel: string): Pars
 
 /**
  * Like `parseSpecText`, but a spec without a maker is valid: what hook mode and `validate` read. The
- * absolute paths of the other files it reads (scripted engines' `script:`) are pushed to `filesRead`.
+ * other files it read (scripted engines' `script:`) are pushed to `filesRead`: each absolute path with
+ * the very text that was parsed.
  */
 export function parseSpecTextForAnyMode(
   text: string,
   fileLabel: string,
   specDirectory: string,
-  filesRead: string[] = [],
+  filesRead: { path: string; text: string }[] = [],
 ): ParsedAnyModeSpec {
   const directory = resolve(specDirectory);
   const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
@@ -142,7 +143,7 @@ type ScriptContext = {
   fileLabel: string;
   yaml: LocatedYaml;
   problems: string[];
-  filesRead: string[];
+  filesRead: { path: string; text: string }[];
 };
 
 /** Reads a scripted engine's `script:` file into `turns`; problems in it are reported against that file. */
@@ -165,13 +166,13 @@ function inlineScript(
   }
   const scriptLabel = isAbsolute(script) ? script : join(dirname(context.fileLabel), script);
   const scriptPath = resolve(context.directory, script);
-  context.filesRead.push(scriptPath);
   const read = readRegularFileSync(scriptPath, { maximumBytes: maximumSpecBytes });
   if (!read.ok) {
     context.problems.push(at("script", `${scriptLabel}: ${read.problem}`));
     return engine;
   }
   const text = read.text;
+  context.filesRead.push({ path: scriptPath, text });
   try {
     const yaml = readMapping(text, scriptLabel, "a script is a mapping with turns: [ ... ]");
     const validated = validateLocated(scriptFileSchema, yaml, scriptLabel);

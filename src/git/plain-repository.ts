@@ -114,14 +114,17 @@ function validHead(text: string): boolean {
 /**
  * True when the repository's own configuration cannot move the worktree or make the repository bare:
  * no `worktree` anywhere, no include, no extensions section, format version 0 or 1, and `bare` only
- * as false. Judged on the text, word by word: anything unusual is not plain.
+ * as false, each on a line of its own. Judged on the text, word by word: anything unusual is not plain.
  */
 export function plainConfig(text: string): boolean {
   const lower = text.toLowerCase();
   if (/worktree|include|\[\s*extensions/.test(lower)) return false;
   for (const line of lower.split("\n")) {
+    if (!/bare|repositoryformatversion/.test(line)) continue;
+    // Either word anywhere else (after a section header on the same line, `[core] bare = true`; in a
+    // continued line; in a value) is not judged here: git answers.
     const setting = /^\s*(bare|repositoryformatversion)\b\s*(=\s*(.*?))?\s*$/.exec(line);
-    if (!setting) continue;
+    if (!setting) return false;
     const value = setting[3];
     if (setting[1] === "bare" && !(value && /^(false|no|off|0)$/.test(value))) return false;
     if (setting[1] === "repositoryformatversion" && !(value && /^[01]$/.test(value))) return false;

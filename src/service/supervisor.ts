@@ -16,7 +16,7 @@ import type { Caps } from "./caps.ts";
 import { type Candidate, chooseStarts } from "./choose-starts.ts";
 import { type CommentPoll, createCommentPoll } from "./comment-poll.ts";
 import { createControllerPool, defaultLoopsPerController, type LoopController } from "./controller-pool.ts";
-import { controllerLogPath, describeExit } from "./controller-process.ts";
+import { controllerLogPath, describeExit, idleControllersLogPath } from "./controller-process.ts";
 import { type RunSummary, startTurnTimeoutMs } from "./controller-protocol.ts";
 import { createLoopWatch, type WatchedLoop } from "./loop-watch.ts";
 import { queueOrder } from "./queue-order.ts";
@@ -270,6 +270,14 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     return [...recovered, ...parked, ...queued];
   }
 
+  /**
+   * Where a death is told: the loop's own log, and the controllers' log, where a controller shared by
+   * several loops writes what it says itself (a crash report, an out-of-memory abort).
+   */
+  function logsOf(loopId: string): string {
+    return `${controllerLogPath(home, loopId)} and ${idleControllersLogPath(home)}`;
+  }
+
   /** How an interrupted loop is started again: resumed, or stopped once its controllers died too often. */
   function recovery(view: WatchedLoop): Waiting {
     const died = deaths.get(view.loop.id) ?? 0;
@@ -277,7 +285,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (died <= maxRestarts) return { view, command: "resume", why };
     const stopMessage =
       `interrupted: its controller died ${died} times in a row (${why.replace(/; .*/, "")}); ` +
-      `see ${controllerLogPath(home, view.loop.id)}; \`loopwright resume ${view.loop.name}\` tries again`;
+      `see ${logsOf(view.loop.id)}; \`loopwright resume ${view.loop.name}\` tries again`;
     return {
       view,
       command: "run",
@@ -359,9 +367,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const died = (deaths.get(loop.id) ?? 0) + 1;
     deaths.set(loop.id, died);
     lastDeathAt.set(loop.id, Date.now());
-    log(
-      `loop ${loop.name} (${loop.id}): its controller died (${exit}); see ${controllerLogPath(home, loop.id)}`,
-    );
+    log(`loop ${loop.name} (${loop.id}): its controller died (${exit}); see ${logsOf(loop.id)}`);
     const events = await store.readEvents(loop.id);
     const lastStart = events.findLast((event) => event.type === "run_started");
     const closed = events.some((event) => event.type === "run_ended" && event.data.runId === runId);

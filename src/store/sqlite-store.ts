@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
@@ -113,6 +114,11 @@ const migrations: string[] = [
   `
   CREATE INDEX events_by_loop_and_id ON events (loop_id, id);
   `,
+  // 5: facts about the store itself: `boot`, the machine boot the global ids were last reserved in
+  // (see `reservedIdGap`).
+  `
+  CREATE TABLE store_facts (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+  `,
 ];
 
 /** How long a busy database is retried before `StoreError`, in ms; `LOOPWRIGHT_STORE_BUSY_MS` overrides. */
@@ -172,8 +178,37 @@ export function openSqliteStore(path: string): Store {
   return new SqliteStore(path);
 }
 
+/**
+ * How far the global event id sequence moves after a power cut. An append made without a flush
+ * (`deferSync`) is visible to readers at once (a live feed sends its id) and survives the death of its
+ * process, but a power cut (or a kernel crash) can undo it, and SQLite would then hand the same id out
+ * again: a feed client resuming from it would miss the new events. Such a loss always ends a boot of
+ * the machine. So the store keeps the boot it last reserved ids in (`store_facts.boot`, written in a
+ * flushed commit), and the first append of a process in another boot moves the sequence this far, in a
+ * flushed commit: every id handed out since is above any id lost, as long as fewer than this many
+ * events were appended between two flushes (a handful per iteration: every agent turn is flushed).
+ * Within a boot ids stay dense. Where the boot cannot be read, nothing is deferred.
+ */
+const reservedIdGap = 2 ** 20;
+
+let boot: string | undefined;
+
+/** This boot of the machine (Linux's boot id), or "" where it cannot be read. Read once, when first asked. */
+function currentBoot(): string {
+  if (boot === undefined) {
+    try {
+      boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    } catch {
+      boot = "";
+    }
+  }
+  return boot;
+}
+
 class SqliteStore implements Store {
   readonly #path: string;
+  /** This process has appended: the boot was checked (and the ids reserved when it had changed). */
+  #bootChecked = false;
   readonly #database: DatabaseSync;
   readonly #statements: ReturnType<typeof prepareStatements>;
   readonly #schedules: ScheduleTables;
@@ -266,14 +301,25 @@ class SqliteStore implements Store {
   ): Promise<StoredEvent> {
     const at = new Date().toISOString();
     const serialized = JSON.stringify(data);
+    const recordedBoot = this.#bootChecked ? "same" : await this.#retrying(() => this.#recordedBoot());
+    const reserving = recordedBoot === "other";
     const insert = () => {
       this.#requireLoop(loopId);
+      if (recordedBoot === "missing") this.#statements.recordFactIfMissing.run("boot", currentBoot());
+      if (reserving) {
+        this.#statements.sequenceRow.run();
+        this.#statements.reserveIds.run(reservedIdGap);
+        this.#statements.recordFact.run("boot", currentBoot());
+      }
       return this.#statements.insertEvent.get(loopId, type, version, at, serialized, loopId) as {
         id: number;
         seq: number;
       };
     };
-    const row = await this.#transaction(insert, { sync: !options.deferSync });
+    // Unflushed only where a power cut can be told by the boot it ends (see `reservedIdGap`).
+    const sync = reserving || !options.deferSync || currentBoot() === "";
+    const row = await this.#transaction(insert, { sync });
+    this.#bootChecked = true;
     return { id: row.id, loopId, seq: row.seq, type, version, at, data: JSON.parse(serialized) };
   }
 
@@ -404,9 +450,37 @@ class SqliteStore implements Store {
           throw error;
         }
       } finally {
-        if (!options.sync) this.#database.exec("PRAGMA synchronous = FULL");
+        if (!options.sync) this.#restoreFlushing();
       }
     });
+  }
+
+  /**
+   * The boot the store last reserved ids in, against this one: `other` after a power cut, a reboot or a
+   * move to another machine (this process's first append reserves ids); `missing` for a store that never
+   * recorded one (new, or from before this fact: nothing in it was ever deferred), which records this
+   * boot without a reservation; `same` where the boot cannot be read (nothing is deferred there).
+   */
+  #recordedBoot(): "same" | "missing" | "other" {
+    if (currentBoot() === "") return "same";
+    const recorded = this.#statements.fact.get("boot") as { value: string } | undefined;
+    if (recorded === undefined) return "missing";
+    return recorded.value === currentBoot() ? "same" : "other";
+  }
+
+  /**
+   * Back to flushing every commit after a deferred one. A transaction still open (its ROLLBACK failed)
+   * is rolled back first: SQLite refuses to change the level inside one. A connection that cannot flush
+   * again is closed rather than left writing unflushed: its next use fails loudly. Never throws, so
+   * the error that got here is the one the caller sees.
+   */
+  #restoreFlushing(): void {
+    try {
+      if (this.#database.isTransaction) this.#database.exec("ROLLBACK");
+      this.#database.exec("PRAGMA synchronous = FULL");
+    } catch {
+      this.#database.close();
+    }
   }
 
   /**
@@ -553,6 +627,20 @@ function prepareStatements(database: DatabaseSync) {
       `SELECT ${loopColumns} FROM loops WHERE repo_root = ? ORDER BY created_at DESC, rowid DESC`,
     ),
     deleteLoop: prepare("DELETE FROM loops WHERE id = ?"),
+    // sqlite_sequence has no row for `events` before its first insert: the row is made at 0 then moved.
+    sequenceRow: prepare(
+      `INSERT INTO sqlite_sequence (name, seq)
+       SELECT 'events', COALESCE((SELECT MAX(id) FROM events), 0)
+       WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'events')`,
+    ),
+    reserveIds: prepare(`UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'events'`),
+    fact: prepare("SELECT value FROM store_facts WHERE name = ?"),
+    recordFact: prepare(
+      "INSERT INTO store_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+    ),
+    recordFactIfMissing: prepare(
+      "INSERT INTO store_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+    ),
     insertEvent: prepare(
       `INSERT INTO events (loop_id, seq, type, version, at, data)
        SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE loop_id = ?

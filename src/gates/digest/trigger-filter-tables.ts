@@ -30,6 +30,11 @@ function teddyTables(triggers: readonly string[]): Uint8Array {
   const sorted = [...triggers].sort(
     (left, right) => (alone.get(right) as number) - (alone.get(left) as number) || (left < right ? -1 : 1),
   );
+  // Every bucket full would put a trigger past its bucket's checks (into the next bucket's): refused.
+  if (triggers.length > buckets * checksPerBucket)
+    throw new Error(
+      `the digest's byte filter holds at most ${buckets * checksPerBucket} triggers, not ${triggers.length}`,
+    );
   const rates = groups.map(() => 0);
   for (const trigger of sorted) {
     let best = 0;

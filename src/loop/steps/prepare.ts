@@ -18,21 +18,21 @@ export async function prepare(context: RunContext): Promise<void> {
   const baseSha = state.baseSha;
   if (!baseSha) throw new Error("the loop has no base commit recorded");
   const branch = state.spec.branch;
-  // Independent git work, run side by side. A branch checked out elsewhere exists already, so
-  // `ensureBranch` creates nothing before the refusal below.
   // The base commit's tree is asked now, unawaited (and kept), for the first maker turn, which starts
   // from it: by then it is known (else that turn asks again).
   treeOf(repoRoot, baseSha).catch(() => {});
-  const [holder, repository, tip] = await Promise.all([
-    checkedOutAt(repoRoot, branch),
-    loopRepositoryOf(context),
-    ensureBranch(repoRoot, branch, baseSha),
-  ]);
+  // The loop's own repository is made side by side with the check that nobody holds the branch. The
+  // branch is made only after that check: a branch checked out elsewhere may be unborn (an orphan
+  // worktree), and creating it would give that worktree's HEAD a commit before the refusal.
+  const repositoryMade = loopRepositoryOf(context);
+  repositoryMade.catch(() => {});
+  const holder = await checkedOutAt(repoRoot, branch);
   if (holder) {
     throw new Error(
       `the loop's branch ${branch} is checked out in ${holder}; loopwright moves it while the loop runs, so switch that checkout to another branch first`,
     );
   }
+  const [repository, tip] = await Promise.all([repositoryMade, ensureBranch(repoRoot, branch, baseSha)]);
   const [, gatesCreated] = await Promise.all([
     checkOut(repository, context.makerWorktree, makerIndex, tip, { branch }),
     checkOut(repository, context.gateWorktree, gatesIndex, baseSha, { detached: true }),
