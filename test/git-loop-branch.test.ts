@@ -118,3 +118,31 @@ budget: { maxIterations: 1 }
   assert.equal(again.code, 0, again.stdout + again.stderr);
   assert.equal(await sandbox.git("show", "loop/occupied:count.txt"), "2");
 });
+
+test("a loop whose branch is an unborn branch of the user's worktree creates nothing before refusing", async () => {
+  const spec = await sandbox.spec(
+    `name: orphaned
+goal: count.txt holds 1.
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { count.txt: "1\\n" } }] }
+gates: [{ id: count, kind: tests-pass, run: "grep -qx 1 count.txt" }]
+`,
+    join(sandbox.root, "orphaned.yaml"),
+  );
+  // The user's worktree holds loop/orphaned as an orphan branch: no commit yet, so no ref.
+  const elsewhere = join(sandbox.root, "orphan-worktree");
+  await sandbox.git("worktree", "add", "-q", "--detach", elsewhere);
+  await sandbox.git("-C", elsewhere, "checkout", "-q", "--orphan", "loop/orphaned");
+  try {
+    const run = await sandbox.cli(["run", spec]);
+    assert.notEqual(run.code, 0);
+    assert.match(run.stdout + run.stderr, /loop\/orphaned is checked out in .*orphan-worktree/);
+    const ref = await sandbox.git("rev-parse", "--verify", "--quiet", "refs/heads/loop/orphaned").then(
+      (sha) => sha,
+      () => "",
+    );
+    assert.equal(ref, "", "the branch was not created under the user's orphan worktree");
+  } finally {
+    await sandbox.git("worktree", "remove", "--force", elsewhere);
+  }
+});
