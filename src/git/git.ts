@@ -208,6 +208,30 @@ export interface GitSequenceOptions extends Pick<GitOptions, "env" | "trim" | "i
 export const keptOutput = "\0kept output";
 
 /**
+ * `env` without what could change how /bin/sh runs `gitSequence`'s script where it is bash: exported
+ * functions (`BASH_FUNC_printf%%` would replace the script's printf), startup files and shell options.
+ * git receives the same environment; none of these is git's.
+ */
+function plainShellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const plain: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith("BASH_FUNC_") || shellSettings.has(name)) continue;
+    plain[name] = value;
+  }
+  return plain;
+}
+
+const shellSettings = new Set([
+  "ENV",
+  "BASH_ENV",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "POSIXLY_CORRECT",
+  "IFS",
+  "CDPATH",
+]);
+
+/**
  * Runs several git commands in `cwd`, one after the other, each only if the one before succeeded, and
  * returns the output of command `resultOf` (the last by default; the others' is discarded); throws
  * `GitError` naming the whole sequence when one fails. `input` is every command's stdin (for the one
@@ -262,7 +286,7 @@ export async function gitSequence(
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
   const pending = execFileAsync<string>("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
     cwd,
-    env,
+    env: plainShellEnvironment(env),
     encoding: "utf8",
     maxBuffer: maxOutputBytes,
     windowsHide: true,
