@@ -41,9 +41,16 @@ export async function readBranchFile(root: string, branch: string): Promise<stri
     lstat(join(dotGit, "reftable")).catch(() => undefined),
   ]);
   if (!folder?.isDirectory() || reftable) return undefined;
+  // Only a loose ref that is not there sends the question to packed-refs; any other failure (a file it
+  // may not read, a folder where the file should be) is git's to answer.
+  let missing = false;
   const loose = await readFile(join(dotGit, "refs", "heads", ...branch.split("/")), "latin1").catch(
-    () => undefined,
+    (error: NodeJS.ErrnoException) => {
+      missing = error.code === "ENOENT" || error.code === "ENOTDIR";
+      return undefined;
+    },
   );
+  if (!missing && loose === undefined) return undefined;
   if (loose !== undefined) {
     const name = loose.trim();
     return objectName.test(name) ? name : undefined;
