@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -65,13 +65,15 @@ budget: { maxIterations: 1 }
 test("a store failure while a gate still runs is an iteration error, not an unhandled rejection that orphans the gate", async () => {
   const sandbox = await createSandbox({ "README.md": "# repo\n" });
   const marker = join(sandbox.root, "fast-gate-ran");
+  const locked = join(sandbox.root, "database-locked");
   try {
+    // The fast gate ends only once the test holds the write lock: its end is recorded under the lock.
     await sandbox.spec(`name: busy-past-bound
 goal: done.txt exists
 repo: ./repo
 maker: { engine: scripted, turns: [{ write: { done.txt: "yes\\n" } }] }
 gates:
-  - { id: fast, kind: tests-pass, run: "if ls | grep -q '^done[.]txt$'; then touch ${marker}; fi" }
+  - { id: fast, kind: tests-pass, run: "if ls | grep -q '^done[.]txt$'; then touch ${marker}; while [ ! -f ${locked} ]; do sleep 0.05; done; fi" }
   - { id: slow, kind: tests-pass, run: "if ls | grep -q '^done[.]txt$'; then sleep 6; fi" }
 budget: { maxIterations: 1 }
 `);
@@ -82,6 +84,7 @@ budget: { maxIterations: 1 }
     await waitFor(() => existsSync(marker), "the fast gate of iteration 1", 60_000);
     const holder = new DatabaseSync(join(sandbox.home, "loopwright.db"), { timeout: 10_000 });
     holder.exec("BEGIN IMMEDIATE");
+    writeFileSync(locked, "");
     await delay(3_000);
     const during = survivors(sandbox.home);
     holder.exec("COMMIT");
