@@ -327,7 +327,8 @@ async function submit(
   const ids: string[] = [];
   const start = Date.now();
   for (const [index, name] of names.entries()) {
-    await delay(start + index * everyMs - Date.now());
+    const wait = start + index * everyMs - Date.now();
+    if (wait > 0) await delay(wait);
     const path = await sandbox.spec(
       name,
       `name: ${name}
