@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { createDigestParser, digestText } from "../src/gates/digest/digest-parser.ts";
 import { TriggerFilter } from "../src/gates/digest/trigger-filter.ts";
+import { tablesFor } from "../src/gates/digest/trigger-filter-tables.ts";
 
 const triggers = [
   "not ok",
@@ -164,5 +165,13 @@ describe("digest parser over the filter's chunks", () => {
         parser.write(bytes.subarray(offset, offset + size));
       assert.deepEqual(parser.end(), whole, `pieces of ${size}`);
     }
+  });
+});
+
+describe("the filter's tables", () => {
+  it("hold at most 128 triggers (8 buckets of 16 checks): more is refused, never written past a bucket", () => {
+    const triggers = (count: number) => Array.from({ length: count }, (_, index) => `trigger-${index}`);
+    assert.ok(tablesFor(triggers(128)) instanceof Uint8Array);
+    assert.throws(() => tablesFor(triggers(129)), /holds at most 128 triggers, not 129/);
   });
 });
