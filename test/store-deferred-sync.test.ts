@@ -229,3 +229,45 @@ test("a process's first append after a reboot is flushed even when deferred: it 
     await reopened.close();
   }
 });
+
+test("a store's first append in a boot is flushed even when deferred: the boot it records must be durable", {
+  skip: hasStrace ? false : "strace is not installed",
+}, async () => {
+  // A new store records no boot yet: were its first (deferred) append lost to a power cut, the boot
+  // would be missing again, nothing would be reserved, and the lost ids would be handed out again.
+  const { path, store } = await storeWithLoop("records-boot");
+  await store.close();
+  const script = `
+      const { openSqliteStore } = await import(${JSON.stringify(storeModule)});
+      const { writeSync } = await import("node:fs");
+      const store = openSqliteStore(${JSON.stringify(path)});
+      // A write that is no append creates the WAL file (whose creation is flushed whatever the mode).
+      await store.createLoop({ id: "other", name: "other", repoRoot: "/repo", specPath: "/spec", spec: {} });
+      writeSync(2, "PHASE first\\n");
+      await store.appendEvent("loop", "deferred", {}, 1, { deferSync: true });
+      writeSync(2, "PHASE second\\n");
+      await store.appendEvent("loop", "deferred", {}, 1, { deferSync: true });
+      writeSync(2, "PHASE end\\n");
+    `;
+  const { stderr } = await execFileAsync("strace", [
+    "-f",
+    "-qq",
+    "-e",
+    "trace=fsync,fdatasync,write",
+    "-e",
+    "signal=none",
+    process.execPath,
+    "--input-type=module",
+    "-e",
+    script,
+  ]);
+  const flushes: Record<string, number> = {};
+  let phase = "open";
+  for (const line of stderr.split("\n")) {
+    const marker = /PHASE (\w+)/.exec(line);
+    if (marker && line.includes("write(2")) phase = marker[1];
+    else if (/\b(fsync|fdatasync)\(/.test(line)) flushes[phase] = (flushes[phase] ?? 0) + 1;
+  }
+  assert.ok((flushes.first ?? 0) >= 1, stderr);
+  assert.equal(flushes.second ?? 0, 0, stderr);
+});

@@ -316,8 +316,9 @@ class SqliteStore implements Store {
         seq: number;
       };
     };
-    // Unflushed only where a power cut can be told by the boot it ends (see `reservedIdGap`).
-    const sync = reserving || !options.deferSync || currentBoot() === "";
+    // Unflushed only once the boot this process appends in is on the disk, and only where a power cut can
+    // be told by the boot it ends (see `reservedIdGap`).
+    const sync = recordedBoot !== "same" || !options.deferSync || currentBoot() === "";
     const row = await this.#transaction(insert, { sync });
     this.#bootChecked = true;
     return { id: row.id, loopId, seq: row.seq, type, version, at, data: JSON.parse(serialized) };
@@ -459,7 +460,8 @@ class SqliteStore implements Store {
    * The boot the store last reserved ids in, against this one: `other` after a power cut, a reboot or a
    * move to another machine (this process's first append reserves ids); `missing` for a store that never
    * recorded one (new, or from before this fact: nothing in it was ever deferred), which records this
-   * boot without a reservation; `same` where the boot cannot be read (nothing is deferred there).
+   * boot without a reservation; `same` where the boot cannot be read (nothing is deferred there). Either
+   * of the first two is written by a flushed append: no id is handed out unflushed before it is durable.
    */
   #recordedBoot(): "same" | "missing" | "other" {
     if (currentBoot() === "") return "same";
