@@ -4,10 +4,12 @@
 // (Node strips the types) or the compiled JavaScript in a published package (which ships no src/).
 // LOOPWRIGHT_FROM=dist or =src forces one (the benchmarks measure dist/, what users install); an
 // unknown value, or src/ asked for where there is none, is an error (exit 2).
-import { existsSync, readFileSync } from "node:fs";
-import module from "node:module";
-import { homedir } from "node:os";
-import { join } from "node:path";
+// Builtins come from process.getBuiltinModule, not `import`: an ES module import of node:fs builds
+// its namespace, which loads fs/promises and streams (see src/files/node-fs.ts).
+const { existsSync, readFileSync } = process.getBuiltinModule("node:fs");
+const module = process.getBuiltinModule("node:module");
+const { homedir } = process.getBuiltinModule("node:os");
+const { join } = process.getBuiltinModule("node:path");
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {

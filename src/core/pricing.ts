@@ -5,8 +5,9 @@
  * matched exactly once its spelling is normalized (see `canonicalModelId`), never by prefix: unknown
  * models have no price, and the cost stays unknown rather than guessed from a cousin.
  */
-import { readFileSync } from "node:fs";
+
 import { UsageError } from "../errors.ts";
+import { readFileSync } from "../files/node-fs.ts";
 import type { TokenUsage } from "./engine.ts";
 import shipped from "./prices.json" with { type: "json" };
 

@@ -6,10 +6,19 @@
  * schema packages' entry files, Node). Only a valid spec is kept; an invalid one is parsed every time, so its
  * problems are always the parser's own. A cache that cannot be read or written changes nothing.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SpecError } from "../errors.ts";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "../files/node-fs.ts";
 import { readRegularFileSync } from "../files/read-regular-file.ts";
 import { loopwrightHome } from "../paths.ts";
 import type { LoadedSpec, ParsedAnyModeSpec } from "./spec-file.ts";

@@ -3,7 +3,7 @@
  * its context. Only these files, never their folders: the maker's transcript and brief lie beside them,
  * and the verifier must not see them.
  */
-import { existsSync } from "node:fs";
+import { existsSync } from "../files/node-fs.ts";
 import type { TurnContext } from "./turn-context.ts";
 
 export function evidenceFiles(context: Record<string, unknown>): string[] {

@@ -3,8 +3,9 @@
  * memory: only a regular file is read, never a FIFO, socket or device (the open cannot block, the
  * type is checked on the opened descriptor), and never more than a size cap.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { open } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readSync } from "./node-fs.ts";
 
 /** The text of the file, or why it was not read (one phrase, e.g. `not a regular file (a FIFO)`). */
 export type RegularFileText = { ok: true; text: string } | RegularFileRefusal;

@@ -4,8 +4,8 @@
  */
 
 import type { ChildProcess, ExecFileOptions } from "node:child_process";
-import { appendFileSync } from "node:fs";
 import { delimiter as delimiterOfPath, isAbsolute } from "node:path";
+import { appendFileSync } from "../files/node-fs.ts";
 import { findExecutable } from "../process/find-executable.ts";
 
 /**

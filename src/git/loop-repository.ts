@@ -11,9 +11,9 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
 import { git, gitSequence } from "./git.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";

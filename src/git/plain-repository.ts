@@ -12,8 +12,9 @@
  * a symlinked `.git`; a folder inside a git directory; a mount point crossed before `.git` is found;
  * an environment variable that changes discovery) is undefined.
  */
-import { lstatSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
+import type { Stats } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { lstatSync, readFileSync, realpathSync, statSync } from "../files/node-fs.ts";
 
 /**
  * Git's environment variables that change where or whether git finds a repository, as git reads them

@@ -3,9 +3,9 @@
  * here changes the user's checkout.
  */
 
-import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
+import { realpathSync, statSync } from "../files/node-fs.ts";
 import { firstErrorLine, git, gitResult } from "./git.ts";
 import { plainRepositoryAt } from "./plain-repository.ts";
 

@@ -2,8 +2,9 @@
  * Where hook mode keeps things: `.loopwright/` at the root of the user's checkout (the one place
  * loopwright writes inside a checkout), listed in the repository's `info/exclude` so git ignores it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "../files/node-fs.ts";
 import { gitResult } from "../git/git.ts";
 
 /** The folder name, and the line hook mode adds to `.git/info/exclude`. */

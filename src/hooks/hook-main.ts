@@ -11,8 +11,9 @@
  * prompt), and for the plugin where the project's own hooks are installed (so each hook runs once).
  * An internal failure lets Claude go on and tells the user so with `systemMessage`.
  */
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+
 import { basename } from "node:path";
+import { appendFileSync, existsSync, readFileSync } from "../files/node-fs.ts";
 import type { GitResult } from "../git/git.ts";
 import { type HookContext, type HookHandler, reviewerAgentName } from "./hook-context.ts";
 import { addContext, type HookInput, type HookOutput, passOn, readHookInput, tellUser } from "./hook-io.ts";

@@ -6,7 +6,7 @@
  * the YAML parser nor the schema library (nor node:crypto: the cache keeps the text it was made from
  * and compares it whole, which no hash collision can fool).
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "../files/node-fs.ts";
 import { ensureStateFolder, type HookLayout } from "./hook-layout.ts";
 
 export type GateTiming = "every-stop" | "on-close";

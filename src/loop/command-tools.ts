@@ -5,8 +5,8 @@
  * every run, unpinned).
  */
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "../files/node-fs.ts";
 
 /** Whether a module is importable is asked of the interpreter itself; exit 3 means "not found". */
 const findSpec = [

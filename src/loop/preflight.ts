@@ -4,7 +4,6 @@
  * be found. Returns problems, one line each.
  */
 
-import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { formatDuration } from "../core/duration.ts";
@@ -16,6 +15,7 @@ import { credentialProblem } from "../engines/engine-credentials.ts";
 import { engineNotes } from "../engines/engine-notes.ts";
 import { createEngine, resolveVerifier } from "../engines/registry.ts";
 import { UsageError } from "../errors.ts";
+import { constants } from "../files/node-fs.ts";
 import { git, gitResult } from "../git/git.ts";
 import { defaultRemote, repositoryCommitAt, resolveCommit, resolveRepository } from "../git/repository.ts";
 import { findExecutable } from "../process/find-executable.ts";

@@ -1,4 +1,4 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync } from "../files/node-fs.ts";
 import type { Protocol } from "./model-request.ts";
 
 /** What the server did with a request. */

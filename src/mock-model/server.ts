@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { appendFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
 import { SpecError, UsageError } from "../errors.ts";
+import { appendFileSync } from "../files/node-fs.ts";
 import { answerRequest } from "./answer-request.ts";
 import { appendLogLine, type LoggedRequest } from "./request-log.ts";
 import { parseScript, type Script, type ScriptInput } from "./script.ts";

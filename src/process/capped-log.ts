@@ -4,8 +4,9 @@
  * that cannot be written (a full disk, a read-only folder) stops taking writes and says why in
  * `failure()`; it never throws and never makes the command fail.
  */
-import { constants, createWriteStream, openSync, type WriteStream } from "node:fs";
+import type { WriteStream } from "node:fs";
 import { finished } from "node:stream/promises";
+import { constants, createWriteStream, openSync } from "../files/node-fs.ts";
 
 /** Default cap of one command's log: 16 MiB (`LOOPWRIGHT_LOG_LIMIT` overrides, e.g. `64MiB`, `1048576`). */
 export const defaultLogLimitBytes = 16 * 1024 * 1024;

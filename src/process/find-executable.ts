@@ -1,6 +1,7 @@
 /** Finds an executable on PATH, as the shell would; undefined when there is none. */
-import { accessSync, constants } from "node:fs";
+
 import { delimiter, join } from "node:path";
+import { accessSync, constants } from "../files/node-fs.ts";
 
 export function findExecutable(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const folder of (env.PATH ?? "").split(delimiter)) {

@@ -3,9 +3,9 @@
  * Linux reads /proc; other systems ask `ps`.
  */
 
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import type { LockOwner } from "../core/lock-owner.ts";
+import { readFileSync } from "../files/node-fs.ts";
 
 /**
  * The start time of process `pid` as the OS reports it, as an opaque string that stays the same for

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
 import { createOutputTail } from "../core/output-tail.ts";
 import { createLineRedactor, type Redact } from "../core/redact.ts";
+import { mkdtempSync, rmSync, statSync } from "../files/node-fs.ts";
 import { sandboxAvailability } from "../sandbox/sandbox-availability.ts";
 import { bubblewrapArguments, type SandboxPlan } from "../sandbox/sandbox-plan.ts";
 import { resolvePlan } from "../sandbox/turn-sandbox.ts";

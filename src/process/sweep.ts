@@ -1,5 +1,5 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "../files/node-fs.ts";
 
 /**
  * Finding and killing processes by an environment tag. Every process loopwright starts carries both

@@ -6,9 +6,10 @@
  * loopwright's state (the maker's transcript and brief, the database): of the loop it sees its
  * worktree and the evidence it is pointed at.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "../files/node-fs.ts";
 import { loopwrightHome } from "../paths.ts";
 import type { SandboxMount, SandboxPlan } from "./sandbox-plan.ts";
 

@@ -7,9 +7,9 @@
  * its own, so a Ctrl-C in the service's terminal reaches the service, which forwards it.
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { closeSync, mkdirSync, openSync } from "../files/node-fs.ts";
 import { homeLayout } from "../paths.ts";
 import type { ControllerMessage, LeaveOrder, RunOrder } from "./controller-protocol.ts";
 

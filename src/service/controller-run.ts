@@ -15,10 +15,11 @@
  * service recovers each of those loops, and runs a loop whose controller died in a controller of its
  * own until one of its runs ends by itself (see controller-pool.ts).
  */
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+
 import { dirname } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { LoopBusyError } from "../errors.ts";
+import { closeSync, mkdirSync, openSync, writeSync } from "../files/node-fs.ts";
 import { runLoop } from "../loop/runner.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
 import { primeSandboxAvailability } from "../sandbox/sandbox-availability.ts";

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync } from "../files/node-fs.ts";
 import { homeLayout } from "../paths.ts";
 import { openSqliteStore } from "./sqlite-store.ts";
 import type { Store } from "./store.ts";

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import type { LockOwner } from "../core/lock-owner.ts";
 import { LoopNotFoundError, StoreError, UsageError } from "../errors.ts";
+import { readFileSync } from "../files/node-fs.ts";
 import { isLockOwnerAlive } from "../process/liveness.ts";
 import { ScheduleTables } from "./sqlite-schedule-tables.ts";
 import type {

@@ -4,7 +4,7 @@
  * folder. End reasons map to turn statuses: completed and max_turns are finished attempts (the gates
  * grade them), max_budget is over_budget, timeout is timeout, aborted is cancelled, error is crashed.
  */
-import { appendFileSync, writeFileSync } from "node:fs";
+
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { runAgent } from "../../agent/agent-loop.ts";
@@ -13,6 +13,7 @@ import { buildSystemPrompt } from "../../agent/prompts/system-prompt.ts";
 import { createAgentModel } from "../../agent/providers.ts";
 import { fullTools, readOnlyTools } from "../../agent/tools/tool-sets.ts";
 import type { TurnRequest, TurnResult, TurnStatus } from "../../core/engine.ts";
+import { appendFileSync, writeFileSync } from "../../files/node-fs.ts";
 import { extractJsonAnswer } from "../agent-cli/json-answer.ts";
 import { engineSessionVariable } from "../agent-cli/run-cli-turn.ts";
 import { accountLimit } from "../command-engine.ts";

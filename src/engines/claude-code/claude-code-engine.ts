@@ -5,11 +5,12 @@
  * Cost: live from per-message usage (priced with pricing.ts), final from the CLI's `total_cost_usd`.
  * A turn runs in run-claude-code-turn.ts, loaded at the first turn: checking a spec loads none of it.
  */
-import { existsSync } from "node:fs";
+
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Engine } from "../../core/engine.ts";
 import type { EngineSpec } from "../../core/spec.ts";
+import { existsSync } from "../../files/node-fs.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
 
 export const claudeCodeDefinition: AgentCliDefinition = {

@@ -5,11 +5,12 @@
  * tokens only at the end of a turn, so the cost cap is enforced then: a turn that crosses it still runs
  * to its end, and then stops the loop. A turn runs in run-codex-turn.ts, loaded at the first turn.
  */
-import { existsSync, readFileSync } from "node:fs";
+
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Engine } from "../../core/engine.ts";
 import type { EngineSpec } from "../../core/spec.ts";
+import { existsSync, readFileSync } from "../../files/node-fs.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
 import { modelOfConfig, modelOfSpec, profileOfArgs, providerKeyVariable } from "./codex-arguments.ts";
 

@@ -8,11 +8,12 @@
  * itself under `$XDG_CACHE_HOME` (default ~/.cache/copilot); loopwright writes neither. A turn runs in
  * run-copilot-turn.ts, loaded at the first turn.
  */
-import { existsSync, readFileSync } from "node:fs";
+
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Engine } from "../../core/engine.ts";
 import type { EngineSpec } from "../../core/spec.ts";
+import { existsSync, readFileSync } from "../../files/node-fs.ts";
 import type { AgentCliDefinition, Provider } from "../agent-cli/engine-definition.ts";
 
 export const copilotDefinition: AgentCliDefinition = {

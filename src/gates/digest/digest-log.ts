@@ -2,8 +2,9 @@
  * Digesting a gate's log file: streamed through the incremental parser, so memory stays bounded
  * whatever the size of the log.
  */
-import { constants } from "node:fs";
+
 import { open } from "node:fs/promises";
+import { constants } from "../../files/node-fs.ts";
 import { chunkBytes, createDigestParser } from "./digest-parser.ts";
 import type { Digest, DigestOptions } from "./digest-types.ts";
 

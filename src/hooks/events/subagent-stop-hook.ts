@@ -5,7 +5,7 @@
  * the next stop asks again), stamps it with the content stamps of the code as it is when the reviewer ends (the
  * code it read), and writes both. It never blocks the reviewer; the user is told the outcome.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync } from "../../files/node-fs.ts";
 import { type HookContext, isReviewerAgent } from "../hook-context.ts";
 import { type HookOutput, passOn, tellUser } from "../hook-io.ts";
 import { changeSnapshot } from "../review/changed-files.ts";

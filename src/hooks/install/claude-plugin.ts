@@ -5,10 +5,18 @@
  * reviewer subagent as `init claude` (not CLAUDE.md or LESSONS.md, which belong to a project), and its
  * own launcher pinned to this Node.js. Hooks act only in checkouts with a loop.yaml at their root.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+
 import { chmod } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { UsageError } from "../../errors.ts";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "../../files/node-fs.ts";
 import { reviewerAgentName } from "../hook-context.ts";
 import { launcherScript } from "../templates/launcher-script.ts";
 import { reviewerAgent } from "../templates/reviewer-agent.ts";

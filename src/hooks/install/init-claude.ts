@@ -11,11 +11,20 @@
  * Running it again updates loopwright's parts in place. `--remove` takes exactly those back out (see
  * install-record.ts) and deletes `.loopwright/`.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+
 import { chmod } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { UsageError } from "../../errors.ts";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "../../files/node-fs.ts";
 import { gitResult } from "../../git/git.ts";
 import { reviewerAgentName } from "../hook-context.ts";
 import {

@@ -4,8 +4,9 @@
  * holds the managed section, the install record exists, or HEAD holds a loop.yaml that the working
  * tree lost. Read on the hot path only when the spec is missing, or for the plugin's check.
  */
-import { existsSync, readFileSync } from "node:fs";
+
 import { join } from "node:path";
+import { existsSync, readFileSync } from "../../files/node-fs.ts";
 import { gitResult } from "../../git/git.ts";
 import type { HookLayout } from "../hook-layout.ts";
 import { sectionBegin } from "../templates/definition-of-done.ts";

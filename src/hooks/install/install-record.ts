@@ -3,7 +3,7 @@
  * every file back exactly as it was: a file still as `init claude` left it is restored byte for byte
  * (or deleted if it did not exist); a file edited since loses only loopwright's part.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "../../files/node-fs.ts";
 
 export interface FileChange {
   /** The content before the first `init claude`; null when the file did not exist. */

@@ -3,10 +3,10 @@
  * runs the launcher it wrote and reads the Node.js version that answers.
  */
 import { execFile } from "node:child_process";
-import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { UsageError } from "../../errors.ts";
+import { realpathSync } from "../../files/node-fs.ts";
 
 const execFileAsync = promisify(execFile);
 

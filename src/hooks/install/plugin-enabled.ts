@@ -3,9 +3,10 @@
  * `~/.claude/settings.json` and the project's settings), so that `init claude` can say that both are
  * installed. At run time the plugin's hooks step aside where the project's are installed (hook-main.ts).
  */
-import { readFileSync } from "node:fs";
+
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { readFileSync } from "../../files/node-fs.ts";
 import { pluginName } from "./claude-plugin.ts";
 
 /** The enabled plugin ids (`loopwright@<marketplace>`) found in the user's and the project's settings. */

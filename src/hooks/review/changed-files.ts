@@ -2,8 +2,9 @@
  * What changed in the user's working tree since a commit (committed, staged, unstaged and untracked
  * files, less ignored ones and `.loopwright/`), with the content stamps of those files.
  */
-import { lstatSync, readFileSync, readlinkSync } from "node:fs";
+
 import { join } from "node:path";
+import { lstatSync, readFileSync, readlinkSync } from "../../files/node-fs.ts";
 import { type GitResult, gitResult } from "../../git/git.ts";
 import { stateFolderName } from "../hook-layout.ts";
 import { type ContentStamps, contentStamps, type FileState, sha256Hex } from "./content-stamps.ts";

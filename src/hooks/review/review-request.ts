@@ -5,7 +5,7 @@
  * closed and whenever the Stop hook asks for a review; the reviewer is told to read the files as they
  * are on disk, since the agent may have changed them since.
  */
-import { renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "../../files/node-fs.ts";
 import { gitResult } from "../../git/git.ts";
 import type { HookLayout } from "../hook-layout.ts";
 import { renderReviewRequest } from "../templates/review-request-text.ts";

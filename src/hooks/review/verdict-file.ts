@@ -5,7 +5,7 @@
  * in the hook state, under the state lock) and it still agrees with the report beside it: a verdict
  * file written by anyone else, or a report edited afterwards, is ignored.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "../../files/node-fs.ts";
 import type { HookLayout } from "../hook-layout.ts";
 import { sha256Hex } from "./content-stamps.ts";
 import {

@@ -3,8 +3,9 @@
  * hold it for the few milliseconds of a read-modify-write, never while a gate runs, so a lock older than
  * `staleMs` belongs to a hook that was killed and is taken over.
  */
-import { closeSync, openSync, statSync, unlinkSync } from "node:fs";
+
 import { setTimeout as delay } from "node:timers/promises";
+import { closeSync, openSync, statSync, unlinkSync } from "../../files/node-fs.ts";
 
 export interface FileLockOptions {
   /** Give up (throw) after waiting this long. Default 15 s. */

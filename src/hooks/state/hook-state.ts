@@ -4,7 +4,7 @@
  * under a lock file, written to a temporary file and renamed, so concurrent hooks leave exact counts
  * and a reader never sees half a file.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "../../files/node-fs.ts";
 import type { HookLayout } from "../hook-layout.ts";
 import { ensureStateFolder } from "../hook-layout.ts";
 import type { OpenWork } from "../work/deferred-work.ts";

@@ -5,8 +5,9 @@
  * commands, an Edit or MultiEdit that drops one, and a Bash command that names the settings files and
  * does not only read them, are denied where hook mode is installed. Other edits of the settings pass.
  */
-import { readFileSync } from "node:fs";
+
 import { join, resolve } from "node:path";
+import { readFileSync } from "../../files/node-fs.ts";
 import { isHookModeCommand } from "../install/hook-command.ts";
 
 const settingsFiles = [".claude/settings.json", ".claude/settings.local.json"];

@@ -8,8 +8,9 @@
  * against a model that cuts corners, not a sandbox: the verdict's hash in the hook state is the
  * second line (see verdict-file.ts).
  */
-import { realpathSync } from "node:fs";
+
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realpathSync } from "../../files/node-fs.ts";
 import { reviewerAgentName } from "../hook-context.ts";
 import { stateFolderName } from "../hook-layout.ts";
 import { namesSettings, settingsHoldHookMode, settingsWriteProblem } from "./settings-guard.ts";

@@ -2,8 +2,9 @@
  * The dashboard's static assets (its stylesheet and its live script), read once from the `assets`
  * folder next to this file and served with a content type and a short cache lifetime.
  */
-import { readFileSync } from "node:fs";
+
 import type { Context } from "hono";
+import { readFileSync } from "../../files/node-fs.ts";
 
 const types: Record<string, string> = {
   "dashboard.css": "text/css; charset=utf-8",
