@@ -18,6 +18,11 @@ export async function createLoop(
   baseSha: string,
 ): Promise<LoopRecord> {
   const { spec } = loaded;
+  // Both git questions are asked at once, before the store is: their processes run while this process
+  // goes on (the store's look-up, the foreground run's modules), and the answers are taken in the order
+  // the checks are made. Asked of a loop that turns out to exist, they change nothing.
+  const branchTaken = settled(branchExists(repoRoot, spec.branch));
+  const startBranchAnswer = settled(startingBranch(repoRoot, spec.base));
   const existing = await store.findLoop(spec.name, repoRoot);
   if (existing) {
     const holder = await store.lockHolder(existing.id);
@@ -30,7 +35,7 @@ export async function createLoop(
       `a loop named ${spec.name} already exists in ${repoRoot}; use \`loopwright resume ${spec.name}\`, or \`loopwright rm ${spec.name}\` first`,
     );
   }
-  if (await branchExists(repoRoot, spec.branch)) {
+  if (await taken(branchTaken)) {
     throw new UsageError(
       `branch ${spec.branch} already exists in ${repoRoot}; delete it or set \`branch:\` in the spec`,
     );
@@ -42,7 +47,7 @@ export async function createLoop(
     specPath: loaded.specPath,
     spec,
   });
-  const startBranch = await startingBranch(repoRoot, spec.base);
+  const startBranch = await taken(startBranchAnswer);
   const created = await store.appendEvent(
     loop.id,
     "loop_created",
@@ -58,6 +63,21 @@ export async function createLoop(
   );
   crashPoint(created.seq);
   return loop;
+}
+
+/** A promise whose rejection is kept for `taken` (no unhandled rejection when it is never taken). */
+function settled<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** The value `settled` kept, or its error thrown now. */
+async function taken<T>(outcome: Promise<{ value: T } | { error: unknown }>): Promise<T> {
+  const result = await outcome;
+  if ("error" in result) throw result.error;
+  return result.value;
 }
 
 /**

@@ -26,16 +26,32 @@ export async function prepare(context: RunContext): Promise<void> {
   // worktree), and creating it would give that worktree's HEAD a commit before the refusal.
   const repositoryMade = loopRepositoryOf(context);
   repositoryMade.catch(() => {});
-  const holder = await checkedOutAt(repoRoot, branch);
+  // The gates' checkout, detached at the base, needs no branch: it is written as soon as the loop's
+  // repository exists, while the branch is checked and made (git processes side by side, not in a row).
+  const gatesCheckedOut = repositoryMade.then((repository) =>
+    checkOut(repository, context.gateWorktree, gatesIndex, baseSha, { detached: true }),
+  );
+  gatesCheckedOut.catch(() => {});
+  // Nothing of this step may still be writing once it has failed.
+  const failed = async (error: unknown): Promise<never> => {
+    await gatesCheckedOut.catch(() => {});
+    throw error;
+  };
+  const holder = await checkedOutAt(repoRoot, branch).catch(failed);
   if (holder) {
-    throw new Error(
-      `the loop's branch ${branch} is checked out in ${holder}; loopwright moves it while the loop runs, so switch that checkout to another branch first`,
+    await failed(
+      new Error(
+        `the loop's branch ${branch} is checked out in ${holder}; loopwright moves it while the loop runs, so switch that checkout to another branch first`,
+      ),
     );
   }
-  const [repository, tip] = await Promise.all([repositoryMade, ensureBranch(repoRoot, branch, baseSha)]);
+  const [repository, tip] = await Promise.all([
+    repositoryMade,
+    ensureBranch(repoRoot, branch, baseSha),
+  ]).catch(failed);
   const [, gatesCreated] = await Promise.all([
     checkOut(repository, context.makerWorktree, makerIndex, tip, { branch }),
-    checkOut(repository, context.gateWorktree, gatesIndex, baseSha, { detached: true }),
+    gatesCheckedOut,
   ]);
   for (const worktree of [context.makerWorktree, context.gateWorktree]) await runSetup(context, worktree);
   await context.append("engines_resolved", engineNotes(state.spec));
