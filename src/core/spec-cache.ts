@@ -22,6 +22,7 @@ import {
 import { readRegularFileSync } from "../files/read-regular-file.ts";
 import { loopwrightHome } from "../paths.ts";
 import type { LoadedSpec, ParsedAnyModeSpec } from "./spec-file.ts";
+import { importSpecParser } from "./spec-parser-import.ts";
 
 /** A spec file larger than this is refused unread: specs are a page or two, not megabytes. */
 export const maximumSpecBytes = 1024 * 1024;
@@ -52,7 +53,7 @@ export async function loadSpecFileCached(path: string, home: string = loopwright
   const loaded = await loadSpecFileForAnyModeCached(path, home);
   if (loaded.spec.maker) return { ...loaded, spec: { ...loaded.spec, maker: loaded.spec.maker } };
   // Only the parser says what is missing, in its own words (and problem format).
-  const { requireMaker } = await import("./spec-file.ts");
+  const { requireMaker } = await importSpecParser();
   return { ...requireMaker(loaded, path), specPath: loaded.specPath };
 }
 
@@ -73,7 +74,7 @@ export async function loadSpecFileForAnyModeCached(
       cached.files.every((file) => readScript(file.path) === file.text);
     if (same) return { ...cached.parsed, specPath };
   }
-  const { parseSpecTextForAnyMode } = await import("./spec-file.ts");
+  const { parseSpecTextForAnyMode } = await importSpecParser();
   const files: SpecCacheEntry["files"] = [];
   const parsed = parseSpecTextForAnyMode(text, path, directory, files);
   // The entry is serialised now (a caller may change what it is given), written once the caller has
