@@ -62,3 +62,35 @@ budget: { maxIterations: 1 }
   assert.equal(count("read-tree"), 2, commands.join(" "));
   assert.equal(count("clean"), 1, commands.join(" "));
 });
+
+test("a loop whose branch was made elsewhere before its first prepare gets the maker's checkout at that branch", async () => {
+  const spec = await sandbox.spec(
+    `name: raced
+goal: Never reached.
+repo: ./repo
+maker: { engine: scripted, turns: [{ write: { work.txt: "x\\n" } }] }
+gates: [{ id: never, kind: tests-pass, run: "false" }]
+budget: { maxIterations: 1 }
+`,
+    join(sandbox.root, "raced.yaml"),
+  );
+  // The loop is created (event 1), then its controller dies before preparing anything.
+  const created = await sandbox.cli(["run", spec], { env: { LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: "1" } });
+  assert.equal(created.code, null, created.stderr);
+  // Meanwhile someone makes the loop's branch, at a commit that is not the base.
+  const base = await sandbox.git("rev-parse", "HEAD");
+  const moved = await sandbox.commit({ "moved.txt": "moved\n" }, "moved on");
+  await sandbox.git("branch", "loop/raced", moved);
+  await sandbox.git("reset", "-q", "--hard", base);
+  // The resume prepares (resume_requested, run_started, engines_resolved, loop_prepared: events 2 to 5)
+  // and stops there.
+  const resumed = await sandbox.cli(["resume", "raced"], { env: { LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: "5" } });
+  assert.equal(resumed.code, null, resumed.stderr);
+  const prepared = readTimeline(sandbox).findLast(
+    (event) => event.type === "loop_prepared" && event.data.includes("/raced-"),
+  );
+  assert.ok(prepared, `the loop was not prepared: ${resumed.stdout}${resumed.stderr}`);
+  const { makerWorktree } = JSON.parse(prepared.data) as { makerWorktree: string };
+  assert.equal(await readFile(join(makerWorktree, "moved.txt"), "utf8"), "moved\n");
+  assert.equal(await sandbox.git("-C", makerWorktree, "rev-parse", "HEAD"), moved);
+});

@@ -32,9 +32,19 @@ export async function prepare(context: RunContext): Promise<void> {
     checkOut(repository, context.gateWorktree, gatesIndex, baseSha, { detached: true }),
   );
   gatesCheckedOut.catch(() => {});
+  // Before its first iteration a loop's branch is made at the base (or found there): the maker's
+  // checkout is written at the base as soon as the loop's repository exists too, and written again
+  // below in the rare case the branch turns out to be elsewhere (made by someone else meanwhile).
+  const makerAtBase =
+    state.iterations.length === 0
+      ? repositoryMade.then((repository) =>
+          checkOut(repository, context.makerWorktree, makerIndex, baseSha, { branch }),
+        )
+      : undefined;
+  makerAtBase?.catch(() => {});
   // Nothing of this step may still be writing once it has failed.
   const failed = async (error: unknown): Promise<never> => {
-    await gatesCheckedOut.catch(() => {});
+    await Promise.allSettled([gatesCheckedOut, makerAtBase]);
     throw error;
   };
   const holder = await checkedOutAt(repoRoot, branch).catch(failed);
@@ -49,10 +59,16 @@ export async function prepare(context: RunContext): Promise<void> {
     repositoryMade,
     ensureBranch(repoRoot, branch, baseSha),
   ]).catch(failed);
-  const [, gatesCreated] = await Promise.all([
-    checkOut(repository, context.makerWorktree, makerIndex, tip, { branch }),
-    gatesCheckedOut,
-  ]);
+  const makerCheckedOut = (async () => {
+    // Written at the base above: done, unless the branch is elsewhere or that write failed.
+    const atBase = await makerAtBase?.then(
+      () => true,
+      () => false,
+    );
+    if (atBase && tip === baseSha) return;
+    await checkOut(repository, context.makerWorktree, makerIndex, tip, { branch });
+  })();
+  const [, gatesCreated] = await Promise.all([makerCheckedOut, gatesCheckedOut]);
   for (const worktree of [context.makerWorktree, context.gateWorktree]) await runSetup(context, worktree);
   await context.append("engines_resolved", engineNotes(state.spec));
   await context.append("loop_prepared", {
