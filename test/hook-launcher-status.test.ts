@@ -159,6 +159,18 @@ describe("the launcher's git status", () => {
   });
 });
 
+test("with stdin closed, the launcher still runs the hook, which answers", async () => {
+  const sandbox = await hookedCheckout();
+  await openWork(sandbox, wrong);
+  const launcherPath = join(sandbox.repo, ".loopwright", "hook");
+  const stdout = execFileSync("/bin/sh", ["-c", 'exec "$0" stop <&-', launcherPath], {
+    cwd: sandbox.repo,
+    env: { ...sandbox.env, CLAUDE_PROJECT_DIR: sandbox.repo },
+    encoding: "utf8",
+  });
+  assert.equal(JSON.parse(stdout).decision, "block");
+});
+
 describe("stdin without streams", () => {
   test("a non-blocking stdin with the input not yet written is read through the stream after EAGAIN", async () => {
     const sandbox = await hookedCheckout();

@@ -64,8 +64,8 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
       unset IFS; set +f
     fi ;;
   esac
-  if [ -n "$git" ]; then
-    exec 4<&0
+  # Descriptor 4 keeps the hook's stdin for Node (\`command\`: a closed stdin is no fatal error).
+  if [ -n "$git" ] && { command exec 4<&0; } 2>/dev/null; then
     {
       unset ${repositoryLocatingVariables.join(" ")}
       ${settings} "$git" -C "$folder" ${gitCommand} </dev/null 2>/dev/null
