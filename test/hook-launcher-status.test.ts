@@ -53,6 +53,7 @@ function launcher(
   event: string,
   input: Record<string, unknown>,
   folder = sandbox.repo,
+  launcherPath = join(sandbox.repo, ".loopwright", "hook"),
 ): Promise<LauncherRun> {
   const run = runs++;
   const gitTrace = join(sandbox.root, `git-trace-${run}.txt`);
@@ -64,7 +65,7 @@ function launcher(
     LOOPWRIGHT_MODULE_TRACE: moduleTrace,
     NODE_OPTIONS: `--import ${tracer}`,
   };
-  const child = spawn(join(sandbox.repo, ".loopwright", "hook"), [event], { cwd: folder, env });
+  const child = spawn(launcherPath, [event], { cwd: folder, env });
   let stdout = "";
   child.stdout.on("data", (chunk) => {
     stdout += chunk;
@@ -135,6 +136,17 @@ describe("the launcher's git status", () => {
     const prompt = await launcher(sandbox, "prompt", {}, other.repo);
     assert.match(JSON.stringify(prompt.output), /3 files changed since the work opened/);
     assert.deepEqual(prompt.gitCommands, ["status", "status"]);
+  });
+
+  test("the plugin's launcher starts none where the project's own launcher is (its hook steps aside)", async () => {
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, wrong);
+    const marketplace = join(sandbox.root, "marketplace");
+    assert.equal((await sandbox.cli(["init", "claude", "--plugin", marketplace])).code, 0);
+    const plugin = join(marketplace, "loopwright", "bin", "loopwright-hook");
+    const stop = await launcher(sandbox, "stop", {}, sandbox.repo, plugin);
+    assert.deepEqual(stop.output, {});
+    assert.deepEqual(stop.gitCommands, []);
   });
 
   test("a launcher written by another version (another command) is discarded", async () => {

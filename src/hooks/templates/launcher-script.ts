@@ -36,6 +36,9 @@ export function launcherScript(options: {
     .map(([name, value]) => `${name}=${shellQuote(value)}`)
     .join(" ");
   const variables = launcherStatusVariables;
+  // The plugin's hooks step aside where the project's own are installed (hook-main.ts): no git for them.
+  const stepAside =
+    options.env?.LOOPWRIGHT_HOOK_SOURCE === "plugin" ? ' && [ ! -e "$folder/.loopwright/hook" ]' : "";
   return `#!/bin/sh
 # loopwright's hook launcher, written by \`loopwright init claude\`: runs the hooks with the Node.js
 # ${options.nodeVersion} pinned below, whatever \`node\` comes first on PATH.
@@ -55,7 +58,7 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   git=
   case $folder in
-    /*) if [ -n "$early" ] && [ -e "$folder/.git" ] && [ -f "$folder/loop.yaml" ]; then
+    /*) if [ -n "$early" ] && [ -e "$folder/.git" ] && [ -f "$folder/loop.yaml" ]${stepAside}; then
       # The first git in an absolute folder of PATH, as loopwright finds it.
       set -f; IFS=:
       for directory in $PATH; do
