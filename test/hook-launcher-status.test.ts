@@ -11,7 +11,9 @@ import { Socket } from "node:net";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { readHookInput } from "../src/hooks/hook-io.ts";
+import { hookState } from "./support/hook-runner.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const tracer = new URL("./support/module-trace.mjs", import.meta.url).pathname;
 const spec = `name: hooked
@@ -181,6 +183,28 @@ test("with stdin closed, the launcher still runs the hook, which answers", async
     encoding: "utf8",
   });
   assert.equal(JSON.parse(stdout).decision, "block");
+});
+
+test("a signal that ends the launcher ends the hook it started (Node is its child there)", async () => {
+  const sandbox = await hookedCheckout();
+  const started = join(sandbox.root, "gate-started");
+  await sandbox.commit({
+    "loop.yaml": spec.replace(`"grep -q 'a + b' math.js"`, `"touch ${started}; sleep 4"`),
+  });
+  await openWork(sandbox, right);
+  const stopsBefore = hookState(sandbox.repo).totals.stops;
+  const child = spawn(join(sandbox.repo, ".loopwright", "hook"), ["stop"], {
+    cwd: sandbox.repo,
+    env: { ...sandbox.env, CLAUDE_PROJECT_DIR: sandbox.repo },
+  });
+  child.stdin.end(JSON.stringify({ session_id: "s1", cwd: sandbox.repo }));
+  const ended = new Promise((resolve) => child.on("close", resolve));
+  await waitFor(() => existsSync(started), "the gate to start", 60_000);
+  child.kill("SIGTERM");
+  await ended;
+  // Had the hook lived on, it would have recorded this stop once its gate ended (4 s).
+  await new Promise((resolve) => setTimeout(resolve, 7_000));
+  assert.equal(hookState(sandbox.repo).totals.stops, stopsBefore);
 });
 
 describe("stdin without streams", () => {

@@ -75,8 +75,17 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
       printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
     } 4<&- | LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
       ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-      ${assignments}"$node" "$entry" hook "$@" 3<&0 0<&4 4<&-
-    exit
+      ${assignments}"$node" "$entry" hook "$@" 3<&0 0<&4 4<&- &
+    # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
+    # timeout) is passed on to it, as it reached Node when the script exec'd it.
+    hook=$!
+    trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
+    while :; do
+      wait "$hook"
+      status=$?
+      kill -s 0 "$hook" 2>/dev/null || break
+    done
+    exit "$status"
   fi
   LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$entry" hook "$@"
 fi
