@@ -2,8 +2,9 @@
  * A checkout whose private index this process left holding a tree is checked with one `git ls-files`
  * (the maker's before its turn, the gates' before a recheck), and everything that listing must see sends
  * it to the full git work: an edit, a mode change, a deletion, a new file, an empty folder, an index
- * another process rewrote. Counted with LOOPWRIGHT_GIT_TRACE (read when git.ts loads: set first, then
- * the modules are imported).
+ * another process rewrote. And the diffs of a commit's tree, printed while the commit is made, filed
+ * under the commit: exactly what `diffText` prints for it, which then runs no git. Counted with
+ * LOOPWRIGHT_GIT_TRACE (read when git.ts loads: set first, then the modules are imported).
  */
 import assert from "node:assert/strict";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -17,6 +18,7 @@ process.env.LOOPWRIGHT_GIT_TRACE = trace;
 const { git } = await import("../src/git/git.ts");
 const { checkOut, openLoopRepository, snapshotTree } = await import("../src/git/loop-repository.ts");
 const { commitEverything, newFolder, newRepository, writeFiles } = await import("./git-fixtures.ts");
+const { diffText, rememberDiff, treeDiffTexts } = await import("../src/git/diffs.ts");
 
 /** The git subcommands `work` ran (`git` calls of the test itself included). */
 async function gitRunBy(work: () => Promise<unknown>): Promise<string[]> {
@@ -147,5 +149,27 @@ describe("checkOut of the commit the index holds (the gates' recheck)", () => {
     const ran = await gitRunBy(() => checkOut(repository, gates, "gates", first, { detached: true }));
     assert.deepEqual(ran, ["read-tree", "clean"]);
     assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a\n");
+  });
+});
+
+describe("treeDiffTexts and rememberDiff", () => {
+  it("print from trees what diffText prints for the commits holding them, then diffText runs no git", async () => {
+    const root = await newRepository({ "a.txt": "a\n", "b.txt": "b\n" });
+    const base = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": "a2\n", "c.txt": "c\n" });
+    await git(["mv", "b.txt", "moved.txt"], root);
+    const sha = await commitEverything(root, "second");
+    const treeOf = (commit: string) => git(["rev-parse", `${commit}^{tree}`], root, { trim: true });
+    const [fresh, same] = await treeDiffTexts(root, [
+      [await treeOf(base), await treeOf(sha)],
+      [await treeOf(sha), await treeOf(sha)],
+    ]);
+    assert.equal(same, "");
+    const alone = await diffText(root, base, sha);
+    assert.equal(fresh, alone);
+    assert.match(fresh, /rename from b.txt/);
+    rememberDiff(root, base, sha, fresh);
+    const ran = await gitRunBy(async () => assert.equal(await diffText(root, base, sha), fresh));
+    assert.deepEqual(ran, []);
   });
 });
