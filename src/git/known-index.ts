@@ -33,6 +33,12 @@ export function indexHolds(path: string, holds: string): boolean {
   return entry !== undefined && entry.holds === holds && indexDigest(path) === entry.digest;
 }
 
+/** What the index file `path` holds when it is, byte for byte, the one recorded (`commit:<sha>`...). */
+export function heldBy(path: string): string | undefined {
+  const entry = known.get(path);
+  return entry !== undefined && indexDigest(path) === entry.digest ? entry.holds : undefined;
+}
+
 /** Forgets what `path` held (the index is about to change, or is gone). */
 export function forgetIndex(path: string): void {
   known.delete(path);

@@ -15,7 +15,7 @@ import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from 
 import { dirname, join, resolve } from "node:path";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
 import { git, gitSequence } from "./git.ts";
-import { forgetIndex, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
+import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
@@ -214,6 +214,16 @@ export async function indexTree(
 ): Promise<string> {
   const env = checkoutEnvironment(repository, checkout, index);
   return git(["write-tree"], checkout, { env, trim: true });
+}
+
+/**
+ * The commit whose files `checkOut` last wrote with the checkout's private index, when this process did
+ * and the index is still byte for byte what it left (see known-index.ts); otherwise undefined (ask
+ * `indexTree`). No git runs.
+ */
+export function knownIndexCommit(repository: LoopRepository, index: string): string | undefined {
+  const holds = heldBy(join(repository.directory, `${index}.index`));
+  return holds?.startsWith("commit:") ? holds.slice("commit:".length) : undefined;
 }
 
 /** Deletes a checkout and its private index. A missing checkout is fine. */
