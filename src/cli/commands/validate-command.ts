@@ -9,6 +9,7 @@
 
 import { SpecError } from "../../errors.ts";
 import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
+import { writeOut } from "../output.ts";
 
 export async function validateCommand(specArgument: string): Promise<number> {
   // The probe never rejects: it settles with the sandbox's availability, cached for this process.
@@ -23,7 +24,7 @@ export async function validateCommand(specArgument: string): Promise<number> {
     const gates = anyMode.spec.gates.map(
       (gate) => `  gate ${gate.id} (${gate.kind}): ${gate.run ?? gate.assert}`,
     );
-    process.stdout.write(
+    writeOut(
       [
         `${specArgument}: valid for hook mode only (\`loopwright init claude\`)`,
         "  loop mode (`loopwright run`): no, it needs a maker",
@@ -41,7 +42,7 @@ export async function validateCommand(specArgument: string): Promise<number> {
   const check = await preflight(loaded, specArgument, usualCase);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   await sandboxProbed;
-  process.stdout.write(
+  writeOut(
     `${specArgument}: valid\n  modes: loop (\`loopwright run\`) and hook mode (\`loopwright init claude\`)\n${describePlan(loaded.spec, check.repoRoot, check.baseSha)}\n${check.warnings.map((warning) => `  warning: ${warning}\n`).join("")}`,
   );
   return 0;
