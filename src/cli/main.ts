@@ -5,7 +5,7 @@
  * stderr and exit 2; a bug exits 1.
  */
 import { ExitCode, SpecError, UsageError } from "../errors.ts";
-import { writeErr } from "./output.ts";
+import { dropOutputWhenPipeCloses, writeErr } from "./output.ts";
 import { parseReadCommand } from "./read-commands.ts";
 
 export async function main(argv: string[]): Promise<number> {
@@ -23,9 +23,8 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Every other command line, parsed by commander (which also words the usage errors and the help). */
 async function commanderMain(argv: string[]): Promise<number> {
-  const [{ Command, CommanderError }, { dropOutputWhenPipeCloses }, { defineCommands }] = await Promise.all([
+  const [{ Command, CommanderError }, { defineCommands }] = await Promise.all([
     import("commander"),
-    import("./closed-pipe.ts"),
     import("./commands.ts"),
   ]);
   let exitCode: number = ExitCode.verified;

@@ -4,13 +4,17 @@
  * for a pipe) and loads Node's stream modules, a few milliseconds of CPU on every `ls`, `show` and
  * `validate` (14 builtin modules and ~7 ms of CPU for `ls | cat`, perf stat -r 30 on a 2-core machine).
  *
- * The same bytes arrive in the same order. A reader that closed the pipe (EPIPE) drops the rest quietly,
- * as src/cli/closed-pipe.ts does for the streams. Anything else a direct write cannot do (EAGAIN on a
+ * A reader that goes away early (`loopwright ls | head -1`, or `2>&1 | head` for stderr) closes the
+ * pipe under us. That is the reader's choice, not an error: further output is dropped and the command
+ * finishes as it would have, with its own exit code. A running loop is not killed by it (its timeline
+ * keeps everything; `show` reads it back).
+ *
+ * The direct writers send the same bytes in the same order as the streams would. A reader that closed
+ * the pipe (EPIPE) drops the rest quietly. Anything else a direct write cannot do (EAGAIN on a
  * pipe another process made non-blocking, a descriptor that is not open) hands the rest, and every later
  * write, to the stream, which waits for a full pipe and reports as it always did.
  */
 import { writeSync } from "../files/node-fs.ts";
-import { dropOutputWhenPipeCloses } from "./closed-pipe.ts";
 
 /** Writes `text` in full, or drops it once the reader is gone. */
 export type Writer = (text: string) => void;
@@ -56,4 +60,12 @@ export function directWriter(
       toStream(bytes.subarray(offset));
     }
   };
+}
+
+/** Makes `stream` drop output quietly once its reader has closed the pipe (EPIPE); rethrows anything else. */
+export function dropOutputWhenPipeCloses(stream: NodeJS.WriteStream = process.stdout): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    stream.write = (() => true) as typeof stream.write;
+  });
 }
