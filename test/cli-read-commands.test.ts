@@ -6,11 +6,14 @@
  * the stream when a direct write cannot go on.
  */
 import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Command } from "commander";
 import { defineCommands } from "../src/cli/commands.ts";
 import { directWriter } from "../src/cli/output.ts";
 import { parseReadCommand, readCommandForms } from "../src/cli/read-commands.ts";
+import { createSandbox } from "./support/loop-sandbox.ts";
 
 /** The values commander passes the action of `argv`'s command (its arguments, then its options), or its error code. */
 async function commanderValues(argv: string[]): Promise<unknown[] | string> {
@@ -172,4 +175,38 @@ describe("the direct writer", () => {
     assert.deepEqual(written, ["t line\n", "second line\n"]);
     assert.equal(calls, 2, "no direct write after the fallback");
   });
+});
+
+test("validate's sandbox probe starts before the CLI loads, once; its answer is in the plan", async () => {
+  const sandbox = await createSandbox();
+  try {
+    // A bwrap that records each start and refuses, so the plan must carry the probe's answer.
+    const tools = join(sandbox.root, "tools");
+    const starts = join(sandbox.root, "bwrap-starts");
+    mkdirSync(tools);
+    writeFileSync(
+      join(tools, "bwrap"),
+      `#!/bin/sh\necho started >> '${starts}'\necho 'bwrap: probe refused' >&2\nexit 1\n`,
+    );
+    chmodSync(join(tools, "bwrap"), 0o755);
+    const env = { PATH: `${tools}:${process.env.PATH}` };
+    const spec = await sandbox.spec(
+      `name: probed\ngoal: Be checked.\nrepo: ./repo\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: tests, kind: tests-pass, run: "true" }\n`,
+    );
+    for (const round of [1, 2]) {
+      const result = await sandbox.cli(["validate", spec], { env });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stdout,
+        /warning: no operating-system sandbox \(bwrap \(bubblewrap\) cannot create a sandbox here: bwrap: probe refused\)/,
+      );
+      assert.equal(readFileSync(starts, "utf8"), "started\n".repeat(round), `validate ${round}: one probe`);
+    }
+    // Any other form of validate is commander's, and starts no probe of its own before it.
+    const help = await sandbox.cli(["validate", "--help"], { env });
+    assert.equal(help.code, 0, help.stderr);
+    assert.equal(readFileSync(starts, "utf8"), "started\n".repeat(2));
+  } finally {
+    await sandbox.cleanup();
+  }
 });
