@@ -24,7 +24,7 @@ export async function appContext(session: Session): Promise<AppContext> {
 /**
  * The repository the current directory belongs to, if any. The usual case is read from the file system
  * (`resolveRepository` starts there too); only anything else loads git's modules (git/repository.ts and
- * its three: ~2 ms of CPU for `ls` and `show`, which never run git in the usual case).
+ * the three it imports, which `ls` and `show` never use in the usual case).
  */
 export async function currentRepository(): Promise<string | undefined> {
   const directory = process.cwd();

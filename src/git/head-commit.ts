@@ -1,8 +1,9 @@
 /**
  * `repositoryCommitAt(path, "HEAD")` read from the files of a plain repository, without a git process:
  * the usual case of `validate` (a spec's default base is HEAD), where starting git costs more than the
- * rest of the check once the spec is cached (a spawn blocks the main thread until git has started: 5–10
- * ms of CPU and up to 40 ms of wall time on a loaded 2-core machine, measured around `execFile`).
+ * rest of the check once the spec is cached (a spawn blocks the main thread until git has started: 5–12
+ * ms of CPU and 13–50 ms of wall time on a loaded 2-core machine, measured around `execFile`; reading
+ * the files and inflating the commit with node:zlib: ~4–5 ms of CPU).
  *
  * It answers only what git would: HEAD names a branch whose ref is a loose file or a `packed-refs` line
  * (or HEAD is a commit id), and the object is a loose commit, inflated whole and checked (`commit
