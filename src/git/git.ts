@@ -95,7 +95,7 @@ async function throughShell(
  * Inherited variables that would point git at another repository, index or object store (they are
  * set, for example, when loopwright runs inside a git hook). `options.env` may still set them.
  */
-const repositoryLocatingVariables = [
+export const repositoryLocatingVariables: readonly string[] = [
   "GIT_DIR",
   "GIT_WORK_TREE",
   "GIT_INDEX_FILE",
@@ -504,9 +504,19 @@ export function firstErrorLine(stderr: string): string {
   return lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? "";
 }
 
+/**
+ * What every git command's environment sets over the inherited one (after `repositoryLocatingVariables`
+ * are removed): no prompt, messages in the C locale, and no system-wide attributes (`/etc/gitattributes`):
+ * only the tree's own can apply.
+ */
+export const gitSettings: Readonly<Record<string, string>> = {
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_ATTR_NOSYSTEM: "1",
+  LC_ALL: "C",
+};
+
 function gitEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of repositoryLocatingVariables) delete env[name];
-  // No system-wide attributes either (`/etc/gitattributes`): only the tree's own can apply.
-  return { ...env, GIT_TERMINAL_PROMPT: "0", GIT_ATTR_NOSYSTEM: "1", LC_ALL: "C", ...extra };
+  return { ...env, ...gitSettings, ...extra };
 }

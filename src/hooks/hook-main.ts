@@ -16,9 +16,22 @@ import { basename } from "node:path";
 import { appendFileSync, existsSync, readFileSync } from "../files/node-fs.ts";
 import type { GitResult } from "../git/git.ts";
 import { type HookContext, type HookHandler, reviewerAgentName } from "./hook-context.ts";
-import { addContext, type HookInput, type HookOutput, passOn, readHookInput, tellUser } from "./hook-io.ts";
+import {
+  addContext,
+  type HookInput,
+  type HookOutput,
+  passOn,
+  readHookInput,
+  tellUser,
+  writeHookOutput,
+} from "./hook-io.ts";
 import { findCheckoutRoot, type HookLayout, hookLayout } from "./hook-layout.ts";
-import { startStatus } from "./review/status-process.ts";
+import {
+  discardLauncherStatus,
+  type LauncherStatus,
+  startStatus,
+  takeLauncherStatus,
+} from "./review/status-process.ts";
 import {
   hookOffContext,
   hookOffMessage,
@@ -45,6 +58,7 @@ const handlers: Record<string, () => Promise<HookHandler>> = {
 /** Runs one hook event; always resolves 0 after printing exactly one JSON object on stdout. */
 export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const event = argv[0] ?? "";
+  const launched = takeLauncherStatus(env);
   let layout: HookLayout | undefined;
   let output: HookOutput;
   try {
@@ -61,7 +75,7 @@ export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.e
       } else {
         const root = findCheckoutRoot(input.cwd ?? env.CLAUDE_PROJECT_DIR ?? process.cwd());
         layout = root ? hookLayout(root) : undefined;
-        output = await dispatch(event, input, layout, env);
+        output = await dispatch(event, input, layout, env, launched);
       }
     }
   } catch (error) {
@@ -69,7 +83,8 @@ export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.e
       internalFailureMessage(event, describeFailure(error), logFailure(layout, event, error)),
     );
   }
-  process.stdout.write(`${JSON.stringify(output)}\n`);
+  discardLauncherStatus(launched);
+  writeHookOutput(output);
   return 0;
 }
 
@@ -79,6 +94,7 @@ async function dispatch(
   input: HookInput,
   layout: HookLayout | undefined,
   env: NodeJS.ProcessEnv,
+  launched: LauncherStatus | undefined,
 ): Promise<HookOutput> {
   if (!layout) return event === "close" ? tellUser(notSetUpMessage) : passOn();
   // Plugin and project both installed: the project's hooks run, the plugin's step aside (each runs once).
@@ -98,9 +114,13 @@ async function dispatch(
     if (event !== "prompt") return passOn();
     return { ...addContext("UserPromptSubmit", hookOffContext), ...tellUser(hookOffMessage(layout.off)) };
   }
-  // git reads the working tree while the handler's modules load (the stop always needs it).
+  // git reads the working tree while the handler's modules load (the stop always needs it), unless the
+  // launcher started it already.
   const status =
-    event === "stop" || (event === "prompt" && workIsOpen(layout)) ? startStatus(layout.root) : undefined;
+    event === "stop" || (event === "prompt" && workIsOpen(layout))
+      ? startStatus(layout.root, launched)
+      : undefined;
+  discardLauncherStatus(launched);
   return (await handlers[event]())(contextFor(input, layout, env, status));
 }
 

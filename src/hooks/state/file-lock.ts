@@ -4,7 +4,6 @@
  * `staleMs` belongs to a hook that was killed and is taken over.
  */
 
-import { setTimeout as delay } from "node:timers/promises";
 import { closeSync, openSync, statSync, unlinkSync } from "../../files/node-fs.ts";
 
 export interface FileLockOptions {
@@ -31,7 +30,9 @@ export async function withFileLock<T>(
     }
     if (Date.now() - started > timeoutMs)
       throw new Error(`the hook state lock ${lockPath} stayed taken for ${timeoutMs / 1000} s`);
-    // Short, jittered waits: holders release within milliseconds.
+    // Short, jittered waits: holders release within milliseconds. node:timers/promises loads only
+    // here, when the lock is taken: most hooks find it free.
+    const { setTimeout: delay } = process.getBuiltinModule("node:timers/promises");
     await delay(1 + Math.random() * Math.min(20, 2 + attempt));
   }
   try {

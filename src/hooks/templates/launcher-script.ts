@@ -1,8 +1,23 @@
 /**
  * The hook launcher: a small sh script with absolute paths to a Node.js that `init claude` checked and
  * to loopwright's entry, so that hooks run the same whatever `node` comes first on the user's PATH. If
- * either disappears, it still answers Claude Code in JSON with exit 0 and tells the user. Pure.
+ * either disappears, it still answers Claude Code in JSON with exit 0 and tells the user.
+ *
+ * For `stop`, and `prompt` when the state names open work, it starts the hook's `git status` itself,
+ * in `$CLAUDE_PROJECT_DIR` (else the current folder) when that folder holds `.git` and `loop.yaml`,
+ * and pipes its output to Node on descriptor 3: git runs while Node starts, and Node needs no
+ * node:child_process. Node uses it only when it is exactly the status it would run (see
+ * status-process.ts); the script decides with sh builtins alone (no process is started to decide).
+ * Pure.
  */
+import { gitSettings, neutralisingArguments, repositoryLocatingVariables } from "../../git/git.ts";
+import {
+  launcherStatusSignature,
+  launcherStatusTrailer,
+  launcherStatusVariables,
+  statusArguments,
+} from "../review/status-process.ts";
+
 export function launcherScript(options: {
   node: string;
   nodeVersion: string;
@@ -16,12 +31,62 @@ export function launcherScript(options: {
   const gone = JSON.stringify({
     systemMessage: `loopwright: the Node.js (${options.node}) or the loopwright (${options.entry}) that hook mode was set up with is gone, so nothing was checked. Run \`loopwright init claude\` again.`,
   });
+  const gitCommand = ["--no-pager", ...neutralisingArguments, ...statusArguments].map(shellQuote).join(" ");
+  const settings = Object.entries(gitSettings)
+    .map(([name, value]) => `${name}=${shellQuote(value)}`)
+    .join(" ");
+  const variables = launcherStatusVariables;
+  // The plugin's hooks step aside where the project's own are installed (hook-main.ts): no git for them.
+  const stepAside =
+    options.env?.LOOPWRIGHT_HOOK_SOURCE === "plugin" ? ' && [ ! -e "$folder/.loopwright/hook" ]' : "";
   return `#!/bin/sh
 # loopwright's hook launcher, written by \`loopwright init claude\`: runs the hooks with the Node.js
 # ${options.nodeVersion} pinned below, whatever \`node\` comes first on PATH.
 node=${shellQuote(options.node)}
 entry=${shellQuote(options.entry)}
 if [ -x "$node" ] && [ -f "$entry" ]; then
+  # A stop, and a prompt with open work, read one \`git status\`: started here, it runs while Node
+  # starts; Node reads it on descriptor 3 if it is exactly the one it would run, else runs its own.
+  folder=\${CLAUDE_PROJECT_DIR:-$PWD}
+  early=
+  case $1 in
+    stop) early=1 ;;
+    prompt)
+      while IFS= read -r line; do
+        case $line in '  "work": '*) early=1; break ;; esac
+      done 2>/dev/null <"$folder/.loopwright/state.json" ;;
+  esac
+  git=
+  case $folder in
+    /*) if [ -n "$early" ] && [ -e "$folder/.git" ] && [ -f "$folder/loop.yaml" ]${stepAside}; then
+      # The first git in an absolute folder of PATH, as loopwright finds it.
+      set -f; IFS=:
+      for directory in $PATH; do
+        case $directory in /*) if [ -x "$directory/git" ]; then git=$directory/git; break; fi ;; esac
+      done
+      unset IFS; set +f
+    fi ;;
+  esac
+  # Descriptor 4 keeps the hook's stdin for Node (\`command\`: a closed stdin is no fatal error).
+  if [ -n "$git" ] && { command exec 4<&0; } 2>/dev/null; then
+    {
+      unset ${repositoryLocatingVariables.join(" ")}
+      ${settings} "$git" -C "$folder" ${gitCommand} </dev/null 2>/dev/null
+      printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
+    } 4<&- | LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
+      ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
+      ${assignments}"$node" "$entry" hook "$@" 3<&0 0<&4 4<&- &
+    # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
+    # timeout) is passed on to it, as it reached Node when the script exec'd it.
+    hook=$!
+    trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
+    while :; do
+      wait "$hook"
+      status=$?
+      kill -s 0 "$hook" 2>/dev/null || break
+    done
+    exit "$status"
+  fi
   LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$entry" hook "$@"
 fi
 printf '%s\\n' ${shellQuote(gone)}

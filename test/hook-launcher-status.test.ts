@@ -1,0 +1,225 @@
+/**
+ * The launcher (`.loopwright/hook`) starts a stop's `git status` (and a prompt's, with open work)
+ * before Node, and the hook reads it on descriptor 3 only when it is exactly the status the hook would
+ * run itself: same checkout, same git, same command, exit 0. Everything else falls back to the hook's
+ * own git, with the same answer. And the hook reads stdin and writes its answer without streams.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, constants, existsSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { Socket } from "node:net";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { readHookInput } from "../src/hooks/hook-io.ts";
+import { hookState } from "./support/hook-runner.ts";
+import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { waitFor } from "./support/wait-for.ts";
+
+const tracer = new URL("./support/module-trace.mjs", import.meta.url).pathname;
+const spec = `name: hooked
+goal: add() adds.
+maker: { engine: command, run: "true" }
+gates:
+  - { id: tests, kind: tests-pass, run: "grep -q 'a + b' math.js" }
+`;
+const wrong = "export const add = (a, b) => a - b;\n";
+const right = "export const add = (a, b) => a + b;\n";
+
+const sandboxes: Sandbox[] = [];
+after(() => Promise.all(sandboxes.map((sandbox) => sandbox.cleanup())));
+
+/** A checkout with hook mode set up by `init claude` (the launcher included), committed. */
+async function hookedCheckout(): Promise<Sandbox> {
+  const sandbox = await createSandbox({ "math.js": wrong, "loop.yaml": spec });
+  delete sandbox.env.NODE_TEST_CONTEXT;
+  sandboxes.push(sandbox);
+  const init = await sandbox.cli(["init", "claude"]);
+  assert.equal(init.code, 0, init.stderr);
+  await sandbox.git("add", "-A");
+  await sandbox.git("commit", "-q", "-m", "hook mode");
+  return sandbox;
+}
+
+interface LauncherRun {
+  output: Record<string, unknown>;
+  /** The git subcommands started, by the launcher and by the hook. */
+  gitCommands: string[];
+  /** Module URLs and `builtin:<name>` lines the hook's Node loaded. */
+  modules: string[];
+}
+
+let runs = 0;
+/** Runs the checkout's launcher as Claude Code does (cwd and CLAUDE_PROJECT_DIR: `folder`). */
+function launcher(
+  sandbox: Sandbox,
+  event: string,
+  input: Record<string, unknown>,
+  folder = sandbox.repo,
+  launcherPath = join(sandbox.repo, ".loopwright", "hook"),
+): Promise<LauncherRun> {
+  const run = runs++;
+  const gitTrace = join(sandbox.root, `git-trace-${run}.txt`);
+  const moduleTrace = join(sandbox.root, `module-trace-${run}.txt`);
+  const env = {
+    ...sandbox.env,
+    CLAUDE_PROJECT_DIR: folder,
+    LOOPWRIGHT_GIT_TRACE: gitTrace,
+    LOOPWRIGHT_MODULE_TRACE: moduleTrace,
+    NODE_OPTIONS: `--import ${tracer}`,
+  };
+  const child = spawn(launcherPath, [event], { cwd: folder, env });
+  let stdout = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stdin.end(JSON.stringify({ session_id: "s1", cwd: sandbox.repo, ...input }));
+  const lines = (path: string) =>
+    existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`the launcher exited ${code}: ${stdout}`));
+      resolve({
+        output: JSON.parse(stdout),
+        gitCommands: lines(gitTrace).map((line) => line.split(" ")[1]),
+        modules: lines(moduleTrace),
+      });
+    });
+  });
+}
+
+/** Opens the work with a Write of math.js (through the launcher too). */
+async function openWork(sandbox: Sandbox, content: string): Promise<void> {
+  await sandbox.write({ "math.js": content });
+  await launcher(sandbox, "post-tool", {
+    tool_name: "Write",
+    tool_input: { file_path: join(sandbox.repo, "math.js") },
+  });
+}
+
+describe("the launcher's git status", () => {
+  test("a stop and a prompt with open work use it: one git process, no child_process in Node", async () => {
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, right);
+    await sandbox.write({ "notes/new.txt": "untracked\n" });
+    // The first stop runs the gate (that loads child_process); the second finds it green.
+    assert.deepEqual((await launcher(sandbox, "stop", {})).output, {});
+    const stop = await launcher(sandbox, "stop", {});
+    assert.deepEqual(stop.output, {});
+    const prompt = await launcher(sandbox, "prompt", {});
+    assert.match(JSON.stringify(prompt.output), /2 files changed since the work opened/);
+    for (const run of [stop, prompt]) {
+      assert.deepEqual(run.gitCommands, ["status"]);
+      // Nor node:crypto: the changed files are small, hashed in JavaScript (content-stamps.ts).
+      for (const builtin of ["child_process", "net", "stream", "crypto"])
+        assert.ok(!run.modules.includes(`builtin:${builtin}`), `the hook loaded ${builtin}`);
+    }
+    // Its answer is git's: the wrong code is graded again and blocked.
+    await sandbox.write({ "math.js": wrong });
+    const blocked = await launcher(sandbox, "stop", {});
+    assert.equal(blocked.output.decision, "block");
+    assert.equal(blocked.gitCommands[0], "status");
+  });
+
+  test("a prompt without open work starts none", async () => {
+    const sandbox = await hookedCheckout();
+    const prompt = await launcher(sandbox, "prompt", {});
+    assert.deepEqual(prompt.gitCommands, []);
+    assert.match(JSON.stringify(prompt.output), /Definition of done/);
+  });
+
+  test("started for another checkout, it is discarded: the hook reads its own", async () => {
+    const other = await hookedCheckout();
+    await openWork(other, right);
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, right);
+    await sandbox.write({ "one.txt": "1\n", "two.txt": "2\n" });
+    // Claude Code's project is `other`; the input's cwd is `sandbox`: the hook answers for `sandbox`.
+    const prompt = await launcher(sandbox, "prompt", {}, other.repo);
+    assert.match(JSON.stringify(prompt.output), /3 files changed since the work opened/);
+    assert.deepEqual(prompt.gitCommands, ["status", "status"]);
+  });
+
+  test("the plugin's launcher starts none where the project's own launcher is (its hook steps aside)", async () => {
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, wrong);
+    const marketplace = join(sandbox.root, "marketplace");
+    assert.equal((await sandbox.cli(["init", "claude", "--plugin", marketplace])).code, 0);
+    const plugin = join(marketplace, "loopwright", "bin", "loopwright-hook");
+    const stop = await launcher(sandbox, "stop", {}, sandbox.repo, plugin);
+    assert.deepEqual(stop.output, {});
+    assert.deepEqual(stop.gitCommands, []);
+  });
+
+  test("a launcher written by another version (another command) is discarded", async () => {
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, right);
+    const path = join(sandbox.repo, ".loopwright", "hook");
+    // Its command and the signature it passes both name another option, as another version's would.
+    writeFileSync(path, readFileSync(path, "utf8").replaceAll("--no-renames", "--find-renames"));
+    const stop = await launcher(sandbox, "stop", {});
+    assert.deepEqual(stop.output, {});
+    assert.deepEqual(stop.gitCommands, ["status", "status"]);
+  });
+
+  test("a git status that failed in the launcher is run again by the hook", async () => {
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, wrong);
+    const path = join(sandbox.repo, ".loopwright", "hook");
+    writeFileSync(path, readFileSync(path, "utf8").replace('-C "$folder"', "-C /nonexistent"));
+    const stop = await launcher(sandbox, "stop", {});
+    assert.equal(stop.output.decision, "block");
+    assert.deepEqual(stop.gitCommands.slice(0, 2), ["status", "status"]);
+  });
+});
+
+test("with stdin closed, the launcher still runs the hook, which answers", async () => {
+  const sandbox = await hookedCheckout();
+  await openWork(sandbox, wrong);
+  const launcherPath = join(sandbox.repo, ".loopwright", "hook");
+  const stdout = execFileSync("/bin/sh", ["-c", 'exec "$0" stop <&-', launcherPath], {
+    cwd: sandbox.repo,
+    env: { ...sandbox.env, CLAUDE_PROJECT_DIR: sandbox.repo },
+    encoding: "utf8",
+  });
+  assert.equal(JSON.parse(stdout).decision, "block");
+});
+
+test("a signal that ends the launcher ends the hook it started (Node is its child there)", async () => {
+  const sandbox = await hookedCheckout();
+  const started = join(sandbox.root, "gate-started");
+  await sandbox.commit({
+    "loop.yaml": spec.replace(`"grep -q 'a + b' math.js"`, `"touch ${started}; sleep 4"`),
+  });
+  await openWork(sandbox, right);
+  const stopsBefore = hookState(sandbox.repo).totals.stops;
+  const child = spawn(join(sandbox.repo, ".loopwright", "hook"), ["stop"], {
+    cwd: sandbox.repo,
+    env: { ...sandbox.env, CLAUDE_PROJECT_DIR: sandbox.repo },
+  });
+  child.stdin.end(JSON.stringify({ session_id: "s1", cwd: sandbox.repo }));
+  const ended = new Promise((resolve) => child.on("close", resolve));
+  await waitFor(() => existsSync(started), "the gate to start", 60_000);
+  child.kill("SIGTERM");
+  await ended;
+  // Had the hook lived on, it would have recorded this stop once its gate ended (4 s).
+  await new Promise((resolve) => setTimeout(resolve, 7_000));
+  assert.equal(hookState(sandbox.repo).totals.stops, stopsBefore);
+});
+
+describe("stdin without streams", () => {
+  test("a non-blocking stdin with the input not yet written is read through the stream after EAGAIN", async () => {
+    const sandbox = await hookedCheckout();
+    const fifo = join(sandbox.root, "stdin.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    writeSync(writer, '{"session_id": ');
+    const pending = readHookInput(reader, () => new Socket({ fd: reader, readable: true }));
+    setTimeout(() => {
+      writeSync(writer, '"late", "cwd": "/x"}\n');
+      closeSync(writer);
+    }, 200);
+    assert.deepEqual(await pending, { session_id: "late", cwd: "/x" });
+  });
+});
