@@ -69,6 +69,15 @@ if (isHook) {
   const { runHook } = await import(entry("hooks/hook-main"));
   process.exitCode = await runHook(argv.slice(1));
 } else {
+  // `validate`'s sandbox probe (a bwrap process, whose namespaces take tens of ms to set up and tear
+  // down) starts before the CLI's modules load, and they load while it runs: `validate` waits for its
+  // answer, and it was most of the command's wall time when started later (it began ~60 ms after this
+  // file did on a loaded 2-core machine). The command's own call then waits for this probe.
+  if (argv[0] === "validate") {
+    const { parseReadCommand, readCommandForms } = await import(entry("cli/read-commands"));
+    if (parseReadCommand(argv)?.form === readCommandForms.validate)
+      (await import(entry("sandbox/sandbox-availability"))).primeSandboxAvailability();
+  }
   const { main } = await import(entry("cli/main"));
   process.exitCode = await main(argv);
 }

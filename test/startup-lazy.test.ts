@@ -142,9 +142,41 @@ describe("what a command loads", () => {
     }
   });
 
+  test("ls and show load neither commander nor node:child_process, and no output stream into a pipe", async () => {
+    const spec = await sandbox.spec(
+      `name: piped-read\ngoal: Be read.\nrepo: ./repo\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: red, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n`,
+    );
+    assert.equal(traced(sandbox, ["run", spec]).code, 3);
+    for (const args of [["ls"], ["ls", "--json"], ["show", "piped-read"], ["show", "--json", "piped-read"]]) {
+      // spawnSync's stdout and stderr are pipes: process.stdout there would be a net socket.
+      const { code, modules, output } = traced(sandbox, args);
+      assert.equal(code, 0, output);
+      assert.match(output, /piped-read/);
+      for (const name of ["/node_modules/commander/", "builtin:child_process", "builtin:net", "builtin:tty"])
+        assert.deepEqual(
+          modules.filter((url) => url.includes(name)),
+          [],
+          `${args.join(" ")} loaded ${name}`,
+        );
+    }
+    // A usage mistake in a plain form is worded without commander too; any other form is commander's.
+    const missing = traced(sandbox, ["show", "no-such-loop"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.output, /^loopwright: no loop named or with id 'no-such-loop'/);
+    assert.deepEqual(
+      missing.modules.filter((url) => url.includes("/node_modules/commander/")),
+      [],
+    );
+    const help = traced(sandbox, ["show", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.output, /Usage: loopwright show \[options\] <loop>/);
+  });
+
   test("validate loads no AI SDK, forge client or web server for a spec that uses none", () => {
-    const { code, modules, output } = traced(sandbox, ["validate", "loop.yaml"]);
+    const { code, modules, output, gitCommands } = traced(sandbox, ["validate", "loop.yaml"]);
     assert.equal(code, 0, output);
+    // The base (HEAD of a plain repository) is read from the repository's files: no git process.
+    assert.deepEqual(gitCommands, []);
     assert.ok(
       modules.some((url) => url.includes("/node_modules/yaml/")),
       "the trace saw the spec parsed",

@@ -3,7 +3,6 @@ import { summarizeLoop } from "../loop/iteration-summary.ts";
 import { describeUnappliedSteering } from "../loop/unapplied-steering.ts";
 import { type AppContext, readLoop } from "./app-context.ts";
 import { currentPhase, displayStatus } from "./display-status.ts";
-import { listLoops } from "./list-loops.ts";
 import type { LoopDetail } from "./schemas/loop-schemas.ts";
 
 /** Throws `LoopNotFoundError`; damaged event rows are skipped and listed in `damaged`. */
@@ -11,11 +10,7 @@ export async function getLoop(context: AppContext, reference: string): Promise<L
   const { loop, state, events, damaged } = await readLoop(context, reference);
   const running = (await context.store.lockHolder(loop.id)) !== undefined;
   const status = displayStatus(state, running);
-  // Only a queued loop needs the others: its position counts the queued loops of every repository.
-  const queuePosition =
-    status === "queued"
-      ? ((await listLoops(context)).loops.find((row) => row.id === loop.id)?.queuePosition ?? null)
-      : null;
+  const queuePosition = status === "queued" ? await queuePositionOf(context, loop.id) : null;
   const today = new Date().toISOString().slice(0, 10);
   return {
     id: loop.id,
@@ -37,4 +32,13 @@ export async function getLoop(context: AppContext, reference: string): Promise<L
     damaged,
     summary: summarizeLoop(state, events),
   };
+}
+
+/**
+ * A queued loop's place in the queue, which counts the queued loops of every repository. The list's
+ * module (and the queue order's) loads only here: `show` of a loop that is not queued does without.
+ */
+async function queuePositionOf(context: AppContext, loopId: string): Promise<number | null> {
+  const { listLoops } = await import("./list-loops.ts");
+  return (await listLoops(context)).loops.find((row) => row.id === loopId)?.queuePosition ?? null;
 }

@@ -1,5 +1,6 @@
 /** The command table: names, arguments and options, each action loaded only when its command runs. */
 import type { Command } from "commander";
+import { readCommandForms } from "./read-commands.ts";
 
 type SetExit = (code: number) => void;
 
@@ -49,7 +50,7 @@ export function defineCommands(program: Command, setExit: SetExit, wanted?: stri
         command
           .description("check a spec, its engines and gate commands, and print what the loop would do")
           .argument("[spec]", "spec file", "loop.yaml")
-          .action(run(async () => (await import("./commands/validate-command.ts")).validateCommand)),
+          .action(run(readCommandForms.validate.load)),
     ],
     [
       "run",
@@ -93,7 +94,7 @@ export function defineCommands(program: Command, setExit: SetExit, wanted?: stri
           .description("list loops (of the current repository, or all with --all)")
           .option("--all", "loops of every repository")
           .option("--json", "machine-readable output")
-          .action(run(async () => (await import("./commands/list-command.ts")).listCommand)),
+          .action(run(readCommandForms.ls.load)),
     ],
     [
       "show",
@@ -102,7 +103,7 @@ export function defineCommands(program: Command, setExit: SetExit, wanted?: stri
           .description("a loop's iterations: commit, gates, verdict, fingerprint, brief size, cost, duration")
           .argument("<loop>", "loop name or id")
           .option("--json", "machine-readable output")
-          .action(run(async () => (await import("./commands/show-command.ts")).showCommand)),
+          .action(run(readCommandForms.show.load)),
     ],
     [
       "report",

@@ -1,13 +1,32 @@
 /**
  * The CLI: parses arguments with commander and calls the layer below. Command modules load lazily so
- * quick commands start fast. Every user mistake becomes one line on stderr and exit 2; a bug exits 1.
+ * quick commands start fast; the read-only commands in their plain forms skip commander and the
+ * output streams altogether (read-commands.ts, output.ts). Every user mistake becomes one line on
+ * stderr and exit 2; a bug exits 1.
  */
-import { Command, CommanderError } from "commander";
 import { ExitCode, SpecError, UsageError } from "../errors.ts";
-import { dropOutputWhenPipeCloses } from "./closed-pipe.ts";
-import { defineCommands } from "./commands.ts";
+import { dropOutputWhenPipeCloses, writeErr } from "./output.ts";
+import { parseReadCommand } from "./read-commands.ts";
 
 export async function main(argv: string[]): Promise<number> {
+  const read = parseReadCommand(argv);
+  if (read) {
+    try {
+      const action = await read.form.load();
+      return (await action(...(read.values as never[]))) ?? 0;
+    } catch (error) {
+      return reportError(error, writeErr);
+    }
+  }
+  return commanderMain(argv);
+}
+
+/** Every other command line, parsed by commander (which also words the usage errors and the help). */
+async function commanderMain(argv: string[]): Promise<number> {
+  const [{ Command, CommanderError }, { defineCommands }] = await Promise.all([
+    import("commander"),
+    import("./commands.ts"),
+  ]);
   let exitCode: number = ExitCode.verified;
   dropOutputWhenPipeCloses(process.stdout);
   dropOutputWhenPipeCloses(process.stderr);
@@ -27,27 +46,28 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
     return exitCode;
   } catch (error) {
-    return reportError(error);
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
+      if (error.code === "commander.help") return 0;
+      return ExitCode.usage;
+    }
+    return reportError(error, (text) => process.stderr.write(text));
   }
 }
 
-function reportError(error: unknown): number {
-  if (error instanceof CommanderError) {
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
-    if (error.code === "commander.help") return 0;
-    return ExitCode.usage;
-  }
+/** The message of a failed command on `write` (stderr), and its exit code. */
+function reportError(error: unknown, write: (text: string) => void): number {
   if (error instanceof SpecError) {
-    for (const problem of error.problems) process.stderr.write(`${problem}\n`);
+    for (const problem of error.problems) write(`${problem}\n`);
     return ExitCode.usage;
   }
   if (error instanceof UsageError) {
-    process.stderr.write(`loopwright: ${error.message}\n`);
+    write(`loopwright: ${error.message}\n`);
     return ExitCode.usage;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`loopwright: internal error: ${message}\n`);
-  if (process.env.LOOPWRIGHT_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  else process.stderr.write("(set LOOPWRIGHT_DEBUG=1 for a stack trace)\n");
+  write(`loopwright: internal error: ${message}\n`);
+  if (process.env.LOOPWRIGHT_DEBUG && error instanceof Error) write(`${error.stack}\n`);
+  else write("(set LOOPWRIGHT_DEBUG=1 for a stack trace)\n");
   return ExitCode.internal;
 }

@@ -1,7 +1,7 @@
 /** What most commands open first: the state home, the store, and the application layer's context. */
 import type { AppContext } from "../app/app-context.ts";
 import { UsageError } from "../errors.ts";
-import { resolveRepository } from "../git/repository.ts";
+import { plainRepositoryAt } from "../git/plain-repository.ts";
 import { loopwrightHome } from "../paths.ts";
 import { openStore } from "../store/open-store.ts";
 import type { Store } from "../store/store.ts";
@@ -21,10 +21,18 @@ export async function appContext(session: Session): Promise<AppContext> {
   return { store: session.store, home: session.home, repoRoot: await currentRepository() };
 }
 
-/** The repository the current directory belongs to, if any. */
+/**
+ * The repository the current directory belongs to, if any. The usual case is read from the file system
+ * (`resolveRepository` starts there too); only anything else loads git's modules (git/repository.ts and
+ * the three it imports, which `ls` and `show` never use in the usual case).
+ */
 export async function currentRepository(): Promise<string | undefined> {
+  const directory = process.cwd();
+  const plain = plainRepositoryAt(directory);
+  if (plain) return plain.root;
   try {
-    return (await resolveRepository(process.cwd())).root;
+    const { resolveRepository } = await import("../git/repository.ts");
+    return (await resolveRepository(directory)).root;
   } catch (error) {
     if (error instanceof UsageError) return undefined;
     throw error;

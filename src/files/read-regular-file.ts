@@ -4,7 +4,7 @@
  * type is checked on the opened descriptor), and never more than a size cap.
  */
 import type { Stats } from "node:fs";
-import { open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { closeSync, constants, fstatSync, openSync, readSync } from "./node-fs.ts";
 
 /** The text of the file, or why it was not read (one phrase, e.g. `not a regular file (a FIFO)`). */
@@ -31,9 +31,9 @@ export async function readRegularFile(
   path: string,
   options: ReadRegularFileOptions,
 ): Promise<RegularFileText> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
-    handle = await open(path, openFlags(options));
+    handle = await openAsync(path, openFlags(options));
   } catch (error) {
     return failure(error);
   }
@@ -103,9 +103,9 @@ export async function readRegularFileRange(
   path: string,
   options: RegularFilePart & { noFollow?: boolean; maximumTotalBytes?: number },
 ): Promise<RegularFileRange> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
-    handle = await open(path, openFlags(options));
+    handle = await openAsync(path, openFlags(options));
   } catch (error) {
     return failure(error);
   }
@@ -190,4 +190,13 @@ function failure(error: unknown): RegularFileRefusal {
   if (code === "EISDIR") return { ok: false, problem: "is a folder, not a file", code };
   if (code === "ELOOP") return { ok: false, problem: "is a symbolic link, not a file", code };
   return { ok: false, problem: `cannot read (${code ?? String(error)})`, code };
+}
+
+/**
+ * fs/promises' `open`, loaded at the first asynchronous read: the module (with the readline modules it
+ * loads) stays off the commands that read only synchronously (`validate` of a cached spec: 8 builtin
+ * modules).
+ */
+function openAsync(path: string, flags: number): Promise<FileHandle> {
+  return process.getBuiltinModule("node:fs/promises").open(path, flags);
 }

@@ -55,8 +55,23 @@ export async function diffTexts(
   pairs: readonly (readonly [from: string, to: string])[],
 ): Promise<string[]> {
   const trees = await Promise.all(
-    pairs.map(async ([from, to]) => `${await treeOf(root, from)} ${await treeOf(root, to)}\n`),
+    pairs.map(async ([from, to]) => [await treeOf(root, from), await treeOf(root, to)] as const),
   );
+  const texts = await treeDiffTexts(root, trees);
+  for (const [index, [from, to]] of pairs.entries()) rememberDiff(root, from, to, texts[index]);
+  return texts;
+}
+
+/**
+ * The diffs between pairs of trees, in one git process, each exactly what `diffText` prints for two
+ * commits holding those trees (it prints the commits' trees). For a commit still being made: its tree
+ * is known first, and `rememberDiff` files the answer under the commit once there is one.
+ */
+export async function treeDiffTexts(
+  root: string,
+  pairs: readonly (readonly [fromTree: string, toTree: string])[],
+): Promise<string[]> {
+  const trees = pairs.map(([from, to]) => `${from} ${to}\n`);
   const output = await git(["-c", "core.quotePath=false", "diff-tree", "--stdin", ...patchArguments], root, {
     input: trees.join(""),
   });
@@ -74,7 +89,6 @@ export async function diffTexts(
     texts.push(output.slice(start, end));
     position = end;
   }
-  for (const [index, [from, to]] of pairs.entries()) rememberDiff(root, from, to, texts[index]);
   return texts;
 }
 
@@ -88,7 +102,8 @@ function diffKey(root: string, from: string, to: string): string {
   return `${root}\0${from}\0${to}`;
 }
 
-function rememberDiff(root: string, from: string, to: string, text: string): void {
+/** Files `text` as the diff of commits `from` → `to` (as `diffText` prints it), so asking again runs no git. */
+export function rememberDiff(root: string, from: string, to: string, text: string): void {
   if (!fullSha.test(from) || !fullSha.test(to) || text.length > maximumKnownDiffBytes) return;
   const key = diffKey(root, from, to);
   knownDiffs.delete(key);

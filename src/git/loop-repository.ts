@@ -15,6 +15,7 @@ import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from 
 import { dirname, join, resolve } from "node:path";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
 import { git, gitSequence } from "./git.ts";
+import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
@@ -110,11 +111,23 @@ export async function checkOut(
   freshGitDirectory(repository).catch(() => {});
   const created = await ensureRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
+  const indexFile = env.GIT_INDEX_FILE;
+  // The index is the one this process left holding `sha` (the gates' checkout before a recheck): when
+  // nothing differs from it, the files are `sha`'s already and nothing is there to clean. One git.
+  const unchanged =
+    !created &&
+    !options.filesMatch &&
+    indexHolds(indexFile, `commit:${sha}`) &&
+    (await git(pendingListing, checkout, { env })) === "";
   const commands: string[][] = [];
-  if (created || !options.filesMatch) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
+  if (!unchanged && (created || !options.filesMatch))
+    commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
   // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
-  if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
+  if (!unchanged && !created && !(options.filesMatch && options.cleaned))
+    commands.push(["clean", "-ffd", "--quiet"]);
+  if (commands[0]?.[0] === "read-tree") forgetIndex(indexFile);
   await gitSequence(commands, checkout, { env });
+  if (commands[0]?.[0] === "read-tree") recordIndex(indexFile, `commit:${sha}`);
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return created;
 }
@@ -134,14 +147,29 @@ export async function snapshotTree(
 ): Promise<string> {
   await assertRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
-  if (options.cleanIfTree === undefined)
-    return gitSequence([["add", "--all"], ["write-tree"]], checkout, { env, trim: true });
-  return gitSequence([["add", "--all"], ["write-tree"], ["clean", "-ffd", "--quiet"]], checkout, {
-    env,
-    trim: true,
-    resultOf: 1,
-    onlyIf: options.cleanIfTree,
-  });
+  const indexFile = env.GIT_INDEX_FILE;
+  const expected = options.cleanIfTree;
+  // The index is the one this process left holding that tree (the last iteration's commit snapshotted
+  // it): when nothing differs from it, the snapshot is that tree and clean has nothing to remove. One git
+  // where the full snapshot and clean run three.
+  if (
+    expected !== undefined &&
+    indexHolds(indexFile, `tree:${expected}`) &&
+    (await git(pendingListing, checkout, { env })) === ""
+  )
+    return expected;
+  forgetIndex(indexFile);
+  const tree =
+    expected === undefined
+      ? await gitSequence([["add", "--all"], ["write-tree"]], checkout, { env, trim: true })
+      : await gitSequence([["add", "--all"], ["write-tree"], ["clean", "-ffd", "--quiet"]], checkout, {
+          env,
+          trim: true,
+          resultOf: 1,
+          onlyIf: expected,
+        });
+  recordIndex(indexFile, `tree:${tree}`);
+  return tree;
 }
 
 /**
@@ -186,6 +214,16 @@ export async function indexTree(
 ): Promise<string> {
   const env = checkoutEnvironment(repository, checkout, index);
   return git(["write-tree"], checkout, { env, trim: true });
+}
+
+/**
+ * The commit whose files `checkOut` last wrote with the checkout's private index, when this process did
+ * and the index is still byte for byte what it left (see known-index.ts); otherwise undefined (ask
+ * `indexTree`). No git runs.
+ */
+export function knownIndexCommit(repository: LoopRepository, index: string): string | undefined {
+  const holds = heldBy(join(repository.directory, `${index}.index`));
+  return holds?.startsWith("commit:") ? holds.slice("commit:".length) : undefined;
 }
 
 /** Deletes a checkout and its private index. A missing checkout is fine. */

@@ -4,7 +4,6 @@
  * be found. Returns problems, one line each.
  */
 
-import { access } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { formatDuration } from "../core/duration.ts";
 import { reviewerEngine } from "../core/review-engine.ts";
@@ -252,10 +251,14 @@ async function missingProgram(
 }
 
 async function isExecutableFile(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
+  // fs/promises (and the readline modules it loads) only here: most specs never ask.
+  return process
+    .getBuiltinModule("node:fs/promises")
+    .access(path, constants.X_OK)
+    .then(
+      () => true,
+      () => false,
+    );
 }
 
 function describeStrategy(spec: Spec): string {

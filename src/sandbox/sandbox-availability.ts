@@ -20,12 +20,24 @@ export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): Sandb
   return cached;
 }
 
+/** The probe `primeSandboxAvailability` started, while it runs: a second call waits for it. */
+let probing: Promise<void> | undefined;
+
 /**
  * Runs the probe without blocking the event loop and keeps its answer, so that a long-lived process
- * (the service, which runs many loops on one thread) never waits on the synchronous probe later.
+ * (the service, which runs many loops on one thread) never waits on the synchronous probe later. One
+ * probe at a time: a call while one runs (bin/loopwright.js starts `validate`'s before the CLI loads)
+ * settles with it.
  */
-export async function primeSandboxAvailability(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  if (env[sandboxSwitchVariable] === "off" || cached) return;
+export function primeSandboxAvailability(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (env[sandboxSwitchVariable] === "off" || cached) return Promise.resolve();
+  probing ??= probeInBackground().finally(() => {
+    probing = undefined;
+  });
+  return probing;
+}
+
+async function probeInBackground(): Promise<void> {
   if (process.platform !== "linux") {
     cached = probe();
     return;

@@ -1,5 +1,6 @@
 /** `ls`: loops with their status (queued ones with their place in the queue), iterations and stop reason. */
 import { listLoops } from "../../app/list-loops.ts";
+import { writeErr, writeOut } from "../output.ts";
 import { currentRepository, openSession } from "../session.ts";
 
 export async function listCommand(options: { all?: boolean; json?: boolean }): Promise<number> {
@@ -8,15 +9,13 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
     const repoRoot = options.all ? undefined : await currentRepository();
     const { loops, warnings } = await listLoops({ ...session, repoRoot }, { repoRoot });
     // One damaged loop is named on stderr and listed as such; it never hides the others.
-    for (const warning of warnings) process.stderr.write(`loopwright: ${warning}\n`);
+    for (const warning of warnings) writeErr(`loopwright: ${warning}\n`);
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(loops, null, 2)}\n`);
+      writeOut(`${JSON.stringify(loops, null, 2)}\n`);
       return 0;
     }
     if (loops.length === 0) {
-      process.stdout.write(
-        repoRoot ? `no loops in ${repoRoot} (loopwright ls --all lists every loop)\n` : "no loops\n",
-      );
+      writeOut(repoRoot ? `no loops in ${repoRoot} (loopwright ls --all lists every loop)\n` : "no loops\n");
       return 0;
     }
     for (const row of loops) {
@@ -26,7 +25,7 @@ export async function listCommand(options: { all?: boolean; json?: boolean }): P
           ? ` (#${row.queuePosition} in the queue)`
           : "";
       const where = options.all ? `  ${row.repoRoot}` : "";
-      process.stdout.write(
+      writeOut(
         `${row.name.padEnd(24)} ${`${row.status}${reason}`.padEnd(30)} ${String(row.iterations).padStart(3)} it  $${row.costUsd.toFixed(2)}  ${row.id}${where}\n`,
       );
     }

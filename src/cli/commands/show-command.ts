@@ -13,6 +13,7 @@ import type { GateRunSummary } from "../../loop/iteration-summary.ts";
 import { describeReviewRound } from "../../loop/review-wording.ts";
 import { describeClassedFlag, describeRuling } from "../../loop/tamper-standing.ts";
 import { describeDamage } from "../../loop/timeline.ts";
+import { writeErr, writeOut } from "../output.ts";
 import { appContext, openSession } from "../session.ts";
 
 export async function showCommand(reference: string, options: { json?: boolean }): Promise<number> {
@@ -20,12 +21,11 @@ export async function showCommand(reference: string, options: { json?: boolean }
   try {
     const detail = await getLoop(await appContext(session), reference);
     const redact = createAnswerRedactor();
-    if (detail.damaged.length > 0)
-      process.stderr.write(`loopwright: ${describeDamage(detail, detail.damaged)}\n`);
+    if (detail.damaged.length > 0) writeErr(`loopwright: ${describeDamage(detail, detail.damaged)}\n`);
     const spec = detail.spec as unknown as Spec;
     const summary = { id: detail.id, repoRoot: detail.repoRoot, ...detail.summary };
     if (options.json) {
-      process.stdout.write(redact(`${JSON.stringify(summary, null, 2)}\n`));
+      writeOut(redact(`${JSON.stringify(summary, null, 2)}\n`));
       return 0;
     }
     const out: string[] = [
@@ -70,7 +70,7 @@ export async function showCommand(reference: string, options: { json?: boolean }
     }
     const unknown = summary.uncostedTurns > 0 ? ` + ${summary.uncostedTurns} turn(s) of unknown cost` : "";
     out.push(`\ntotal cost $${summary.costUsd.toFixed(2)}${unknown}`);
-    process.stdout.write(redact(`${out.join("\n")}\n`));
+    writeOut(redact(`${out.join("\n")}\n`));
     return 0;
   } finally {
     await session.store.close();

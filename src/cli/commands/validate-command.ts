@@ -9,21 +9,25 @@
 
 import { SpecError } from "../../errors.ts";
 import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
+import { writeOut } from "../output.ts";
 
 export async function validateCommand(specArgument: string): Promise<number> {
   // The probe never rejects: it settles with the sandbox's availability, cached for this process.
   const sandboxProbed = primeSandboxAvailability();
-  const [{ loadSpecFileForAnyModeCached }, { repositoryCommitAt }] = await Promise.all([
-    import("../../core/spec-cache.ts"),
-    import("../../git/repository.ts"),
-  ]);
+  const [{ loadSpecFileForAnyModeCached }, { repositoryCommitAt }, { plainHeadCommitAt }] = await Promise.all(
+    [
+      import("../../core/spec-cache.ts"),
+      import("../../git/repository.ts"),
+      import("../../git/head-commit.ts"),
+    ],
+  );
   const anyMode = await loadSpecFileForAnyModeCached(specArgument);
   const { maker } = anyMode.spec;
   if (!maker) {
     const gates = anyMode.spec.gates.map(
       (gate) => `  gate ${gate.id} (${gate.kind}): ${gate.run ?? gate.assert}`,
     );
-    process.stdout.write(
+    writeOut(
       [
         `${specArgument}: valid for hook mode only (\`loopwright init claude\`)`,
         "  loop mode (`loopwright run`): no, it needs a maker",
@@ -34,14 +38,18 @@ export async function validateCommand(specArgument: string): Promise<number> {
     return 0;
   }
   const loaded = { ...anyMode, spec: { ...anyMode.spec, maker } };
-  // Preflight's first git process starts now and runs while preflight's modules load (an import
-  // loads its module graph before it returns).
-  const usualCase = repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
+  // The base commit, read from the repository's files in the usual case (HEAD of a plain repository);
+  // otherwise preflight's first git process starts now and runs while preflight's modules load (an
+  // import loads its module graph before it returns).
+  const read = plainHeadCommitAt(loaded.repoPath, loaded.spec.base);
+  const usualCase = read
+    ? Promise.resolve(read)
+    : repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
   const { describePlan, preflight } = await import("../../loop/preflight.ts");
   const check = await preflight(loaded, specArgument, usualCase);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
   await sandboxProbed;
-  process.stdout.write(
+  writeOut(
     `${specArgument}: valid\n  modes: loop (\`loopwright run\`) and hook mode (\`loopwright init claude\`)\n${describePlan(loaded.spec, check.repoRoot, check.baseSha)}\n${check.warnings.map((warning) => `  warning: ${warning}\n`).join("")}`,
   );
   return 0;

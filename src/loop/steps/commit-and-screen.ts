@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { RecordedTamperFlag } from "../../core/events.ts";
 import { excerpt } from "../../core/tamper-flag.ts";
 import { readTrailers, treeOf } from "../../git/commits.ts";
-import { diffText, diffTexts, normalizeDiff } from "../../git/diffs.ts";
+import { diffText, diffTexts, normalizeDiff, rememberDiff, treeDiffTexts } from "../../git/diffs.ts";
 import { branchTip, commitOntoBranch, knownBranchTip } from "../../git/loop-branch.ts";
 import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
 import { filesAt } from "../../git/tree-with-file.ts";
@@ -74,12 +74,18 @@ export async function commitIteration(context: RunContext): Promise<void> {
   if (tree !== (await treeOf(repoRoot, tip))) {
     const trailers = { [loopTrailer]: context.loop.id, [iterationTrailer]: String(iteration.number) };
     const answering = round === undefined ? "" : `, answering review round ${round}`;
-    // The commit and the branch's move from the tip it read, in one process.
-    sha = await commitOntoBranch(repoRoot, branch, tree, tip, {
-      message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
-      trailers,
-    });
-    files = await iterationFiles(repoRoot, iteration.startSha, sha, context);
+    // The commit and the branch's move from the tip it read, in one process; the diffs of its tree (the
+    // files it changes, the screen's diff from base) in another at the same time: they need only the tree.
+    const [made, diffs] = await Promise.all([
+      commitOntoBranch(repoRoot, branch, tree, tip, {
+        message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
+        trailers,
+      }),
+      diffsOfTree(repoRoot, iteration.startSha, tree, context),
+    ]);
+    sha = made;
+    for (const [from, text] of diffs) rememberDiff(repoRoot, from, sha, text);
+    files = filesOfDiff(diffs[0][1]);
     committed = true;
   } else if (tip !== base) {
     // A commit made before a crash is adopted, never made twice.
@@ -113,6 +119,23 @@ async function iterationFiles(
   if (baseSha && baseSha !== startSha) pairs.push([baseSha, sha]);
   const [diff] = await diffTexts(repoRoot, pairs);
   return filesOfDiff(diff);
+}
+
+/**
+ * The diffs from the iteration's start commit and from the loop's base to `tree` (the commit being made
+ * of it), each with the commit it is from, the start's first: what `iterationFiles` prints for the commit.
+ */
+async function diffsOfTree(
+  repoRoot: string,
+  startSha: string,
+  tree: string,
+  context: RunContext,
+): Promise<[from: string, text: string][]> {
+  const baseSha = context.state().baseSha;
+  const froms = baseSha && baseSha !== startSha ? [startSha, baseSha] : [startSha];
+  const pairs = await Promise.all(froms.map(async (from) => [await treeOf(repoRoot, from), tree] as const));
+  const texts = await treeDiffTexts(repoRoot, pairs);
+  return froms.map((from, index) => [from, texts[index]]);
 }
 
 /** Both sides of every file of a diff, sorted, each once. */

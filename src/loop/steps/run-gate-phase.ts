@@ -12,7 +12,7 @@ import { incompleteRunReason } from "../../gates/incomplete-run.ts";
 import { recheckCommand } from "../../gates/recheck-command.ts";
 import { runGates } from "../../gates/run-gates.ts";
 import { changedFiles } from "../../git/diffs.ts";
-import { checkOut, indexTree } from "../../git/loop-repository.ts";
+import { checkOut, indexTree, knownIndexCommit } from "../../git/loop-repository.ts";
 import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
@@ -54,9 +54,13 @@ export async function runGatePhase(
     throw new Error("no committed SHA to grade");
   const repository = await loopRepositoryOf(context);
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
-  // only for re-running setup; without setup, spare the git run.
+  // only for re-running setup; without setup, spare the git run. The commit this process last checked
+  // out there, when the index is still the one it left, needs no git (a recheck: the same commit).
   const previous =
-    state.spec.setup.length > 0 ? await indexTree(repository, context.gateWorktree, gatesIndex) : sha;
+    state.spec.setup.length > 0
+      ? (knownIndexCommit(repository, gatesIndex) ??
+        (await indexTree(repository, context.gateWorktree, gatesIndex)))
+      : sha;
   if (prepared.get(context.gateWorktree) !== sha)
     await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
   if (previous !== sha) {

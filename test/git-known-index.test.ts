@@ -1,0 +1,175 @@
+/**
+ * A checkout whose private index this process left holding a tree is checked with one `git ls-files`
+ * (the maker's before its turn, the gates' before a recheck), and everything that listing must see sends
+ * it to the full git work: an edit, a mode change, a deletion, a new file, an empty folder, an index
+ * another process rewrote. And the diffs of a commit's tree, printed while the commit is made, filed
+ * under the commit: exactly what `diffText` prints for it, which then runs no git. Counted with
+ * LOOPWRIGHT_GIT_TRACE (read when git.ts loads: set first, then the modules are imported).
+ */
+import assert from "node:assert/strict";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+
+const traceFolder = await mkdtemp(join(tmpdir(), "loopwright-known-index-"));
+const trace = join(traceFolder, "trace");
+process.env.LOOPWRIGHT_GIT_TRACE = trace;
+const { git } = await import("../src/git/git.ts");
+const { checkOut, openLoopRepository, snapshotTree } = await import("../src/git/loop-repository.ts");
+const { commitEverything, newFolder, newRepository, writeFiles } = await import("./git-fixtures.ts");
+const { diffText, rememberDiff, treeDiffTexts } = await import("../src/git/diffs.ts");
+
+/** The git subcommands `work` ran (`git` calls of the test itself included). */
+async function gitRunBy(work: () => Promise<unknown>): Promise<string[]> {
+  await writeFile(trace, "");
+  await work();
+  return (await readFile(trace, "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.split(" ")[1]);
+}
+
+async function makerAtCommit() {
+  const root = await newRepository({ "a.txt": "a\n", "run.sh": "echo\n", ".gitignore": "ignored/\n" });
+  const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+  const tree = await git(["rev-parse", `${sha}^{tree}`], root, { trim: true });
+  const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+  const maker = join(await newFolder("maker"), "checkout");
+  await checkOut(repository, maker, "maker", sha, { branch: "loop/x" });
+  // As the last iteration's commit does: the snapshot leaves the index holding the tree.
+  assert.equal(await snapshotTree(repository, maker, "maker"), tree);
+  return { root, sha, tree, repository, maker };
+}
+
+describe("snapshotTree before the maker, on the index the last snapshot left", () => {
+  it("runs one ls-files when nothing changed (ignored files aside), and returns the tree", async () => {
+    const { tree, repository, maker } = await makerAtCommit();
+    await writeFiles(maker, { "ignored/cache.bin": "kept\n" });
+    const ran = await gitRunBy(async () => {
+      assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: tree }), tree);
+    });
+    assert.deepEqual(ran, ["ls-files"]);
+    assert.equal(await readFile(join(maker, "ignored", "cache.bin"), "utf8"), "kept\n");
+  });
+
+  const changes: [string, (maker: string) => Promise<void>][] = [
+    ["an edit of the same size", (maker) => writeFile(join(maker, "a.txt"), "b\n")],
+    ["a mode change", (maker) => chmod(join(maker, "run.sh"), 0o755)],
+    ["a deletion", (maker) => rm(join(maker, "a.txt"))],
+    ["a new file", (maker) => writeFile(join(maker, "new.txt"), "new\n")],
+  ];
+  for (const [what, change] of changes) {
+    it(`snapshots in full after ${what}: the tree is the files', nothing cleaned`, async () => {
+      const { root, tree, repository, maker } = await makerAtCommit();
+      await change(maker);
+      let left = "";
+      const ran = await gitRunBy(async () => {
+        left = await snapshotTree(repository, maker, "maker", { cleanIfTree: tree });
+      });
+      assert.deepEqual(ran, ["ls-files", "add", "write-tree", "clean"]);
+      assert.notEqual(left, tree);
+      // The snapshot is what `git add --all` makes of the files in a throwaway index.
+      const scratch = { GIT_INDEX_FILE: join(await newFolder("scratch"), "index"), GIT_WORK_TREE: maker };
+      await git(["read-tree", "--empty"], root, { env: scratch });
+      await git(["add", "--all"], root, { env: scratch });
+      assert.equal(left, await git(["write-tree"], root, { env: scratch, trim: true }));
+    });
+  }
+
+  it("cleans an empty folder, through the full snapshot", async () => {
+    const { tree, repository, maker } = await makerAtCommit();
+    await mkdir(join(maker, "empty", "deeper"), { recursive: true });
+    const ran = await gitRunBy(async () => {
+      assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: tree }), tree);
+    });
+    assert.deepEqual(ran, ["ls-files", "add", "write-tree", "clean"]);
+    await assert.rejects(stat(join(maker, "empty")), { code: "ENOENT" });
+  });
+
+  it("trusts no index another process rewrote, even to the same tree", async () => {
+    const { sha, tree, repository, maker } = await makerAtCommit();
+    const env = {
+      GIT_DIR: repository.directory,
+      GIT_WORK_TREE: maker,
+      GIT_INDEX_FILE: join(repository.directory, "maker.index"),
+      GIT_OBJECT_DIRECTORY: repository.objectDirectory,
+    };
+    await git(["read-tree", sha], maker, { env });
+    const ran = await gitRunBy(async () => {
+      assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: tree }), tree);
+    });
+    assert.deepEqual(ran, ["add", "write-tree", "clean"]);
+  });
+});
+
+describe("checkOut of the commit the index holds (the gates' recheck)", () => {
+  async function gatesAtCommit() {
+    const root = await newRepository({ "a.txt": "a\n", ".gitignore": "ignored/\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": "a2\n" });
+    const second = await commitEverything(root, "second");
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", first, { detached: true });
+    await checkOut(repository, gates, "gates", second, { detached: true });
+    return { first, second, repository, gates };
+  }
+
+  it("runs one ls-files when the gates left nothing but ignored files, and still rebuilds the .git", async () => {
+    const { second, repository, gates } = await gatesAtCommit();
+    await writeFiles(gates, { "ignored/out.log": "kept\n" });
+    await writeFile(join(gates, ".git", "HEAD"), "ref: refs/heads/elsewhere\n");
+    const ran = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
+    assert.deepEqual(ran, ["ls-files"]);
+    assert.equal(await readFile(join(gates, ".git", "HEAD"), "utf8"), `${second}\n`);
+    assert.equal(await readFile(join(gates, "ignored", "out.log"), "utf8"), "kept\n");
+    assert.equal(await git(["status", "--porcelain"], gates), "");
+  });
+
+  it("checks out and cleans in full after an edit, a new file or an empty folder", async () => {
+    const { second, repository, gates } = await gatesAtCommit();
+    for (const change of [
+      () => writeFile(join(gates, "a.txt"), "xx\n"),
+      () => writeFile(join(gates, "new.txt"), "new\n"),
+      () => mkdir(join(gates, "empty")),
+    ]) {
+      await change();
+      const ran = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
+      assert.deepEqual(ran, ["ls-files", "read-tree", "clean"]);
+      assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a2\n");
+      await assert.rejects(stat(join(gates, "new.txt")), { code: "ENOENT" });
+      await assert.rejects(stat(join(gates, "empty")), { code: "ENOENT" });
+      assert.equal(await git(["status", "--porcelain", "--untracked-files=all"], gates), "");
+    }
+  });
+
+  it("checks out in full a commit other than the one the index holds", async () => {
+    const { first, repository, gates } = await gatesAtCommit();
+    const ran = await gitRunBy(() => checkOut(repository, gates, "gates", first, { detached: true }));
+    assert.deepEqual(ran, ["read-tree", "clean"]);
+    assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a\n");
+  });
+});
+
+describe("treeDiffTexts and rememberDiff", () => {
+  it("print from trees what diffText prints for the commits holding them, then diffText runs no git", async () => {
+    const root = await newRepository({ "a.txt": "a\n", "b.txt": "b\n" });
+    const base = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": "a2\n", "c.txt": "c\n" });
+    await git(["mv", "b.txt", "moved.txt"], root);
+    const sha = await commitEverything(root, "second");
+    const treeOf = (commit: string) => git(["rev-parse", `${commit}^{tree}`], root, { trim: true });
+    const [fresh, same] = await treeDiffTexts(root, [
+      [await treeOf(base), await treeOf(sha)],
+      [await treeOf(sha), await treeOf(sha)],
+    ]);
+    assert.equal(same, "");
+    const alone = await diffText(root, base, sha);
+    assert.equal(fresh, alone);
+    assert.match(fresh, /rename from b.txt/);
+    rememberDiff(root, base, sha, fresh);
+    const ran = await gitRunBy(async () => assert.equal(await diffText(root, base, sha), fresh));
+    assert.deepEqual(ran, []);
+  });
+});
