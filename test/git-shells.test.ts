@@ -67,7 +67,7 @@ describe("git through waiting shells", () => {
     useGitShells();
     const root = await newRepository({ "a.txt": "a\n" });
     const probe = () =>
-      git(["-c", `alias.probe=!echo "$\{LOOPWRIGHT_TEST_PROBE-unset}"`, "probe"], root, { trim: true });
+      git(["-c", 'alias.probe=!echo "${LOOPWRIGHT_TEST_PROBE-unset}"', "probe"], root, { trim: true });
     assert.notEqual(await starterOf(root), process.pid);
     assert.equal(await probe(), "at start");
     process.env.LOOPWRIGHT_TEST_PROBE = "changed 'quoted'";
