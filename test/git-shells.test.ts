@@ -11,9 +11,6 @@ import { GitError, git, gitBytes, gitSequence, keptOutput } from "../src/git/git
 import { shellQuote, useGitShells } from "../src/git/git-server.ts";
 import { newFolder, newRepository, setupIdentity } from "./git-fixtures.ts";
 
-// In the environment the shells start with; deleted later, to see that a request unsets it.
-process.env.LOOPWRIGHT_TEST_PROBE = "at start";
-
 /** The pid of the process that started git (git runs an alias through a shell whose parent is git). */
 const starterOf = (cwd: string) =>
   git(["-c", "alias.starter=!ps -o ppid= -p $PPID", "starter"], cwd, { trim: true }).then(Number);
@@ -61,33 +58,6 @@ describe("git through waiting shells", () => {
       if (saved === undefined) delete process.env.GIT_DIR;
       else process.env.GIT_DIR = saved;
     }
-  });
-
-  it("states the environment's changes since the shell started, and starts git itself for what a shell cannot state", async () => {
-    useGitShells();
-    const root = await newRepository({ "a.txt": "a\n" });
-    const probe = () =>
-      git(["-c", 'alias.probe=!echo "${LOOPWRIGHT_TEST_PROBE-unset}"', "probe"], root, { trim: true });
-    assert.notEqual(await starterOf(root), process.pid);
-    assert.equal(await probe(), "at start");
-    process.env.LOOPWRIGHT_TEST_PROBE = "changed 'quoted'";
-    assert.equal(await probe(), "changed 'quoted'");
-    delete process.env.LOOPWRIGHT_TEST_PROBE;
-    assert.equal(await probe(), "unset");
-    for (const [name, value] of [
-      ["not-a-shell-name", "x"],
-      ["CDPATH", "/tmp"],
-    ]) {
-      process.env[name] = value;
-      try {
-        assert.equal(await starterOf(root), process.pid, name);
-        // git itself is started from here, with the whole environment (a shell in between would drop a name
-        // that is not a shell name, and must not have CDPATH set).
-      } finally {
-        delete process.env[name];
-      }
-    }
-    assert.notEqual(await starterOf(root), process.pid);
   });
 
   it("returns binary and NUL-separated output byte for byte", async () => {
