@@ -1,7 +1,6 @@
 /**
- * The one way loopwright runs git: `execFile` (or, in a long-running process that asked for them, a
- * waiting shell that starts git by its absolute path: git-server.ts), with prompts off and messages in
- * the C locale so they can be parsed. Every other file of `src/git` goes through `git` or `gitResult`.
+ * The one way loopwright runs git: `execFile`, never a shell, with prompts off and messages in the C
+ * locale so they can be parsed. Every other file of `src/git` goes through `git` or `gitResult`.
  */
 
 import type { ChildProcess, ExecFileOptions } from "node:child_process";
@@ -34,62 +33,6 @@ function execFileAsync<Output extends string | Buffer>(
 
 /** Large enough for the diff of a big iteration; callers bound what they keep. */
 const maxOutputBytes = 256 * 1024 * 1024;
-
-/** A script for a waiting shell (git-server.ts): `"$lw_git"` names git, `"$@"` the parameters. */
-export interface ShellRequest {
-  script: string;
-  parameters: readonly string[];
-  /** git's absolute path. */
-  executable: string;
-  cwd: string;
-  /** The whole environment the script runs with. */
-  env: NodeJS.ProcessEnv;
-  /** Its stdin ("" for an empty one). */
-  input: string;
-  encoding: "utf8" | "buffer";
-  maximumOutputBytes: number;
-}
-
-/** What the script did, or that `cwd` is missing. */
-export type ShellAnswer =
-  | { code: number; stdout: string | Buffer; stderr: string; missingDirectory?: undefined }
-  | { missingDirectory: true };
-
-/**
- * Hands a request to a waiting shell; undefined when none can take it (the caller starts git itself).
- * Set by `useGitShells` (git-server.ts) in long-running processes; unset, every command starts its own.
- */
-type ShellRunner = (request: ShellRequest) => Promise<ShellAnswer | undefined>;
-let shellRunner: ShellRunner | undefined;
-
-export function setShellRunner(runner: ShellRunner | undefined): void {
-  shellRunner = runner;
-}
-
-/** A git command without a time limit, through a waiting shell when there is one; else undefined. */
-async function throughShell(
-  script: string,
-  parameters: readonly string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  options: { input?: string; encoding: "utf8" | "buffer" },
-): Promise<{ code: number; stdout: string | Buffer; stderr: string } | undefined> {
-  const executable = gitExecutable(env.PATH);
-  if (!shellRunner || !isAbsolute(executable)) return undefined;
-  const answer = await shellRunner({
-    script,
-    parameters,
-    executable,
-    cwd,
-    env,
-    input: options.input ?? "",
-    encoding: options.encoding,
-    maximumOutputBytes: maxOutputBytes,
-  });
-  if (answer?.missingDirectory)
-    throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
-  return answer;
-}
 
 /**
  * Inherited variables that would point git at another repository, index or object store (they are
@@ -200,24 +143,6 @@ export async function gitResult(
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
-  if (timeoutMs === 0) {
-    const answer = await throughShell(
-      `"$lw_git" "$@"`,
-      ["--no-pager", ...neutralisingArguments, ...args],
-      cwd,
-      env,
-      { input: options.input, encoding: "utf8" },
-    );
-    if (answer) {
-      const stdout = answer.stdout as string;
-      return {
-        code: answer.code,
-        stdout: options.trim ? stdout.trimEnd() : stdout,
-        stderr: answer.stderr,
-        timedOut: false,
-      };
-    }
-  }
   const pending = execFileAsync<string>(
     gitExecutable(env.PATH),
     ["--no-pager", ...neutralisingArguments, ...args],
@@ -287,7 +212,7 @@ export const keptOutput = "\0kept output";
  * functions (`BASH_FUNC_printf%%` would replace the script's printf), startup files and shell options.
  * git receives the same environment; none of these is git's.
  */
-export function plainShellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function plainShellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const plain: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (name.startsWith("BASH_FUNC_") || shellSettings.has(name)) continue;
@@ -296,7 +221,7 @@ export function plainShellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
   return plain;
 }
 
-export const shellSettings: ReadonlySet<string> = new Set([
+const shellSettings = new Set([
   "ENV",
   "BASH_ENV",
   "SHELLOPTS",
@@ -311,10 +236,10 @@ export const shellSettings: ReadonlySet<string> = new Set([
  * returns the output of command `resultOf` (the last by default; the others' is discarded); throws
  * `GitError` naming the whole sequence when one fails. `input` is every command's stdin (for the one
  * that reads it). One process is started from here (`/bin/sh`, which starts each git by its absolute
- * path), or none when a waiting shell takes the script (`useGitShells`): starting a process from a
- * large process such as this one costs several times what it costs from a shell. The arguments reach
- * git as they are: the script only names them (`"${3}"`), never holds them, so nothing in them is read
- * by the shell. Each git command counts in the trace (those `onlyIf` skips too).
+ * path): starting a process from a large process such as this one costs several times what it costs
+ * from a shell. The arguments reach git as they are: the script only names them (`"${3}"`), never
+ * holds them, so nothing in them is read by the shell. Each git command counts in the trace (those
+ * `onlyIf` skips too).
  */
 export async function gitSequence(
   commands: readonly (readonly string[])[],
@@ -347,11 +272,11 @@ export async function gitSequence(
     const names = ["--no-pager", ...neutralisingArguments, ...command]
       .map((argument) => (index > resultOf && argument === keptOutput ? `"$kept"` : name(argument)))
       .join(" ");
-    if (index !== resultOf) return `"$lw_git" ${names} >/dev/null || exit`;
+    if (index !== resultOf) return `"$0" ${names} >/dev/null || exit`;
     // The last command's output, when nothing needs it kept, is passed on as it is (NULs included).
-    if (!captured) return `"$lw_git" ${names}`;
+    if (!captured) return `"$0" ${names}`;
     // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one).
-    const kept = `kept=$("$lw_git" ${names}) || exit`;
+    const kept = `kept=$("$0" ${names}) || exit`;
     if (options.onlyIf === undefined) return kept;
     return `${kept}\n[ "$kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$kept"; exit 0; }`;
   });
@@ -359,25 +284,9 @@ export async function gitSequence(
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
-  const shellEnv = plainShellEnvironment(env);
-  const answer = await throughShell(lines.join("\n"), parameters, cwd, shellEnv, {
-    input: options.input,
-    encoding: "utf8",
-  });
-  if (answer) {
-    if (answer.code !== 0)
-      throw new GitError(args, cwd, {
-        code: answer.code,
-        stdout: answer.stdout as string,
-        stderr: answer.stderr,
-        timedOut: false,
-      });
-    return options.trim ? (answer.stdout as string).trimEnd() : (answer.stdout as string);
-  }
-  const script = `lw_git=$0\n${lines.join("\n")}`;
-  const pending = execFileAsync<string>("/bin/sh", ["-c", script, executable, ...parameters], {
+  const pending = execFileAsync<string>("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
     cwd,
-    env: shellEnv,
+    env: plainShellEnvironment(env),
     encoding: "utf8",
     maxBuffer: maxOutputBytes,
     windowsHide: true,
@@ -452,23 +361,6 @@ export async function gitBytes(
 ): Promise<Buffer> {
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
-  const answer = await throughShell(
-    `"$lw_git" "$@"`,
-    ["--no-pager", ...neutralisingArguments, ...args],
-    cwd,
-    env,
-    { input: options.input, encoding: "buffer" },
-  );
-  if (answer) {
-    if (answer.code !== 0)
-      throw new GitError(args, cwd, {
-        code: answer.code,
-        stdout: "",
-        stderr: answer.stderr,
-        timedOut: false,
-      });
-    return answer.stdout as Buffer;
-  }
   const pending = execFileAsync<Buffer>(
     gitExecutable(env.PATH),
     ["--no-pager", ...neutralisingArguments, ...args],

@@ -7,7 +7,6 @@ import { hostname } from "node:os";
 import type { Actor, LoopEvent } from "../core/events.ts";
 import { createRedactor } from "../core/redact.ts";
 import { LoopBusyError } from "../errors.ts";
-import { useGitShells } from "../git/git-server.ts";
 import { homeLayout } from "../paths.ts";
 import { currentLockOwner } from "../process/liveness.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
@@ -83,9 +82,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
       `loop ${loop.name} is already running (pid ${lock.holder.pid} on ${lock.holder.host})`,
     );
   }
-  // A controller runs a dozen git commands per iteration: each is handed to a waiting shell rather than
-  // started from this process (see git-server.ts).
-  useGitShells();
   const timeline = openTimeline(store, loop, options.onEvent);
   const cancel = new AbortController();
   const layout = homeLayout(options.home);
