@@ -47,13 +47,13 @@ budget: { maxIterations: 1 }
     .split("\n")
     .map((line) => line.split(" ")[1]);
   // After the iteration's commit: the grade checks out and cleans, diffs the commit it knows the checkout
-  // held (the base) against the graded one, and the recheck only lists the checkout: no write-tree, no
-  // diff (it held the graded commit).
+  // held (the base) against the graded one, and the recheck checks out again (the files, whatever a gate
+  // did to them) but asks no write-tree and no diff (it held the graded commit).
   const afterCommit = commands.slice(commands.indexOf("commit-tree"));
   const checkoutWork = new Set(["read-tree", "clean", "diff", "ls-files", "write-tree"]);
   assert.deepEqual(
     afterCommit.filter((command) => checkoutWork.has(command)),
-    ["read-tree", "clean", "diff", "ls-files"],
+    ["read-tree", "clean", "diff", "read-tree", "clean"],
     commands.join(" "),
   );
   // Setup ran in prepare's two checkouts, then again for the grade: the maker changed the lockfile.

@@ -1,13 +1,13 @@
 /**
- * A checkout whose private index this process left holding a tree is checked with one `git ls-files`
- * (the maker's before its turn, the gates' before a recheck), and everything that listing must see sends
- * it to the full git work: an edit, a mode change, a deletion, a new file, an empty folder, an index
- * another process rewrote. And the diffs of a commit's tree, printed while the commit is made, filed
+ * The maker's checkout, whose private index this process left holding a tree, is checked with one
+ * `git ls-files` before its turn, and everything that listing must see sends it to the full git work: an edit, a mode change, a deletion, a new file, an empty folder, an index
+ * another process rewrote. The gates' recheck has no such shortcut (a listing compares content; a
+ * checkout must also rewrite files whose stat a gate changed). And the diffs of a commit's tree, printed while the commit is made, filed
  * under the commit: exactly what `diffText` prints for it, which then runs no git. Counted with
  * LOOPWRIGHT_GIT_TRACE (read when git.ts loads: set first, then the modules are imported).
  */
 import assert from "node:assert/strict";
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -103,7 +103,7 @@ describe("snapshotTree before the maker, on the index the last snapshot left", (
   });
 });
 
-describe("checkOut of the commit the index holds (the gates' recheck)", () => {
+describe("checkOut of the commit the index holds (the gates' recheck): no shortcut", () => {
   async function gatesAtCommit() {
     const root = await newRepository({ "a.txt": "a\n", ".gitignore": "ignored/\n" });
     const first = await git(["rev-parse", "HEAD"], root, { trim: true });
@@ -116,15 +116,32 @@ describe("checkOut of the commit the index holds (the gates' recheck)", () => {
     return { first, second, repository, gates };
   }
 
-  it("runs one ls-files when the gates left nothing but ignored files, and still rebuilds the .git", async () => {
+  it("checks out and cleans in full even when the gates left nothing but ignored files", async () => {
     const { second, repository, gates } = await gatesAtCommit();
     await writeFiles(gates, { "ignored/out.log": "kept\n" });
     await writeFile(join(gates, ".git", "HEAD"), "ref: refs/heads/elsewhere\n");
     const ran = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
-    assert.deepEqual(ran, ["ls-files"]);
+    assert.deepEqual(ran, ["read-tree", "clean"]);
     assert.equal(await readFile(join(gates, ".git", "HEAD"), "utf8"), `${second}\n`);
     assert.equal(await readFile(join(gates, "ignored", "out.log"), "utf8"), "kept\n");
     assert.equal(await git(["status", "--porcelain"], gates), "");
+  });
+
+  it("rewrites a tracked file whose content matches but which a gate left read-only, back-dated and hard-linked outside", async () => {
+    const { second, repository, gates } = await gatesAtCommit();
+    const outside = join(await newFolder("outside"), "a.txt");
+    await rm(join(gates, "a.txt"));
+    await writeFile(outside, "a2\n");
+    await link(outside, join(gates, "a.txt"));
+    await chmod(join(gates, "a.txt"), 0o444);
+    await utimes(join(gates, "a.txt"), new Date("2001-01-01"), new Date("2001-01-01"));
+    await checkOut(repository, gates, "gates", second, { detached: true });
+    const after = await stat(join(gates, "a.txt"));
+    assert.equal(after.nlink, 1, "the checkout's file is its own, not a link to a file outside");
+    assert.equal(after.mode & 0o777, 0o644 & ~process.umask());
+    assert.ok(after.mtime.getFullYear() > 2001);
+    await writeFile(outside, "changed outside\n");
+    assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a2\n");
   });
 
   it("checks out and cleans in full after an edit, a new file or an empty folder", async () => {
@@ -136,7 +153,7 @@ describe("checkOut of the commit the index holds (the gates' recheck)", () => {
     ]) {
       await change();
       const ran = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
-      assert.deepEqual(ran, ["ls-files", "read-tree", "clean"]);
+      assert.deepEqual(ran, ["read-tree", "clean"]);
       assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a2\n");
       await assert.rejects(stat(join(gates, "new.txt")), { code: "ENOENT" });
       await assert.rejects(stat(join(gates, "empty")), { code: "ENOENT" });

@@ -112,19 +112,13 @@ export async function checkOut(
   const created = await ensureRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
   const indexFile = env.GIT_INDEX_FILE;
-  // The index is the one this process left holding `sha` (the gates' checkout before a recheck): when
-  // nothing differs from it, the files are `sha`'s already and nothing is there to clean. One git.
-  const unchanged =
-    !created &&
-    !options.filesMatch &&
-    indexHolds(indexFile, `commit:${sha}`) &&
-    (await git(pendingListing, checkout, { env })) === "";
+  // No shortcut from the recorded index here (unlike `snapshotTree`): a listing compares content, while
+  // `read-tree --reset -u` also rewrites a tracked file whose content matches but whose stat does not
+  // (a gate that left it read-only, back-dated, or hard-linked to a file outside the checkout).
   const commands: string[][] = [];
-  if (!unchanged && (created || !options.filesMatch))
-    commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
+  if (created || !options.filesMatch) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
   // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
-  if (!unchanged && !created && !(options.filesMatch && options.cleaned))
-    commands.push(["clean", "-ffd", "--quiet"]);
+  if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
   if (commands[0]?.[0] === "read-tree") forgetIndex(indexFile);
   await gitSequence(commands, checkout, { env });
   if (commands[0]?.[0] === "read-tree") recordIndex(indexFile, `commit:${sha}`);
