@@ -14,13 +14,10 @@ import { writeOut } from "../output.ts";
 export async function validateCommand(specArgument: string): Promise<number> {
   // The probe never rejects: it settles with the sandbox's availability, cached for this process.
   const sandboxProbed = primeSandboxAvailability();
-  const [{ loadSpecFileForAnyModeCached }, { repositoryCommitAt }, { plainHeadCommitAt }] = await Promise.all(
-    [
-      import("../../core/spec-cache.ts"),
-      import("../../git/repository.ts"),
-      import("../../git/head-commit.ts"),
-    ],
-  );
+  const [{ loadSpecFileForAnyModeCached }, { repositoryCommitAt }] = await Promise.all([
+    import("../../core/spec-cache.ts"),
+    import("../../git/repository.ts"),
+  ]);
   const anyMode = await loadSpecFileForAnyModeCached(specArgument);
   const { maker } = anyMode.spec;
   if (!maker) {
@@ -38,13 +35,9 @@ export async function validateCommand(specArgument: string): Promise<number> {
     return 0;
   }
   const loaded = { ...anyMode, spec: { ...anyMode.spec, maker } };
-  // The base commit, read from the repository's files in the usual case (HEAD of a plain repository);
-  // otherwise preflight's first git process starts now and runs while preflight's modules load (an
-  // import loads its module graph before it returns).
-  const read = plainHeadCommitAt(loaded.repoPath, loaded.spec.base);
-  const usualCase = read
-    ? Promise.resolve(read)
-    : repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
+  // Preflight's first git process starts now and runs while preflight's modules load (an import
+  // loads its module graph before it returns).
+  const usualCase = repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
   const { describePlan, preflight } = await import("../../loop/preflight.ts");
   const check = await preflight(loaded, specArgument, usualCase);
   if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
