@@ -5,11 +5,9 @@
 // LOOPWRIGHT_FROM=dist or =src forces one (the benchmarks measure dist/, what users install); an
 // unknown value, or src/ asked for where there is none, is an error (exit 2).
 // Builtins come from process.getBuiltinModule, not `import`: an ES module import of node:fs builds
-// its namespace, which loads fs/promises and streams (see src/files/node-fs.ts).
-const { existsSync, readFileSync } = process.getBuiltinModule("node:fs");
-const module = process.getBuiltinModule("node:module");
-const { homedir } = process.getBuiltinModule("node:os");
-const { join } = process.getBuiltinModule("node:path");
+// its namespace, which loads fs/promises and streams (see src/files/node-fs.ts). A Node without it
+// (before 20.16 and 22.3) imports fs, so that `--version` and the version check below still answer.
+const { existsSync, readFileSync } = process.getBuiltinModule?.("node:fs") ?? (await import("node:fs"));
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
@@ -27,6 +25,9 @@ if (major < 24) {
   else process.stderr.write(`${message}\n`);
   process.exit(isHook ? 0 : 2);
 }
+const module = process.getBuiltinModule("node:module");
+const { homedir } = process.getBuiltinModule("node:os");
+const { join } = process.getBuiltinModule("node:path");
 
 /** The module `path` (no extension) from src/ in a checkout, else from dist/; LOOPWRIGHT_FROM decides. */
 function entry(path) {

@@ -306,3 +306,34 @@ describe("bin/loopwright.js: which code runs, and its compile cache", () => {
     assert.match(missing.stderr, /src\/cli\/main\.ts is missing/);
   });
 });
+
+describe("a Node without process.getBuiltinModule (before 20.16 and 22.3)", () => {
+  // Simulated in this Node 24: the function removed and the version faked before bin/loopwright.js runs.
+  const olderNode =
+    'delete process.getBuiltinModule; Object.defineProperty(process.versions, "node", { value: "20.15.0" });';
+  const run = (args: string[]) =>
+    spawnSync(
+      process.execPath,
+      ["--import", `data:text/javascript,${encodeURIComponent(olderNode)}`, binary, ...args],
+      {
+        encoding: "utf8",
+        input: "",
+      },
+    );
+
+  test("a hook still answers in JSON with exit 0, and the CLI says which Node it needs", () => {
+    const hook = run(["hook", "stop"]);
+    assert.equal(hook.status, 0, hook.stderr);
+    assert.match(JSON.parse(hook.stdout).systemMessage, /needs Node\.js 24 or newer .*checked nothing/);
+    const cli = run(["ls"]);
+    assert.equal(cli.status, 2);
+    assert.match(cli.stderr, /needs Node\.js 24 or newer/);
+    assert.doesNotMatch(cli.stderr, /TypeError/);
+  });
+
+  test("--version still answers", () => {
+    const version = run(["--version"]);
+    assert.equal(version.status, 0, version.stderr);
+    assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+  });
+});
