@@ -3,7 +3,7 @@
  * problem, no stack trace, exit code 2, and leaves nothing behind (no loop, no branch, no touched file).
  */
 import assert from "node:assert/strict";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type CliResult, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
@@ -238,4 +238,20 @@ test("--iteration that is not a number is exit 2", async () => {
   const ok = await sandbox.cli(["brief", "dirty-checkout", "--iteration", "1"]);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /## Goal\nanswer\.txt says 42\./);
+});
+
+test("a home folder that cannot be made is a clear error, not a spin (Node's recursive mkdir loops under /proc)", async () => {
+  const file = join(sandbox.root, "a-file");
+  await writeFile(file, "not a folder\n");
+  for (const [home, code] of [
+    ["/proc/loopwright-home", "ENOENT"],
+    [file, "EEXIST"],
+    [join(file, "home"), "ENOTDIR"],
+  ]) {
+    for (const args of [["ls"], ["show", "nothing"]]) {
+      const result = await sandbox.cli(args, { env: { LOOPWRIGHT_HOME: home }, timeoutMs: 20_000 });
+      assert.equal(result.code, 2, `${args[0]} with ${home}: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`cannot create loopwright's home folder ${home} \\(${code}\\)`));
+    }
+  }
 });

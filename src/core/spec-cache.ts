@@ -10,15 +10,8 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SpecError } from "../errors.ts";
-import {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "../files/node-fs.ts";
+import { makeFolders } from "../files/make-folders.ts";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "../files/node-fs.ts";
 import { readRegularFileSync } from "../files/read-regular-file.ts";
 import { loopwrightHome } from "../paths.ts";
 import type { LoadedSpec, ParsedAnyModeSpec } from "./spec-file.ts";
@@ -152,8 +145,8 @@ function hasEntryShape(entry: SpecCacheEntry): boolean {
  */
 function writeEntry(home: string, entryPath: string, entry: SpecCacheEntry): void {
   try {
-    mkdirSync(home, { recursive: true, mode: 0o700 });
-    mkdirSync(dirname(entryPath), { recursive: true, mode: 0o700 });
+    makeFolders(home, 0o700);
+    makeFolders(dirname(entryPath), 0o700);
     const temporary = `${entryPath}.${process.pid}.tmp`;
     writeFileSync(temporary, JSON.stringify(entry), { mode: 0o600 });
     renameSync(temporary, entryPath);
