@@ -30,8 +30,10 @@ const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /**
  * The commit `refs/heads/<branch>` of the repository whose main checkout is `root` names, read from its
  * files: the loose ref file, else the `packed-refs` line. Undefined when the files cannot tell for sure
- * (no `.git` folder, a reftable, a symbolic ref, a name that is not a plain path, a branch found in
- * neither file, a file being rewritten): ask git then. The object is not checked to be a commit.
+ * (no `.git` folder, a reftable, a symbolic ref, a loose ref that is a symbolic link — git reads it
+ * as a symbolic ref, which a file read would follow elsewhere or find dangling and then trust a stale
+ * packed line —, a name that is not a plain path, a branch found in neither file, a file being
+ * rewritten): ask git then. The object is not checked to be a commit.
  */
 export async function readBranchFile(root: string, branch: string): Promise<string | undefined> {
   if (!isPlainBranchPath(branch)) return undefined;
@@ -44,12 +46,12 @@ export async function readBranchFile(root: string, branch: string): Promise<stri
   // Only a loose ref that is not there sends the question to packed-refs; any other failure (a file it
   // may not read, a folder where the file should be) is git's to answer.
   let missing = false;
-  const loose = await readFile(join(dotGit, "refs", "heads", ...branch.split("/")), "latin1").catch(
-    (error: NodeJS.ErrnoException) => {
-      missing = error.code === "ENOENT" || error.code === "ENOTDIR";
-      return undefined;
-    },
-  );
+  const loosePath = join(dotGit, "refs", "heads", ...branch.split("/"));
+  if ((await lstat(loosePath).catch(() => undefined))?.isSymbolicLink()) return undefined;
+  const loose = await readFile(loosePath, "latin1").catch((error: NodeJS.ErrnoException) => {
+    missing = error.code === "ENOENT" || error.code === "ENOTDIR";
+    return undefined;
+  });
   if (!missing && loose === undefined) return undefined;
   if (loose !== undefined) {
     const name = loose.trim();
