@@ -6,7 +6,17 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants, existsSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -56,6 +66,7 @@ function launcher(
   input: Record<string, unknown>,
   folder = sandbox.repo,
   launcherPath = join(sandbox.repo, ".loopwright", "hook"),
+  extraEnv: Record<string, string> = {},
 ): Promise<LauncherRun> {
   const run = runs++;
   const gitTrace = join(sandbox.root, `git-trace-${run}.txt`);
@@ -66,6 +77,7 @@ function launcher(
     LOOPWRIGHT_GIT_TRACE: gitTrace,
     LOOPWRIGHT_MODULE_TRACE: moduleTrace,
     NODE_OPTIONS: `--import ${tracer}`,
+    ...extraEnv,
   };
   const child = spawn(launcherPath, [event], { cwd: folder, env });
   let stdout = "";
@@ -170,6 +182,93 @@ describe("the launcher's git status", () => {
     const stop = await launcher(sandbox, "stop", {});
     assert.equal(stop.output.decision, "block");
     assert.deepEqual(stop.gitCommands.slice(0, 2), ["status", "status"]);
+  });
+});
+
+/**
+ * A git first on PATH whose `status` takes `seconds` (a huge tree, a stuck mount) before it runs the real
+ * one; it notes its pid and its sleep's in `started` (a TERM ends both).
+ */
+function slowGit(sandbox: Sandbox, seconds: number): { path: string; started: string } {
+  const real = execFileSync("/bin/sh", ["-c", "command -v git"], {
+    env: sandbox.env,
+    encoding: "utf8",
+  }).trim();
+  const bin = join(sandbox.root, "slow-git");
+  const started = join(sandbox.root, "slow-git-started.txt");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(
+    join(bin, "git"),
+    `#!/bin/sh
+case " $* " in *" status "*)
+  sleep ${seconds} & sleeping=$!
+  echo "$$ $sleeping" >>'${started}'
+  trap 'kill "$sleeping"; exit 143' TERM
+  wait "$sleeping" ;;
+esac
+exec '${real}' "$@"
+`,
+  );
+  chmodSync(join(bin, "git"), 0o755);
+  return { path: `${bin}:${sandbox.env.PATH}`, started };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("the launcher's answer does not wait for its git status", () => {
+  const gitSeconds = 20;
+
+  test("with hook mode off (the kill switch), it starts none and answers at once", async () => {
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, wrong);
+    await sandbox.write({ ".loopwright/off": "" });
+    const git = slowGit(sandbox, gitSeconds);
+    const started = Date.now();
+    const stop = await launcher(sandbox, "stop", {}, sandbox.repo, undefined, { PATH: git.path });
+    const seconds = (Date.now() - started) / 1000;
+    assert.deepEqual(stop.output, {});
+    assert.ok(seconds < gitSeconds / 2, `the stop answered after ${seconds} s`);
+    assert.ok(!existsSync(git.started), "the launcher started a git status");
+  });
+
+  test("inside an engine session, it starts none and answers at once", async () => {
+    const sandbox = await hookedCheckout();
+    await openWork(sandbox, wrong);
+    const git = slowGit(sandbox, gitSeconds);
+    const started = Date.now();
+    const stop = await launcher(sandbox, "stop", {}, sandbox.repo, undefined, {
+      PATH: git.path,
+      LOOPWRIGHT_ENGINE_SESSION: "1",
+    });
+    const seconds = (Date.now() - started) / 1000;
+    assert.deepEqual(stop.output, {});
+    assert.ok(seconds < gitSeconds / 2, `the stop answered after ${seconds} s`);
+    assert.ok(!existsSync(git.started), "the launcher started a git status");
+  });
+
+  test("a git status the hook does not use is killed when the hook answers: none is left running", async () => {
+    // Claude Code's project (where the launcher starts git) is on; the input's checkout is off, so the
+    // hook answers without the launcher's status and runs no git of its own.
+    const project = await hookedCheckout();
+    await openWork(project, wrong);
+    const sandbox = await hookedCheckout();
+    await sandbox.write({ ".loopwright/off": "" });
+    const git = slowGit(sandbox, gitSeconds);
+    const started = Date.now();
+    const stop = await launcher(sandbox, "stop", {}, project.repo, undefined, { PATH: git.path });
+    const seconds = (Date.now() - started) / 1000;
+    assert.deepEqual(stop.output, {});
+    assert.ok(seconds < gitSeconds / 2, `the stop answered after ${seconds} s`);
+    const pids = readFileSync(git.started, "utf8").trim().split(/\s+/).map(Number);
+    assert.equal(pids.length, 2, "the launcher started one git status");
+    await waitFor(() => !pids.some(alive), "the launcher's git to end", 2_000);
   });
 });
 

@@ -7,7 +7,10 @@
  * in `$CLAUDE_PROJECT_DIR` (else the current folder) when that folder holds `.git` and `loop.yaml`,
  * and pipes its output to Node on descriptor 3: git runs while Node starts, and Node needs no
  * node:child_process. Node uses it only when it is exactly the status it would run (see
- * status-process.ts); the script decides with sh builtins alone (no process is started to decide).
+ * status-process.ts); the script decides with sh builtins alone (no process is started to decide),
+ * and starts none where Node would not read it (hook mode off, an engine session). Its answer never
+ * waits for that git: git runs outside the script's job with its stderr on /dev/null, and is killed
+ * once Node has exited.
  * Pure.
  */
 import { gitSettings, neutralisingArguments, repositoryLocatingVariables } from "../../git/git.ts";
@@ -49,6 +52,8 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   # starts; Node reads it on descriptor 3 if it is exactly the one it would run, else runs its own.
   folder=\${CLAUDE_PROJECT_DIR:-$PWD}
   early=
+  # None where Node would not read it: inside an engine session, or with hook mode off (the kill switch).
+  [ "\${LOOPWRIGHT_ENGINE_SESSION-}" = 1 ] || [ -e "$folder/.loopwright/off" ] ||
   case $1 in
     stop) early=1 ;;
     prompt)
@@ -69,21 +74,45 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   # Descriptor 4 keeps the hook's stdin for Node (\`command\`: a closed stdin is no fatal error).
   if [ -n "$git" ] && { command exec 4<&0; } 2>/dev/null; then
+    # git runs outside this script's job (its subshell exits at once), so that nothing waits for it:
+    # it first writes its pid (a sh that then execs git), which the wrapper below reads off the pipe
+    # before Node starts; once Node has exited, the wrapper kills git (used or not) and exits with
+    # Node's status. Its stderr is /dev/null: it holds no pipe of Claude Code's.
     {
       unset ${repositoryLocatingVariables.join(" ")}
-      ${settings} "$git" -C "$folder" ${gitCommand} </dev/null 2>/dev/null
-      printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
-    } 4<&- | LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
-      ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-      ${assignments}"$node" "$entry" hook "$@" 3<&0 0<&4 4<&- &
-    # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
-    # timeout) is passed on to it, as it reached Node when the script exec'd it.
-    hook=$!
-    trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
+      {
+        ${settings} /bin/sh -c 'printf "%d\\n" "$$" && exec "$@"' sh "$git" -C "$folder" ${gitCommand} </dev/null
+        printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
+      } &
+    } 2>/dev/null 4<&- | {
+      hook=
+      stop=
+      trap 'stop=1; kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
+      IFS= read -r launched || launched=
+      # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
+      exec 3<&0 0</dev/null
+      LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
+        ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
+        ${assignments}"$node" "$entry" hook "$@" 0<&4 4<&- &
+      hook=$!
+      exec 3<&- 4<&-
+      [ -z "$stop" ] || kill -s TERM "$hook" 2>/dev/null
+      while :; do
+        wait "$hook"
+        status=$?
+        kill -s 0 "$hook" 2>/dev/null || break
+      done
+      case $launched in '' | *[!0-9]*) ;; *) kill -s TERM "$launched" 2>/dev/null ;; esac
+      exit "$status"
+    } &
+    # Node is this script's grandchild, not the script itself: a signal that ends the hook (Claude
+    # Code's timeout) is passed on to it through the wrapper, as it reached Node when the script exec'd it.
+    wrapper=$!
+    trap 'kill -s TERM "$wrapper" 2>/dev/null' HUP INT TERM
     while :; do
-      wait "$hook"
+      wait "$wrapper"
       status=$?
-      kill -s 0 "$hook" 2>/dev/null || break
+      kill -s 0 "$wrapper" 2>/dev/null || break
     done
     exit "$status"
   fi
