@@ -6,8 +6,19 @@
  * diffs printed in one `diff-tree --stdin` run are each exactly what `diffText` prints alone.
  */
 import assert from "node:assert/strict";
-import { chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { delimiter, dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { diffText, diffTexts } from "../src/git/diffs.ts";
 import { GitError, git, gitExecutable, gitSequence } from "../src/git/git.ts";
@@ -375,4 +386,41 @@ describe("checkOut's old .git", () => {
     assert.deepEqual(await readdir(join(directory, "trash")), []);
     assert.equal(await readFile(join(target, "keep.txt"), "utf8"), "kept\n");
   });
+});
+
+describe("checkOut over a tracked folder replaced by a symlink", () => {
+  // A gate's code runs in the gates' checkout: it can move a tracked folder away (the files keep their
+  // inodes and stat data) and leave a symlink to it. The next checkout must hold the files itself.
+  for (const [name, moved] of [
+    ["a top folder moved inside the checkout", "tests-moved"],
+    ["a nested folder moved inside the checkout", "src/lib-moved"],
+    ["a top folder moved outside the checkout", "outside"],
+  ] as const) {
+    it(`rewrites ${name}: real folders and files, the moved copy untouched`, async () => {
+      const root = await newRepository({
+        "tests/a.test.js": "a\n",
+        "tests/deep/b.test.js": "b\n",
+        "src/lib/c.js": "c\n",
+        "top.txt": "t\n",
+      });
+      const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+      const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+      const gates = join(await newFolder("gates"), "checkout");
+      await checkOut(repository, gates, "gates", sha, { detached: true });
+      const folder = moved.startsWith("src/") ? "src/lib" : "tests";
+      const target = moved === "outside" ? join(await newFolder("elsewhere"), "tests") : join(gates, moved);
+      await rename(join(gates, folder), target);
+      await symlink(
+        moved === "outside" ? target : target.slice(dirname(join(gates, folder)).length + 1),
+        join(gates, folder),
+      );
+      await checkOut(repository, gates, "gates", sha, { detached: true });
+      assert.ok((await lstat(join(gates, folder))).isDirectory(), `${folder} is a real folder again`);
+      for (const file of ["tests/a.test.js", "tests/deep/b.test.js", "src/lib/c.js", "top.txt"])
+        assert.ok((await lstat(join(gates, file))).isFile(), `${file} is there`);
+      assert.equal(await readFile(join(gates, "tests/deep/b.test.js"), "utf8"), "b\n");
+      assert.equal(await git(["status", "--porcelain", "--ignored"], gates), "");
+      if (moved === "outside") assert.deepEqual((await readdir(target)).sort(), ["a.test.js", "deep"]);
+    });
+  }
 });

@@ -115,13 +115,18 @@ export async function checkOut(
   // No shortcut from the recorded index here (unlike `snapshotTree`): a listing compares content, while
   // `read-tree --reset -u` also rewrites a tracked file whose content matches but whose stat does not
   // (a gate that left it read-only, back-dated, or hard-linked to a file outside the checkout).
+  // Clean runs first, against the index of the files written last: whatever is not theirs goes, a
+  // symlink standing where a tracked folder was above all. Run after read-tree, it let read-tree see that
+  // folder's files as up to date through the symlink (a gate had moved the folder, stat data and all)
+  // and then removed the symlink, leaving the checkout without them. A folder created just now holds
+  // nothing to clean.
   const commands: string[][] = [];
-  if (created || !options.filesMatch) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
-  // A folder created just now holds only what read-tree wrote: there is nothing for clean to remove.
   if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
-  if (commands[0]?.[0] === "read-tree") forgetIndex(indexFile);
+  const writes = created || !options.filesMatch;
+  if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
+  if (writes) forgetIndex(indexFile);
   await gitSequence(commands, checkout, { env });
-  if (commands[0]?.[0] === "read-tree") recordIndex(indexFile, `commit:${sha}`);
+  if (writes) recordIndex(indexFile, `commit:${sha}`);
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return created;
 }
