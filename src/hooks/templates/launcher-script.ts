@@ -9,8 +9,10 @@
  * node:child_process. Node uses it only when it is exactly the status it would run (see
  * status-process.ts); the script decides with sh builtins alone (no process is started to decide),
  * and starts none where Node would not read it (hook mode off, an engine session). Its answer never
- * waits for that git: git runs outside the script's job with its stderr on /dev/null, and is killed
- * once Node has exited.
+ * waits for that git: the script waits for Node alone, and git, which holds none of Claude Code's
+ * pipes, is killed once Node has exited. Where /proc cannot name the script's children (not Linux),
+ * it starts none: Node runs its own. Node starts as soon as git is forked, never after it (the
+ * previous launcher read git's pid off the pipe first, through an extra sh: ~16–20 ms a hook).
  * Pure.
  */
 import { gitSettings, neutralisingArguments, repositoryLocatingVariables } from "../../git/git.ts";
@@ -63,7 +65,8 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   git=
   case $folder in
-    /*) if [ -n "$early" ] && [ -e "$folder/.git" ] && [ -f "$folder/loop.yaml" ]${stepAside}; then
+    /*) if [ -n "$early" ] && [ -e "$folder/.git" ] && [ -f "$folder/loop.yaml" ]${stepAside} &&
+      [ -r /proc/thread-self/children ]; then
       # The first git in an absolute folder of PATH, as loopwright finds it.
       set -f; IFS=:
       for directory in $PATH; do
@@ -74,46 +77,40 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   # Descriptor 4 keeps the hook's stdin for Node (\`command\`: a closed stdin is no fatal error).
   if [ -n "$git" ] && { command exec 4<&0; } 2>/dev/null; then
-    # git runs outside this script's job (its subshell exits at once), so that nothing waits for it:
-    # it first writes its pid (a sh that then execs git), which the wrapper below reads off the pipe
-    # before Node starts; once Node has exited, the wrapper kills git (used or not) and exits with
-    # Node's status. Its stderr is /dev/null: it holds no pipe of Claude Code's.
+    # One pipeline, started in the background so that this script waits for Node alone: on its left a
+    # subshell runs git (stdin and stderr /dev/null: it holds none of Claude Code's pipes) and writes
+    # its exit code after its output; on its right Node is exec'd with that output on descriptor 3 and
+    # starts at once. Nothing waits for git: once Node has exited, this script ends the subshell, whose
+    # trap ends git if it still runs. Each kill is of the killer's own child that it has not yet reaped
+    # (read from /proc/thread-self/children just before): a pid that cannot have been reused.
     {
       unset ${repositoryLocatingVariables.join(" ")}
-      {
-        ${settings} /bin/sh -c 'printf "%d\\n" "$$" && exec "$@"' sh "$git" -C "$folder" ${gitCommand} </dev/null
-        printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
-      } &
+      launched=
+      trap '${ownChildKill("$launched")} exit 143' TERM
+      ${settings} "$git" -C "$folder" ${gitCommand} </dev/null &
+      launched=$!
+      wait "$launched"
+      printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
     } 2>/dev/null 4<&- | {
-      hook=
-      stop=
-      trap 'stop=1; kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
-      IFS= read -r launched || launched=
       # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
-      exec 3<&0 0</dev/null
+      exec 3<&0 0<&4 4<&-
       LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
         ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-        ${assignments}"$node" "$entry" hook "$@" 0<&4 4<&- &
-      hook=$!
-      exec 3<&- 4<&-
-      [ -z "$stop" ] || kill -s TERM "$hook" 2>/dev/null
-      while :; do
-        wait "$hook"
-        status=$?
-        kill -s 0 "$hook" 2>/dev/null || break
-      done
-      case $launched in '' | *[!0-9]*) ;; *) kill -s TERM "$launched" 2>/dev/null ;; esac
-      exit "$status"
+        ${assignments}exec "$node" "$entry" hook "$@"
     } &
-    # Node is this script's grandchild, not the script itself: a signal that ends the hook (Claude
-    # Code's timeout) is passed on to it through the wrapper, as it reached Node when the script exec'd it.
-    wrapper=$!
-    trap 'kill -s TERM "$wrapper" 2>/dev/null' HUP INT TERM
+    # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
+    # timeout) is passed on to it, as it reached Node when the script exec'd it.
+    hook=$!
+    exec 4<&-
+    trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
     while :; do
-      wait "$wrapper"
+      wait "$hook"
       status=$?
-      kill -s 0 "$wrapper" 2>/dev/null || break
+      kill -s 0 "$hook" 2>/dev/null || break
     done
+    # Node is reaped: the only child left, if any, is git's subshell.
+    { read -r children </proc/thread-self/children; } 2>/dev/null && [ -n "$children" ] &&
+      kill -s TERM $children 2>/dev/null
     exit "$status"
   fi
   LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$entry" hook "$@"
@@ -121,6 +118,15 @@ fi
 printf '%s\\n' ${shellQuote(gone)}
 exit 0
 `;
+}
+
+/**
+ * sh that sends TERM to \`pid\` only while it is this shell's own child, unreaped (so its pid cannot be
+ * another process's): the shell is single-threaded and reaps only in \`wait\`, so the child it reads
+ * in /proc/thread-self/children is still that process when \`kill\` runs. For a trap (no single quote).
+ */
+function ownChildKill(pid: string): string {
+  return `read -r children </proc/thread-self/children; case " $children " in *" ${pid} "*) kill -s TERM "${pid}" ;; esac;`;
 }
 
 export function shellQuote(word: string): string {
