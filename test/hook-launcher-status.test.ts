@@ -12,15 +12,19 @@ import {
   constants,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readFileSync,
+  rmSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
 import { Socket } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { readHookInput } from "../src/hooks/hook-io.ts";
+import { readLimited } from "../src/hooks/review/status-process.ts";
 import { hookState } from "./support/hook-runner.ts";
 import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 import { waitFor } from "./support/wait-for.ts";
@@ -269,6 +273,61 @@ describe("the launcher's answer does not wait for its git status", () => {
     const pids = readFileSync(git.started, "utf8").trim().split(/\s+/).map(Number);
     assert.equal(pids.length, 2, "the launcher started one git status");
     await waitFor(() => !pids.some(alive), "the launcher's git to end", 2_000);
+  });
+});
+
+describe("the launcher's exit status is Node's, in both its shapes", () => {
+  // dash runs the pipeline (Node exec'd beside git's subshell), bash the wrapper (git's pid read first).
+  for (const shell of ["dash", "bash"]) {
+    test(`${shell}: Node exits 7 while git still runs: 7 at once, and git is killed`, async () => {
+      const project = await hookedCheckout();
+      await openWork(project, wrong);
+      const git = slowGit(project, 20);
+      const path = join(project.repo, ".loopwright", "hook");
+      const exits7 = join(project.root, "exits-7");
+      writeFileSync(exits7, "#!/bin/sh\nexit 7\n", { mode: 0o755 });
+      const launcherPath = join(project.root, "hook-exits-7");
+      writeFileSync(launcherPath, readFileSync(path, "utf8").replace(/^node=.*$/m, `node='${exits7}'`));
+      const started = Date.now();
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(shell, [launcherPath, "stop"], {
+          cwd: project.repo,
+          env: { ...project.env, CLAUDE_PROJECT_DIR: project.repo, PATH: git.path },
+          stdio: ["pipe", "ignore", "ignore"],
+        });
+        child.on("error", reject);
+        child.on("close", resolve);
+        child.stdin.end("{}");
+      });
+      const seconds = (Date.now() - started) / 1000;
+      assert.equal(code, 7);
+      assert.ok(seconds < 10, `the launcher ended after ${seconds} s`);
+      await waitFor(() => existsSync(git.started), "the launcher's git to start", 5_000);
+      const pids = readFileSync(git.started, "utf8").trim().split(/\s+/).map(Number);
+      await waitFor(() => !pids.some(alive), "the launcher's git to end", 2_000);
+    });
+  }
+});
+
+describe("the launcher's status is read up to a cap (git's own output is capped at 256 MB)", () => {
+  test("up to the cap it is read whole; one byte over, it is discarded", () => {
+    const folder = mkdtempSync(join(tmpdir(), "loopwright-limited-"));
+    const sandboxFile = join(folder, "status");
+    writeFileSync(sandboxFile, "x".repeat(100_000));
+    const read = (limit: number) => {
+      const descriptor = openSync(sandboxFile, "r");
+      try {
+        return readLimited(descriptor, limit);
+      } finally {
+        closeSync(descriptor);
+      }
+    };
+    try {
+      assert.equal(read(100_000)?.length, 100_000);
+      assert.equal(read(99_999), undefined);
+    } finally {
+      rmSync(folder, { recursive: true });
+    }
   });
 });
 

@@ -14,7 +14,7 @@
  * (experiment in /tmp: a script doing a stop's file work, git from a shell pipe 1.12×, from
  * child_process 1.40×, interleaved runs).
  */
-import { closeSync, readFileSync } from "../../files/node-fs.ts";
+import { closeSync, readSync } from "../../files/node-fs.ts";
 import {
   type GitResult,
   gitExecutable,
@@ -47,6 +47,29 @@ export const launcherStatusVariables = {
 export const launcherStatusDescriptor = 3;
 /** What the launcher writes after git's stdout: this, git's exit code, and a newline. */
 export const launcherStatusTrailer = "\nloopwright-status-exit ";
+
+/**
+ * The most the launcher's pipe is read for: git's own status is capped at 256 MB (git.ts), and its
+ * trailer is a few bytes. A status that is longer is discarded (the hook's own git then meets that cap).
+ */
+export const launcherStatusLimitBytes = 256 * 1024 * 1024 + 64;
+
+/**
+ * Everything `descriptor` holds up to its end, as UTF-8, or undefined once it has more than
+ * `limitBytes` (the rest is left unread). Throws what reading throws (EAGAIN on a non-blocking pipe).
+ */
+export function readLimited(descriptor: number, limitBytes: number): string | undefined {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limitBytes + 1 - total));
+    const read = readSync(descriptor, chunk, 0, chunk.length, null);
+    if (read === 0) return Buffer.concat(chunks, total).toString("utf8");
+    chunks.push(chunk.subarray(0, read));
+    total += read;
+    if (total > limitBytes) return undefined;
+  }
+}
 
 /** Everything that decides git's answer besides the folder and the executable, as one string. */
 export function launcherStatusSignature(): string {
@@ -117,10 +140,10 @@ function launcherResult(root: string, launched: LauncherStatus): GitResult | und
     return undefined;
   }
   launched.settled = true;
-  let text: string;
+  let text: string | undefined;
   try {
     // A blocking read of a pipe the shell made (blocking): git has usually exited by now.
-    text = readFileSync(launcherStatusDescriptor, "utf8");
+    text = readLimited(launcherStatusDescriptor, launcherStatusLimitBytes);
   } catch {
     return undefined;
   } finally {
@@ -128,6 +151,7 @@ function launcherResult(root: string, launched: LauncherStatus): GitResult | und
       closeSync(launcherStatusDescriptor);
     } catch {}
   }
+  if (text === undefined) return undefined;
   const success = `${launcherStatusTrailer}0\n`;
   if (!text.endsWith(success)) return undefined;
   return { code: 0, stdout: text.slice(0, -success.length), stderr: "", timedOut: false };

@@ -10,9 +10,8 @@
  * status-process.ts); the script decides with sh builtins alone (no process is started to decide),
  * and starts none where Node would not read it (hook mode off, an engine session). Its answer never
  * waits for that git: the script waits for Node alone, and git, which holds none of Claude Code's
- * pipes, is killed once Node has exited. Where /proc cannot name the script's children (not Linux),
- * it starts none: Node runs its own. Node starts as soon as git is forked, never after it (the
- * previous launcher read git's pid off the pipe first, through an extra sh: ~16–20 ms a hook).
+ * pipes, is killed once Node has exited. Under dash with /proc (Debian, Ubuntu) Node starts as soon
+ * as git is forked (\`pipedPart\`); any other sh reads git's pid before Node starts (\`wrappedPart\`).
  * Pure.
  */
 import { gitSettings, neutralisingArguments, repositoryLocatingVariables } from "../../git/git.ts";
@@ -40,7 +39,7 @@ export function launcherScript(options: {
   const settings = Object.entries(gitSettings)
     .map(([name, value]) => `${name}=${shellQuote(value)}`)
     .join(" ");
-  const variables = launcherStatusVariables;
+  const parts: LauncherParts = { assignments, gitCommand, settings };
   // The plugin's hooks step aside where the project's own are installed (hook-main.ts): no git for them.
   const stepAside =
     options.env?.LOOPWRIGHT_HOOK_SOURCE === "plugin" ? ' && [ ! -e "$folder/.loopwright/hook" ]' : "";
@@ -65,8 +64,7 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   git=
   case $folder in
-    /*) if [ -n "$early" ] && [ -e "$folder/.git" ] && [ -f "$folder/loop.yaml" ]${stepAside} &&
-      [ -r /proc/thread-self/children ]; then
+    /*) if [ -n "$early" ] && [ -e "$folder/.git" ] && [ -f "$folder/loop.yaml" ]${stepAside}; then
       # The first git in an absolute folder of PATH, as loopwright finds it.
       set -f; IFS=:
       for directory in $PATH; do
@@ -77,46 +75,124 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   # Descriptor 4 keeps the hook's stdin for Node (\`command\`: a closed stdin is no fatal error).
   if [ -n "$git" ] && { command exec 4<&0; } 2>/dev/null; then
-    # One pipeline, started in the background so that this script waits for Node alone: on its left a
-    # subshell runs git (stdin and stderr /dev/null: it holds none of Claude Code's pipes) and writes
-    # its exit code after its output; on its right Node is exec'd with that output on descriptor 3 and
-    # starts at once. Nothing waits for git: once Node has exited, this script ends the subshell, whose
-    # trap ends git if it still runs. Each kill is of the killer's own child that it has not yet reaped
-    # (read from /proc/thread-self/children just before): a pid that cannot have been reused.
-    {
-      unset ${repositoryLocatingVariables.join(" ")}
-      launched=
-      trap '${ownChildKill("$launched")} exit 143' TERM
-      ${settings} "$git" -C "$folder" ${gitCommand} </dev/null &
-      launched=$!
-      wait "$launched"
-      printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
-    } 2>/dev/null 4<&- | {
-      # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
-      exec 3<&0 0<&4 4<&-
-      LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
-        ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-        ${assignments}exec "$node" "$entry" hook "$@"
-    } &
-    # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
-    # timeout) is passed on to it, as it reached Node when the script exec'd it.
-    hook=$!
-    exec 4<&-
-    trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
-    while :; do
-      wait "$hook"
-      status=$?
-      kill -s 0 "$hook" 2>/dev/null || break
-    done
-    # Node is reaped: the only child left, if any, is git's subshell.
-    { read -r children </proc/thread-self/children; } 2>/dev/null && [ -n "$children" ] &&
-      kill -s TERM $children 2>/dev/null
-    exit "$status"
-  fi
+    # The shells whose \`wait\` a SIGCHLD trap ends (dash; not bash, zsh, ksh or busybox) and a /proc
+    # that names a process's children run the pipeline; any other runs the wrapper.
+    if [ -r /proc/thread-self/children ] &&
+      [ -z "\${BASH_VERSION-}\${ZSH_VERSION-}\${KSH_VERSION-}\${BB_ASH_VERSION-}\${YASH_VERSION-}" ]; then
+${pipedPart(parts)}    fi
+${wrappedPart(parts)}  fi
   LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$entry" hook "$@"
 fi
 printf '%s\\n' ${shellQuote(gone)}
 exit 0
+`;
+}
+
+/** What both launcher shapes write: the git command, its environment, Node's variables. */
+interface LauncherParts {
+  assignments: string;
+  gitCommand: string;
+  settings: string;
+}
+
+/**
+ * Node starts as soon as git is forked: one background pipeline, git's subshell | exec Node. Needs
+ * dash's \`wait\` (a SIGCHLD trap ends it; bash's waits on) and /proc/thread-self/children.
+ */
+function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string {
+  const variables = launcherStatusVariables;
+  return `      # One pipeline in the background: on its left a subshell runs git (stdin and stderr /dev/null: it
+      # holds none of Claude Code's pipes) and writes its exit code after its output; on its right Node
+      # is exec'd with that output on descriptor 3, at once. sh's \`wait\` waits for the whole pipeline,
+      # so a SIGCHLD trap wakes the script when Node ends; it then ends git's subshell, whose trap ends
+      # git if it still runs, and takes Node's status. Each kill is of the killer's own child, named by
+      # /proc/thread-self/children just before and not yet reaped: its pid cannot be another process's.
+      trap : CHLD
+      {
+        unset ${repositoryLocatingVariables.join(" ")}
+        launched=
+        trap '${ownChildKill("$launched")} exit 143' TERM
+        ${settings} "$git" -C "$folder" ${gitCommand} </dev/null &
+        launched=$!
+        wait "$launched"
+        printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
+      } 2>/dev/null 4<&- | {
+        # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
+        exec 3<&0 0<&4 4<&-
+        LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
+          ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
+          ${assignments}exec "$node" "$entry" hook "$@"
+      } &
+      # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
+      # timeout) is passed on to it, as it reached Node when the script exec'd it.
+      hook=$!
+      exec 4<&-
+      trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
+      while :; do
+        wait "$hook"
+        status=$?
+        kill -s 0 "$hook" 2>/dev/null || break
+      done
+      # Node is reaped; git's subshell, if not yet, is the only child left. Ended, it lets \`wait\` give the
+      # pipeline's status, Node's: the one above may be a SIGCHLD's (128 + its number). 127: the shell
+      # has it no more (dash, whose wait above ended normally), the one above stands.
+      trap - CHLD
+      { read -r children </proc/thread-self/children; } 2>/dev/null
+      [ -z "\${children-}" ] || kill -s TERM $children 2>/dev/null
+      wait "$hook"
+      pipeline=$?
+      [ "$pipeline" = 127 ] || status=$pipeline
+      exit "$status"
+`;
+}
+
+/**
+ * Any sh: git's pid, written by a sh that then execs it, is read off the pipe by a wrapper before
+ * Node starts (an extra sh and a wait in Node's way: ~16–20 ms a hook on a 2-core machine).
+ */
+function wrappedPart({ assignments, gitCommand, settings }: LauncherParts): string {
+  const variables = launcherStatusVariables;
+  return `    # git runs outside this script's job (its subshell exits at once), so that nothing waits for it:
+    # it first writes its pid (a sh that then execs git), which the wrapper below reads off the pipe
+    # before Node starts; once Node has exited, the wrapper kills git (used or not) and exits with
+    # Node's status. Its stderr is /dev/null: it holds no pipe of Claude Code's.
+    {
+      unset ${repositoryLocatingVariables.join(" ")}
+      {
+        ${settings} /bin/sh -c 'printf "%d\\n" "$$" && exec "$@"' sh "$git" -C "$folder" ${gitCommand} </dev/null
+        printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
+      } &
+    } 2>/dev/null 4<&- | {
+      hook=
+      stop=
+      trap 'stop=1; kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
+      IFS= read -r launched || launched=
+      # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
+      exec 3<&0 0</dev/null
+      LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
+        ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
+        ${assignments}"$node" "$entry" hook "$@" 0<&4 4<&- &
+      hook=$!
+      exec 3<&- 4<&-
+      [ -z "$stop" ] || kill -s TERM "$hook" 2>/dev/null
+      while :; do
+        wait "$hook"
+        status=$?
+        kill -s 0 "$hook" 2>/dev/null || break
+      done
+      case $launched in '' | *[!0-9]*) ;; *) kill -s TERM "$launched" 2>/dev/null ;; esac
+      exit "$status"
+    } &
+    # Node is this script's grandchild, not the script itself: a signal that ends the hook (Claude
+    # Code's timeout) is passed on to it through the wrapper, as it reached Node when the script exec'd it.
+    wrapper=$!
+    trap 'kill -s TERM "$wrapper" 2>/dev/null' HUP INT TERM
+    while :; do
+      wait "$wrapper"
+      status=$?
+      kill -s 0 "$wrapper" 2>/dev/null || break
+    done
+    exit "$status"
 `;
 }
 
