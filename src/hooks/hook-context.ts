@@ -16,7 +16,7 @@ export interface HookContext {
   /** The repository's name, for status lines. */
   repository: string;
   /** The working tree's `git status`, started before the handler loaded (`stop`, `prompt` with open work). */
-  status?: Promise<GitResult>;
+  status?: PromiseLike<GitResult>;
 }
 
 export type HookHandler = (context: HookContext) => Promise<HookOutput>;

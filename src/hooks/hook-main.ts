@@ -115,12 +115,12 @@ async function dispatch(
     return { ...addContext("UserPromptSubmit", hookOffContext), ...tellUser(hookOffMessage(layout.off)) };
   }
   // git reads the working tree while the handler's modules load (the stop always needs it), unless the
-  // launcher started it already.
+  // launcher started it already (then its pipe is read when the handler awaits the status).
   const status =
     event === "stop" || (event === "prompt" && workIsOpen(layout))
       ? startStatus(layout.root, launched)
       : undefined;
-  discardLauncherStatus(launched);
+  if (status === undefined) discardLauncherStatus(launched);
   return (await handlers[event]())(contextFor(input, layout, env, status));
 }
 
@@ -137,7 +137,7 @@ function contextFor(
   input: HookInput,
   layout: HookLayout,
   env: NodeJS.ProcessEnv,
-  status: Promise<GitResult> | undefined,
+  status: PromiseLike<GitResult> | undefined,
 ): HookContext {
   const launcher = env.LOOPWRIGHT_HOOK_LAUNCHER;
   return {

@@ -47,7 +47,7 @@ export interface WorkingTree {
 export async function workingTree(
   root: string,
   base: string | undefined,
-  started: Promise<GitResult> = startStatus(root),
+  started: PromiseLike<GitResult> = startStatus(root),
 ): Promise<WorkingTree> {
   const status = await started;
   if (status.code !== 0) throw new Error(`git status failed in ${root}: ${status.stderr.trim()}`);
@@ -79,7 +79,7 @@ export async function changeSnapshot(root: string, base: string | undefined): Pr
 export async function headAndSnapshot(
   root: string,
   base: string | undefined,
-  started?: Promise<GitResult>,
+  started?: PromiseLike<GitResult>,
 ): Promise<{ head: string; snapshot: ChangeSnapshot }> {
   const tree = await workingTree(root, base, started);
   const files: FileState[] = tree.paths.map((path) => ({ path, digest: digestOf(join(root, path)) }));
@@ -90,7 +90,7 @@ export async function headAndSnapshot(
 export async function changedPaths(
   root: string,
   base: string | undefined,
-  started?: Promise<GitResult>,
+  started?: PromiseLike<GitResult>,
 ): Promise<{ paths: string[]; base: string }> {
   const { paths, base: used } = await workingTree(root, base, started);
   return { paths, base: used };

@@ -118,27 +118,49 @@ export function discardLauncherStatus(launched: LauncherStatus | undefined): voi
 
 /**
  * `git status` of the checkout at `root`: the launcher's run when it is exactly this one and exited 0,
- * else a git started now. Rejects only when git cannot be started at all.
+ * else a git started now. Rejects only when git cannot be started at all. The launcher's pipe is read
+ * when the status is first awaited, not before: the handler's modules load and its spec is read
+ * while git finishes on the other core (read here, Node waited for git 6–38 ms on a loaded 2-core
+ * machine). Never awaited, it is closed unread by `discardLauncherStatus`: nothing is left pending.
  */
-export function startStatus(root: string, launched?: LauncherStatus): Promise<GitResult> {
-  const early = launched ? launcherResult(root, launched) : undefined;
-  if (early) return Promise.resolve(early);
+export function startStatus(root: string, launched?: LauncherStatus): PromiseLike<GitResult> {
+  if (launched && !launched.settled) {
+    if (isLauncherRun(root, launched)) return whenAwaited(() => launcherResult(launched) ?? ownStatus(root));
+    discardLauncherStatus(launched);
+  }
+  return ownStatus(root);
+}
+
+function ownStatus(root: string): Promise<GitResult> {
   const status = gitResult(statusArguments, root);
   // Awaited by whoever reads it; a hook that fails before then must not die of an unhandled rejection.
   status.catch(() => {});
   return status;
 }
 
-function launcherResult(root: string, launched: LauncherStatus): GitResult | undefined {
-  if (launched.settled) return undefined;
-  const same =
+/** A promise-like whose `produce` runs at its first `then` (an `await`), once. */
+function whenAwaited<T>(produce: () => T | PromiseLike<T>): PromiseLike<T> {
+  let produced: Promise<T> | undefined;
+  return {
+    // biome-ignore lint/suspicious/noThenProperty: a thenable is the point: it runs when awaited.
+    then: (onFulfilled, onRejected) => {
+      produced ??= Promise.resolve().then(produce);
+      return produced.then(onFulfilled, onRejected);
+    },
+  };
+}
+
+function isLauncherRun(root: string, launched: LauncherStatus): boolean {
+  return (
     launched.folder === root &&
     launched.signature === launcherStatusSignature() &&
-    launched.git === gitExecutable(process.env.PATH);
-  if (!same) {
-    discardLauncherStatus(launched);
-    return undefined;
-  }
+    launched.git === gitExecutable(process.env.PATH)
+  );
+}
+
+/** The launcher's status when it exited 0; undefined when it did not, or was discarded meanwhile. */
+function launcherResult(launched: LauncherStatus): GitResult | undefined {
+  if (launched.settled) return undefined;
   launched.settled = true;
   let text: string | undefined;
   try {
