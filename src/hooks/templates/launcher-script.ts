@@ -110,11 +110,10 @@ function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string
       trap : CHLD
       {
         unset ${repositoryLocatingVariables.join(" ")}
-        launched=
-        trap '${ownChildKill("$launched")} exit 143' TERM
+        # Its only child is git (even one forked an instant before this trap runs).
+        trap '${killOwnChildren} exit 143' TERM
         ${settings} "$git" -C "$folder" ${gitCommand} </dev/null &
-        launched=$!
-        wait "$launched"
+        wait "$!"
         printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
       } 2>/dev/null 4<&- | {
         # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
@@ -197,13 +196,12 @@ function wrappedPart({ assignments, gitCommand, settings }: LauncherParts): stri
 }
 
 /**
- * sh that sends TERM to \`pid\` only while it is this shell's own child, unreaped (so its pid cannot be
- * another process's): the shell is single-threaded and reaps only in \`wait\`, so the child it reads
- * in /proc/thread-self/children is still that process when \`kill\` runs. For a trap (no single quote).
+ * sh that sends TERM to every child of this shell it has not yet reaped, as /proc/thread-self/children
+ * names them: the shell is single-threaded and reaps only in \`wait\`, so none of those pids can be
+ * another process's by the time \`kill\` runs. For a trap (no single quote).
  */
-function ownChildKill(pid: string): string {
-  return `read -r children </proc/thread-self/children; case " $children " in *" ${pid} "*) kill -s TERM "${pid}" ;; esac;`;
-}
+const killOwnChildren =
+  'read -r children </proc/thread-self/children; [ -z "$children" ] || kill -s TERM $children;';
 
 export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
