@@ -8,6 +8,7 @@ import { engineNotes } from "../../engines/engine-notes.ts";
 import { treeOf } from "../../git/commits.ts";
 import { checkedOutAt, ensureBranch } from "../../git/loop-branch.ts";
 import { checkOut } from "../../git/loop-repository.ts";
+import { branchHolderFromFiles } from "../../git/worktree-heads.ts";
 import { runCommand } from "../../process/run-command.ts";
 import type { RunContext } from "../run-context.ts";
 import {
@@ -55,7 +56,9 @@ export async function prepare(context: RunContext): Promise<void> {
     await Promise.allSettled([gatesCheckedOut, makerAtBase]);
     throw error;
   };
-  const holder = await checkedOutAt(repoRoot, branch).catch(failed);
+  // Read from git's files in the usual case (no process), else asked of git.
+  const fromFiles = branchHolderFromFiles(repoRoot, branch);
+  const holder = fromFiles ? fromFiles.holder : await checkedOutAt(repoRoot, branch).catch(failed);
   if (holder) {
     await failed(
       new Error(
