@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -50,6 +51,10 @@ test("what the files cannot tell for sure is left to git", async () => {
     assert.equal(branchHolderFromFiles(sandbox.repo, "loop/other"), undefined);
     await rm(join(dotGit, "HEAD"));
     await symlink("refs/heads/main", join(dotGit, "HEAD"));
+    assert.equal(branchHolderFromFiles(sandbox.repo, "main"), undefined);
+    // A FIFO is never read (the read would hang).
+    await rm(join(dotGit, "HEAD"));
+    execFileSync("mkfifo", [join(dotGit, "HEAD")]);
     assert.equal(branchHolderFromFiles(sandbox.repo, "main"), undefined);
   } finally {
     await sandbox.cleanup();

@@ -14,8 +14,8 @@ const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /**
  * `{ holder }`: the checkout (main or linked) whose HEAD names `refs/heads/<branch>`, unborn or not, or
  * `{ holder: undefined }` when none does. Undefined when the files cannot tell for sure: `root` has no
- * `.git` folder (a bare repository, a separate git directory), a reftable, a HEAD that is a symbolic link
- * or neither a symbolic ref nor a commit, a worktree's `gitdir` that does not name a `.git` in its folder,
+ * `.git` folder (a bare repository, a separate git directory), a reftable, a HEAD that is not a regular
+ * file (a symbolic link, a FIFO) or is neither a symbolic ref nor a commit, a worktree's `gitdir` that does not name a `.git` in its folder,
  * a file it cannot read, a name that is not a plain branch path: ask git then (`checkedOutAt`).
  */
 export function branchHolderFromFiles(
@@ -37,7 +37,9 @@ export function branchHolderFromFiles(
       const head = headOf(join(worktrees, id, "HEAD"));
       if (head === undefined) return undefined;
       if (head !== wanted) continue;
-      const gitDirectory = readFileSync(join(worktrees, id, "gitdir"), "utf8").trim();
+      const gitDirectoryFile = join(worktrees, id, "gitdir");
+      if (!lstatSync(gitDirectoryFile).isFile()) return undefined;
+      const gitDirectory = readFileSync(gitDirectoryFile, "utf8").trim();
       if (!isAbsolute(gitDirectory) || basename(gitDirectory) !== ".git") return undefined;
       return { holder: dirname(gitDirectory) };
     }
@@ -49,8 +51,9 @@ export function branchHolderFromFiles(
 
 /** The ref a HEAD file names (`refs/heads/...`), or its commit when detached; undefined when unusual. */
 function headOf(path: string): string | undefined {
-  // A HEAD that is a symbolic link is the old form of a symbolic ref: git reads it, not this.
-  if (lstatSync(path).isSymbolicLink()) return undefined;
+  // A HEAD that is a symbolic link is the old form of a symbolic ref: git reads it, not this. Only a
+  // regular file is read (a FIFO would hang the read).
+  if (!lstatSync(path).isFile()) return undefined;
   const text = readFileSync(path, "latin1").trim();
   if (text.startsWith("ref:")) {
     const ref = text.slice("ref:".length).trim();
