@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { rm, symlink } from "node:fs/promises";
+import { join } from "node:path";
 import { test } from "node:test";
 import { loadSpecFile } from "../src/core/spec-file.ts";
 import { UsageError } from "../src/errors.ts";
@@ -83,6 +85,23 @@ test("a loop whose branch exists (loose or packed) is refused; a branch below it
     await sandbox.git("branch", "feature");
     const above = await created(sandbox, "above", "HEAD", "feature/one");
     assert.equal(above.branch, "feature/one");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("where git's files cannot tell (a HEAD that is a symbolic link), git answers the same", async () => {
+  const sandbox = await createSandbox();
+  try {
+    await sandbox.git("branch", "release");
+    await sandbox.git("branch", "loop/taken");
+    await sandbox.git("pack-refs", "--all");
+    const head = join(sandbox.repo, ".git", "HEAD");
+    await rm(head);
+    await symlink("refs/heads/main", head);
+    assert.equal((await created(sandbox, "on-head", "HEAD")).startBranch, "main");
+    assert.equal((await created(sandbox, "on-branch", "release")).startBranch, "release");
+    await assert.rejects(created(sandbox, "taken", "HEAD"), /branch loop\/taken already exists/);
   } finally {
     await sandbox.cleanup();
   }

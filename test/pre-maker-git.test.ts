@@ -65,6 +65,10 @@ budget: { maxIterations: 1 }
   assert.equal(count("clean"), 0, commands.join(" "));
   assert.equal(count("add"), 0, commands.join(" "));
   assert.equal(count("write-tree"), 0, commands.join(" "));
+  // Whether the branch is taken, which branch the loop starts from, whether a checkout holds the branch:
+  // read from git's files.
+  for (const question of ["for-each-ref", "show-ref", "symbolic-ref", "worktree"])
+    assert.equal(count(question), 0, commands.join(" "));
 });
 
 test("the maker's first turn finds exactly the base commit's files, on the loop's branch at the base", async () => {

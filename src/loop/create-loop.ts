@@ -7,6 +7,7 @@ import { eventSchemaVersion } from "../core/events.ts";
 import type { LoadedSpec } from "../core/spec-file.ts";
 import { LoopBusyError, UsageError } from "../errors.ts";
 import { git, gitResult } from "../git/git.ts";
+import { localBranchesFromFiles } from "../git/local-branch-files.ts";
 import type { LoopRecord, Store } from "../store/store.ts";
 import { crashPoint } from "./timeline.ts";
 
@@ -17,11 +18,19 @@ export async function createLoop(
   baseSha: string,
 ): Promise<LoopRecord> {
   const { spec } = loaded;
-  // What git is asked (is the loop's branch taken, which branch does the loop start from) is asked in
-  // one process, before the store is: it runs while this process goes on (the store's look-up, the
-  // foreground run's modules), and the answers are taken in the order the checks are made. Asked of a
-  // loop that turns out to exist, it changes nothing.
-  const branchesAnswer = settled(localBranches(repoRoot));
+  // Whether the loop's branch is taken and which branch the loop starts from: read from git's files in
+  // the usual case, else asked of git in one process, before the store is: it runs while this process
+  // goes on (the store's look-up, the foreground run's modules), and the answers are taken in the order
+  // the checks are made. Asked of a loop that turns out to exist, it changes nothing.
+  const fromFiles = localBranchesFromFiles(
+    repoRoot,
+    spec.base === "HEAD" ? [spec.branch] : [spec.branch, spec.base],
+  );
+  const branchesAnswer = settled(
+    fromFiles
+      ? Promise.resolve({ names: fromFiles.existing, current: fromFiles.head })
+      : localBranches(repoRoot),
+  );
   const existing = await store.findLoop(spec.name, repoRoot);
   if (existing) {
     const holder = await store.lockHolder(existing.id);
@@ -82,9 +91,13 @@ async function taken<T>(outcome: Promise<{ value: T } | { error: unknown }>): Pr
 
 /** The repository's local branches (names under `refs/heads/`) and the one its HEAD names, if any. */
 interface LocalBranches {
+  /** Local branches: every one (from git), or those of the names asked (from the files). */
   names: ReadonlySet<string>;
-  /** The branch checked out in `repoRoot` when it has a commit; undefined otherwise (detached, unborn). */
-  current?: string;
+  /**
+   * The branch checked out in `repoRoot`; undefined when detached, or (from git) when it has no commit
+   * yet: `startingBranch` then asks git for its name.
+   */
+  current?: string | undefined;
 }
 
 /**
