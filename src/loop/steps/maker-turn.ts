@@ -48,9 +48,10 @@ export async function runMakerTurn(
     attempt === 1 &&
     reviewRound === undefined
   ) {
-    // The checkout `prepare` has just made from nothing at this commit, untouched since: exactly what the
-    // snapshot and the checkout below would find and leave. The start commit's tree is asked once the turn
-    // has had a moment (the commit step compares with it), not before the maker's first command.
+    // The checkout `prepare` has just made from nothing at this commit (fresh `.git` on the loop's branch),
+    // untouched since: exactly what `snapshotAndCheckOut` would find and leave. The start commit's tree is
+    // asked once the turn has had a moment (the commit step compares with it), not before the maker's
+    // first command.
     setTimeout(() => treeOf(context.loop.repoRoot, fromSha).catch(() => {}), treeAskDelayMs).unref();
   } else {
     preservedRef = await snapshotAndCheckOut(context, repository, fromSha, resume);
