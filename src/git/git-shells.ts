@@ -29,8 +29,8 @@ import { basename, isAbsolute } from "node:path";
 import { realpathSync } from "../files/node-fs.ts";
 import { type ShellAnswer, type ShellRequest, setShellRunner, shellSettings } from "./git.ts";
 
-/** Shells started by `useGitShells`; more start on demand, up to `maximumShells`. */
-const initialShells = 2;
+/** Shells started by `useGitShells` (one: a run needs a second only when two git commands overlap). */
+const initialShells = 1;
 /** Concurrent requests served by shells; more start git from the process itself. */
 const maximumShells = 4;
 /** Larger input is written to git by the process itself. */

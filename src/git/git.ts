@@ -90,6 +90,8 @@ async function throughShell(
     encoding: options.encoding,
     maximumOutputBytes: maxOutputBytes,
     timeoutMs: options.timeoutMs ?? 0,
+  }).catch((error: Error) => {
+    throw new Error(`cannot run git in ${cwd}: ${error.message}`);
   });
   if (answer?.missingDirectory)
     throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
