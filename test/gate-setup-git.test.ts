@@ -53,7 +53,7 @@ budget: { maxIterations: 1 }
   const checkoutWork = new Set(["read-tree", "clean", "diff", "ls-files", "write-tree"]);
   assert.deepEqual(
     afterCommit.filter((command) => checkoutWork.has(command)),
-    ["clean", "read-tree", "diff", "clean", "read-tree"],
+    ["clean", "read-tree", "ls-files", "diff", "clean", "read-tree", "ls-files"],
     commands.join(" "),
   );
   // Setup ran in prepare's two checkouts, then again for the grade: the maker changed the lockfile.

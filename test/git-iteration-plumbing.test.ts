@@ -424,3 +424,36 @@ describe("checkOut over a tracked folder replaced by a symlink", () => {
     });
   }
 });
+
+describe("checkOut over a tracked folder replaced by an ignored symlink", () => {
+  // The committed .gitignore ignores the folder's name (its files stay tracked): clean keeps the symlink.
+  it("keeps every tracked file through the recheck and the next commit's checkout", async () => {
+    const root = await newRepository({
+      "tests/a.test.js": "a\n",
+      "tests/b.test.js": "b\n",
+      "top.txt": "t\n",
+    });
+    await writeFiles(root, { ".gitignore": "tests\n" });
+    const first = await commitEverything(root, "ignore the folder's name");
+    await writeFiles(root, { "tests/a.test.js": "a2\n" });
+    const second = await commitEverything(root, "change one test");
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", first, { detached: true });
+    const moved = join(await newFolder("elsewhere"), "tests");
+    await rename(join(gates, "tests"), moved);
+    await symlink(moved, join(gates, "tests"));
+    await checkOut(repository, gates, "gates", first, { detached: true });
+    assert.deepEqual((await readdir(join(gates, "tests"))).sort(), ["a.test.js", "b.test.js"]);
+    await checkOut(repository, gates, "gates", second, { detached: true });
+    assert.ok((await lstat(join(gates, "tests"))).isDirectory());
+    assert.equal(await readFile(join(gates, "tests", "a.test.js"), "utf8"), "a2\n");
+    assert.equal(await readFile(join(gates, "tests", "b.test.js"), "utf8"), "b\n");
+    assert.equal(await git(["ls-files", "--deleted"], gates), "");
+    assert.equal(
+      await readFile(join(moved, "a.test.js"), "utf8"),
+      "a\n",
+      "nothing written through the symlink",
+    );
+  });
+});

@@ -124,8 +124,18 @@ export async function checkOut(
   if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
   const writes = created || !options.filesMatch;
   if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
+  // An IGNORED symlink where a tracked folder was survives clean, and read-tree, writing a changed file
+  // there, replaces it by a real folder holding only the files it wrote: the others, seen up to date
+  // through the symlink, are gone. Any tracked file missing afterwards means the stat data misled git:
+  // the files are written again from an index without any.
+  const listsMissing = writes && !created;
+  if (listsMissing) commands.push(["ls-files", "-z", "--deleted"]);
   if (writes) forgetIndex(indexFile);
-  await gitSequence(commands, checkout, { env });
+  const missing = await gitSequence(commands, checkout, { env });
+  if (listsMissing && missing !== "") {
+    await rm(indexFile, { force: true });
+    await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
+  }
   if (writes) recordIndex(indexFile, `commit:${sha}`);
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return created;
