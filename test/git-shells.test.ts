@@ -141,6 +141,7 @@ describe("git through waiting shells", () => {
       ["CDPATH", { CDPATH: "/tmp" }, {}],
       ["ENV", { ENV: "/tmp/startup" }, {}],
       ["a variable the shell manages", { LINENO: "3" }, {}],
+      ["a name of the script's own", { lw_git: "/bin/false", lw_kept: "x" }, {}],
       ["input with a NUL", {}, { input: "a\0b" }],
       ["large input", {}, { input: "x".repeat(1024 * 1024) }],
     ];

@@ -38,6 +38,8 @@ const maximumInputBytes = 256 * 1024;
 
 /** Names a POSIX shell can export. */
 const shellName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The prefix of the request's and the scripts' own variables (`lw_git`, `lw_kept`): never exported. */
+const ownPrefix = "lw_";
 /** Variables dash sets or updates itself while it runs: never stated through it. */
 const managedByShell = new Set(["PPID", "LINENO", "OPTIND", "PS1", "PS2", "PS4"]);
 
@@ -153,7 +155,8 @@ function requestText(request: ShellRequest, marker: string): string | undefined 
   const exports: string[] = [];
   for (const [name, value] of Object.entries(request.env)) {
     if (value === undefined) continue;
-    if (!shellName.test(name) || shellSettings.has(name) || managedByShell.has(name)) return undefined;
+    if (!shellName.test(name) || name.startsWith(ownPrefix)) return undefined;
+    if (shellSettings.has(name) || managedByShell.has(name)) return undefined;
     if (value.includes("\0")) return undefined;
     exports.push(`export ${name}=${shellQuote(value)}`);
   }

@@ -352,17 +352,17 @@ export async function gitSequence(
   };
   const lines = commands.map((command, index) => {
     const names = ["--no-pager", ...neutralisingArguments, ...command]
-      .map((argument) => (index > resultOf && argument === keptOutput ? `"$kept"` : name(argument)))
+      .map((argument) => (index > resultOf && argument === keptOutput ? `"$lw_kept"` : name(argument)))
       .join(" ");
     if (index !== resultOf) return `"$lw_git" ${names} >/dev/null || exit`;
     // The last command's output, when nothing needs it kept, is passed on as it is (NULs included).
     if (!captured) return `"$lw_git" ${names}`;
     // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one).
-    const kept = `kept=$("$lw_git" ${names}) || exit`;
+    const kept = `lw_kept=$("$lw_git" ${names}) || exit`;
     if (options.onlyIf === undefined) return kept;
-    return `${kept}\n[ "$kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$kept"; exit 0; }`;
+    return `${kept}\n[ "$lw_kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$lw_kept"; exit 0; }`;
   });
-  if (captured) lines.push(`printf '%s\\n' "$kept"`);
+  if (captured) lines.push(`printf '%s\\n' "$lw_kept"`);
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
