@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmod, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
@@ -56,6 +56,7 @@ process.stdin.on("end", () => {
     const { spawn } = require("node:child_process");
     const sleeper = spawn("sleep", ["1000"], { stdio: "ignore" });
     process.stdout.write(process.pid + " " + sleeper.pid + "\\n");
+    if (process.env.FAKE_PIDS) require("node:fs").writeFileSync(process.env.FAKE_PIDS, process.pid + " " + sleeper.pid);
     setInterval(() => {}, 1000);
   }
 });
@@ -301,6 +302,28 @@ describe("git through waiting shells", () => {
     assert.ok(pids.length >= 1 && pids.every((pid) => pid > 0 && alive(pid)), line);
     child.kill("SIGKILL");
     assert.ok(await until(() => pids.every((pid) => !alive(pid))), "the shells exited on end of input");
+  });
+
+  it("a git still running when the process exits is killed, with what it started", async () => {
+    const fake = await fakeGitFolder();
+    const folder = await newFolder("cwd");
+    const program = `
+      import { git } from ${JSON.stringify(join(import.meta.dirname, "../src/git/git.ts"))};
+      import { useGitShells } from ${JSON.stringify(join(import.meta.dirname, "../src/git/git-shells.ts"))};
+      useGitShells();
+      git(["hang"], ${JSON.stringify(folder)}, { env: { PATH: ${JSON.stringify(`${fake}:${process.env.PATH}`)}, FAKE_PIDS: process.env.FAKE_PIDS } });
+      setTimeout(() => process.exit(0), 3000);
+    `;
+    const pidsFile = join(folder, "pids");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", program], {
+      stdio: "inherit",
+      env: { ...process.env, FAKE_PIDS: pidsFile },
+    });
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    assert.equal(code, 0);
+    const pids = (await readFile(pidsFile, "utf8")).trim().split(" ").map(Number);
+    assert.equal(pids.length, 2);
+    assert.ok(await until(() => pids.every((pid) => !alive(pid))), "the hung git and its child were killed");
   });
 
   it("a sandboxed command sees no shell in its /proc", {

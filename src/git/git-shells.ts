@@ -95,6 +95,11 @@ export function useGitShells(): void {
   }
   if (disabled) return;
   enabled = true;
+  // Idle shells end on their own (end of input); a git still running when this process exits (a step
+  // abandoned after a cancel) is killed with its shell rather than left behind.
+  process.once("exit", () => {
+    for (const shell of shells) if (shell.current) killGroup(shell);
+  });
   for (let count = 0; count < initialShells; count++) {
     const shell = startShell();
     if (shell) idle.push(shell);
