@@ -1,8 +1,10 @@
 /**
  * The git work before a fresh loop's first maker turn: each checkout is written once. The gates'
  * checkout made by prepare (no setup) is graded on the base commit as it is, not checked out and
- * cleaned again, and the base gates still see exactly the base commit's files. Counted with
- * LOOPWRIGHT_GIT_TRACE on a run killed right after `maker_started`.
+ * cleaned again, and the base gates still see exactly the base commit's files; the maker's is taken by
+ * its first turn as prepare made it, not snapshotted, cleaned or written again, and the maker still finds
+ * exactly the base commit's files on the loop's branch. Counted with LOOPWRIGHT_GIT_TRACE on a run killed
+ * right after `maker_started`.
  */
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -58,9 +60,60 @@ budget: { maxIterations: 1 }
     .split("\n")
     .map((line) => line.split(" ")[1]);
   const count = (name: string) => commands.filter((command) => command === name).length;
-  // One read-tree per checkout (maker, gates); the only clean is the maker's, before its turn.
+  // One read-tree per checkout (maker, gates); no snapshot (add, write-tree) and no clean before the turn.
   assert.equal(count("read-tree"), 2, commands.join(" "));
-  assert.equal(count("clean"), 1, commands.join(" "));
+  assert.equal(count("clean"), 0, commands.join(" "));
+  assert.equal(count("add"), 0, commands.join(" "));
+  assert.equal(count("write-tree"), 0, commands.join(" "));
+  // Whether the branch is taken, which branch the loop starts from, whether a checkout holds the branch:
+  // read from git's files.
+  for (const question of ["for-each-ref", "show-ref", "symbolic-ref", "worktree"])
+    assert.equal(count(question), 0, commands.join(" "));
+});
+
+test("the maker's first turn finds exactly the base commit's files, on the loop's branch at the base", async () => {
+  await sandbox.write({ "ignored.log": "the user's\n", ".gitignore": "*.log\n" });
+  const spec = await sandbox.spec(
+    `name: seen
+goal: Never reached.
+repo: ./repo
+maker:
+  engine: command
+  run: 'seen=$(git status --porcelain --untracked-files=all --ignored; git symbolic-ref HEAD; git rev-parse HEAD; ls -A); printf "%s\\n" "$seen" > seen.txt'
+verifier: { engine: command, run: "cat" }
+gates: [{ id: never, kind: tests-pass, run: "false" }]
+budget: { maxIterations: 1 }
+`,
+    join(sandbox.root, "seen.yaml"),
+  );
+  const base = await sandbox.git("rev-parse", "HEAD");
+  const run = await sandbox.cli(["run", spec]);
+  assert.equal(run.code, 3, run.stderr + run.stdout);
+  const seen = await sandbox.git("show", "loop/seen:seen.txt");
+  assert.equal(seen, ["refs/heads/loop/seen", base, ".git", "README.md", "src"].join("\n"));
+});
+
+test("with setup, the maker's first turn snapshots its checkout: a file setup left is kept under a ref", async () => {
+  const spec = await sandbox.spec(
+    `name: setup-left
+goal: Never reached.
+repo: ./repo
+setup: ["echo made > setup-made.txt"]
+maker: { engine: command, run: "ls -A > listing.txt" }
+verifier: { engine: command, run: "cat" }
+gates: [{ id: never, kind: tests-pass, run: "false" }]
+budget: { maxIterations: 1 }
+`,
+    join(sandbox.root, "setup-left.yaml"),
+  );
+  const run = await sandbox.cli(["run", spec]);
+  assert.equal(run.code, 3, run.stderr + run.stdout);
+  assert.equal(
+    await sandbox.git("show", "loop/setup-left:listing.txt"),
+    [".git", "README.md", "listing.txt", "src"].join("\n"),
+  );
+  const kept = await sandbox.git("for-each-ref", "--format=%(refname)", "refs/loopwright/");
+  assert.match(kept, /interrupted-1-0/);
 });
 
 test("a loop whose branch was made elsewhere before its first prepare gets the maker's checkout at that branch", async () => {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
-import { takePreparedCheckouts } from "./loop-git.ts";
+import { dropPreparedMakerCheckout, takePreparedCheckouts, takePreparedMakerCheckout } from "./loop-git.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { prepare } from "./prepare.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
@@ -50,6 +50,10 @@ function preloadAfterMaker(): void {
 export async function executeAction(context: RunContext, action: Action): Promise<void> {
   // What a `prepare` just before left untouched is this step's to use, and no later step's.
   const prepared = takePreparedCheckouts(context);
+  // The maker's checkout as `prepare` made it is the first maker turn's, if no other step comes between
+  // but the base commit's gates (run in the gates' checkout) and the iteration's start.
+  const makerPrepared = action.kind === "run_maker" ? takePreparedMakerCheckout(context) : undefined;
+  if (!keepsPreparedMakerCheckout(action)) dropPreparedMakerCheckout(context);
   switch (action.kind) {
     case "prepare":
       return prepare(context);
@@ -63,7 +67,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return startIteration(context, action.iteration);
     case "run_maker":
       setTimeout(preloadAfterMaker, preloadDelayMs).unref();
-      return runMakerTurn(context, action.resume, action.reviewRound);
+      return runMakerTurn(context, action.resume, action.reviewRound, makerPrepared);
     case "run_review":
       return (await afterMaker.review()).runReviewTurn(context, action.round);
     case "commit":
@@ -125,6 +129,18 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "idle":
       return;
   }
+}
+
+/**
+ * The steps that run nothing in the maker's checkout between `prepare` and the maker's first turn: the
+ * base commit's gates (every phase of iteration 0 runs in the gates' checkout) and the iteration's start.
+ */
+function keepsPreparedMakerCheckout(action: Action): boolean {
+  return (
+    action.kind === "prepare" ||
+    action.kind === "start_iteration" ||
+    (action.kind === "run_gates" && action.iteration === 0)
+  );
 }
 
 /** Sleeps toward a deadline, at most a second at a time (the runner then decides again); a cancel wakes it. */

@@ -46,3 +46,33 @@ export function takePreparedCheckouts(context: RunContext): ReadonlyMap<string, 
   preparedCheckouts.delete(context);
   return checkouts;
 }
+
+/**
+ * The maker's checkout as `prepare` has just created it from nothing on the loop's new branch at the base
+ * (no setup ran in it), by the commit it holds: the first maker turn of this run finds there exactly the
+ * files and the fresh `.git` it would make, and nothing of an earlier turn to keep, so it needs no snapshot.
+ * Kept only while the steps in between run nothing there: the base gates (in the gates' checkout) and the
+ * iteration's start (which only reads LESSONS.md); any other step drops it (`keepsPreparedMakerCheckout`).
+ * Held in this process's memory only: a controller that died leaves nothing, and the next one snapshots.
+ */
+const preparedMakerCheckouts = new WeakMap<RunContext, string>();
+
+/** Called by `prepare` once it has created the maker's checkout at `sha`: see `preparedMakerCheckouts`. */
+export function handPreparedMakerCheckout(context: RunContext, sha: string): void {
+  preparedMakerCheckouts.set(context, sha);
+}
+
+/**
+ * The commit the maker's checkout holds as `prepare` created it, for the maker turn about to start (and
+ * never again); undefined unless the steps since that `prepare` all kept it.
+ */
+export function takePreparedMakerCheckout(context: RunContext): string | undefined {
+  const sha = preparedMakerCheckouts.get(context);
+  preparedMakerCheckouts.delete(context);
+  return sha;
+}
+
+/** Drops what `prepare` handed to the maker's first turn (a step that may touch its checkout is next). */
+export function dropPreparedMakerCheckout(context: RunContext): void {
+  preparedMakerCheckouts.delete(context);
+}

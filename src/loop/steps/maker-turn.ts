@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createEngine } from "../../engines/registry.ts";
 import { commitTree, treeOf } from "../../git/commits.ts";
 import { storeRef } from "../../git/loop-branch.ts";
-import { checkOut, isRealFolder, snapshotTree } from "../../git/loop-repository.ts";
+import { checkOut, isRealFolder, type LoopRepository, snapshotTree } from "../../git/loop-repository.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import { makerTurnNumber } from "../review-rounds.ts";
 import { buildReworkBrief } from "../rework-brief.ts";
@@ -26,6 +26,7 @@ export async function runMakerTurn(
   context: RunContext,
   resume: boolean,
   reviewRound?: number,
+  prepared?: string,
 ): Promise<void> {
   const state = context.state();
   const iteration = currentIteration(state);
@@ -40,32 +41,21 @@ export async function runMakerTurn(
   const turnNumber = makerTurnNumber(state, iteration.number, reviewRound);
   const repository = await loopRepositoryOf(context);
   let preservedRef: string | undefined;
-  // A checkout the last turn replaced (by a symlink, say) holds nothing to keep; it is recreated below.
-  // The start commit's tree is known by now in the usual case (prepare or the last commit asked for it).
-  // The snapshot then also cleans the checkout when its files are that tree: one process for both.
-  const fromTree = await treeOf(context.loop.repoRoot, fromSha);
-  const left = (await isRealFolder(context.makerWorktree))
-    ? await snapshotTree(repository, context.makerWorktree, makerIndex, { cleanIfTree: fromTree })
-    : undefined;
-  if (left !== undefined && left !== fromTree) {
-    const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
-    const message = resume
-      ? `loopwright: interrupted maker turn of iteration ${iteration.number}`
-      : `loopwright: uncommitted files before the maker turn of iteration ${iteration.number}`;
-    const saved = await commitTree(context.loop.repoRoot, left, fromSha, { message });
-    await storeRef(context.loop.repoRoot, ref, saved);
-    preservedRef = ref;
+  if (
+    prepared !== undefined &&
+    prepared === fromSha &&
+    !resume &&
+    attempt === 1 &&
+    reviewRound === undefined
+  ) {
+    // The checkout `prepare` has just made from nothing at this commit (fresh `.git` on the loop's branch),
+    // untouched since: exactly what `snapshotAndCheckOut` would find and leave. The start commit's tree is
+    // asked once the turn has had a moment (the commit step compares with it), not before the maker's
+    // first command.
+    setTimeout(() => treeOf(context.loop.repoRoot, fromSha).catch(() => {}), treeAskDelayMs).unref();
+  } else {
+    preservedRef = await snapshotAndCheckOut(context, repository, fromSha, resume);
   }
-  // The snapshot just taken shows whether the files are already the start commit's (the usual case:
-  // the last iteration committed them): then they need no rewriting.
-  await checkOut(
-    repository,
-    context.makerWorktree,
-    makerIndex,
-    fromSha,
-    { branch: state.spec.branch },
-    { filesMatch: left === fromTree, cleaned: left === fromTree },
-  );
   await context.append("maker_started", {
     iteration: iteration.number,
     attempt,
@@ -115,6 +105,52 @@ export async function runMakerTurn(
     costUsd: result.costUsd,
     usage: result.usage,
   });
+}
+
+/** How long into the maker's turn the start commit's tree is asked, when `prepare` handed the checkout. */
+const treeAskDelayMs = 1000;
+
+/**
+ * Makes the maker's checkout hold `fromSha`'s files with a fresh `.git`, first keeping whatever another
+ * turn left there (files that are not that commit's) under a ref; returns that ref, if any.
+ */
+async function snapshotAndCheckOut(
+  context: RunContext,
+  repository: LoopRepository,
+  fromSha: string,
+  resume: boolean,
+): Promise<string | undefined> {
+  const state = context.state();
+  const iteration = currentIteration(state);
+  if (!iteration) throw new Error("no iteration in progress");
+  let preservedRef: string | undefined;
+  // A checkout the last turn replaced (by a symlink, say) holds nothing to keep; it is recreated below.
+  // The start commit's tree is known by now in the usual case (prepare or the last commit asked for it).
+  // The snapshot then also cleans the checkout when its files are that tree: one process for both.
+  const fromTree = await treeOf(context.loop.repoRoot, fromSha);
+  const left = (await isRealFolder(context.makerWorktree))
+    ? await snapshotTree(repository, context.makerWorktree, makerIndex, { cleanIfTree: fromTree })
+    : undefined;
+  if (left !== undefined && left !== fromTree) {
+    const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;
+    const message = resume
+      ? `loopwright: interrupted maker turn of iteration ${iteration.number}`
+      : `loopwright: uncommitted files before the maker turn of iteration ${iteration.number}`;
+    const saved = await commitTree(context.loop.repoRoot, left, fromSha, { message });
+    await storeRef(context.loop.repoRoot, ref, saved);
+    preservedRef = ref;
+  }
+  // The snapshot just taken shows whether the files are already the start commit's (the usual case:
+  // the last iteration committed them): then they need no rewriting.
+  await checkOut(
+    repository,
+    context.makerWorktree,
+    makerIndex,
+    fromSha,
+    { branch: state.spec.branch },
+    { filesMatch: left === fromTree, cleaned: left === fromTree },
+  );
+  return preservedRef;
 }
 
 /** The brief of a turn answering review round `round`, redacted, written next to the iteration's brief. */

@@ -8,9 +8,16 @@ import { engineNotes } from "../../engines/engine-notes.ts";
 import { treeOf } from "../../git/commits.ts";
 import { checkedOutAt, ensureBranch } from "../../git/loop-branch.ts";
 import { checkOut } from "../../git/loop-repository.ts";
+import { branchHolderFromFiles } from "../../git/worktree-heads.ts";
 import { runCommand } from "../../process/run-command.ts";
 import type { RunContext } from "../run-context.ts";
-import { gatesIndex, handPreparedCheckouts, loopRepositoryOf, makerIndex } from "./loop-git.ts";
+import {
+  gatesIndex,
+  handPreparedCheckouts,
+  handPreparedMakerCheckout,
+  loopRepositoryOf,
+  makerIndex,
+} from "./loop-git.ts";
 
 export async function prepare(context: RunContext): Promise<void> {
   const state = context.state();
@@ -18,9 +25,11 @@ export async function prepare(context: RunContext): Promise<void> {
   const baseSha = state.baseSha;
   if (!baseSha) throw new Error("the loop has no base commit recorded");
   const branch = state.spec.branch;
-  // The base commit's tree is asked now, unawaited (and kept), for the first maker turn, which starts
-  // from it: by then it is known (else that turn asks again).
-  treeOf(repoRoot, baseSha).catch(() => {});
+  // The next maker turn snapshots its checkout, starting from the base commit's tree (a loop's branch
+  // stays there until a turn changes something): asked now, unawaited (and kept), so that it is known by
+  // then. A loop's first run with no setup needs it not: that turn takes the checkout as made below
+  // (`handPreparedMakerCheckout`).
+  if (state.spec.setup.length > 0 || state.iterations.length > 0) treeOf(repoRoot, baseSha).catch(() => {});
   // The loop's own repository is made side by side with the check that nobody holds the branch. The
   // branch is made only after that check: a branch checked out elsewhere may be unborn (an orphan
   // worktree), and creating it would give that worktree's HEAD a commit before the refusal.
@@ -47,7 +56,9 @@ export async function prepare(context: RunContext): Promise<void> {
     await Promise.allSettled([gatesCheckedOut, makerAtBase]);
     throw error;
   };
-  const holder = await checkedOutAt(repoRoot, branch).catch(failed);
+  // Read from git's files in the usual case (no process), else asked of git.
+  const fromFiles = branchHolderFromFiles(repoRoot, branch);
+  const holder = fromFiles ? fromFiles.holder : await checkedOutAt(repoRoot, branch).catch(failed);
   if (holder) {
     await failed(
       new Error(
@@ -59,16 +70,18 @@ export async function prepare(context: RunContext): Promise<void> {
     repositoryMade,
     ensureBranch(repoRoot, branch, baseSha),
   ]).catch(failed);
+  // Resolves true when the maker's checkout was created from nothing at the base.
   const makerCheckedOut = (async () => {
     // Written at the base above: done, unless the branch is elsewhere or that write failed.
     const atBase = await makerAtBase?.then(
-      () => true,
-      () => false,
+      (created) => ({ created }),
+      () => undefined,
     );
-    if (atBase && tip === baseSha) return;
+    if (atBase && tip === baseSha) return atBase.created;
     await checkOut(repository, context.makerWorktree, makerIndex, tip, { branch });
+    return false;
   })();
-  const [, gatesCreated] = await Promise.all([makerCheckedOut, gatesCheckedOut]);
+  const [makerCreated, gatesCreated] = await Promise.all([makerCheckedOut, gatesCheckedOut]);
   for (const worktree of [context.makerWorktree, context.gateWorktree]) await runSetup(context, worktree);
   await context.append("engines_resolved", engineNotes(state.spec));
   await context.append("loop_prepared", {
@@ -80,6 +93,9 @@ export async function prepare(context: RunContext): Promise<void> {
   // commit's files: the base gates that come next need not check it out again.
   if (gatesCreated && state.spec.setup.length === 0)
     handPreparedCheckouts(context, new Map([[context.gateWorktree, baseSha]]));
+  // So does the maker's, on the loop's branch at the base, with a fresh `.git`: its first turn need not
+  // snapshot it (nothing of an earlier turn can be there) nor write it again.
+  if (makerCreated && state.spec.setup.length === 0) handPreparedMakerCheckout(context, baseSha);
 }
 
 /** Runs the spec's setup commands in a worktree; a failing one is an error that names its log. */
