@@ -9,7 +9,8 @@ import { lstatSync } from "../files/node-fs.ts";
 
 /** Text of ASCII characters only: a file read as latin1 is then the same text git's bytes are. */
 export function isAscii(text: string): boolean {
-  return !/[^\u0000-\u007f]/u.test(text);
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
 }
 
 /**
