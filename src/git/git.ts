@@ -1,6 +1,8 @@
 /**
- * The one way loopwright runs git: `execFile`, never a shell, with prompts off and messages in the C
- * locale so they can be parsed. Every other file of `src/git` goes through `git` or `gitResult`.
+ * The one way loopwright runs git: `execFile` (or, in a long-running process that asked for them, a
+ * waiting shell that starts git by its absolute path with exactly the same environment: git-shells.ts),
+ * with prompts off and messages in the C locale so they can be parsed. Every other file of `src/git` goes
+ * through `git` or `gitResult`.
  */
 
 import type { ChildProcess, ExecFileOptions } from "node:child_process";
@@ -33,6 +35,71 @@ function execFileAsync<Output extends string | Buffer>(
 
 /** Large enough for the diff of a big iteration; callers bound what they keep. */
 const maxOutputBytes = 256 * 1024 * 1024;
+
+/** A script for a waiting shell (git-shells.ts): `"$lw_git"` names git, `"$@"` the parameters. */
+export interface ShellRequest {
+  script: string;
+  parameters: readonly string[];
+  /** git's absolute path. */
+  executable: string;
+  cwd: string;
+  /** The whole environment git runs with. */
+  env: NodeJS.ProcessEnv;
+  /** Its stdin ("" for an empty one). */
+  input: string;
+  encoding: "utf8" | "buffer";
+  maximumOutputBytes: number;
+  /** Kill git (and what it started) after this many milliseconds; 0: no limit. */
+  timeoutMs: number;
+}
+
+/** What the script did, or that `cwd` is missing. */
+export type ShellAnswer =
+  | { code: number; stdout: string | Buffer; stderr: string; timedOut: boolean; missingDirectory?: undefined }
+  | { missingDirectory: true };
+
+/**
+ * Hands a request to a waiting shell; undefined when none can take it (the caller starts git itself).
+ * Set by `useGitShells` (git-shells.ts) in long-running processes; unset, every command starts its own.
+ */
+type ShellRunner = (request: ShellRequest) => Promise<ShellAnswer | undefined>;
+let shellRunner: ShellRunner | undefined;
+
+export function setShellRunner(runner: ShellRunner | undefined): void {
+  shellRunner = runner;
+}
+
+/** A git script through a waiting shell when one can take it; else undefined. */
+async function throughShell(
+  script: string,
+  parameters: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  options: { input?: string; encoding: "utf8" | "buffer"; timeoutMs?: number },
+): Promise<{ code: number; stdout: string | Buffer; stderr: string; timedOut: boolean } | undefined> {
+  if (!shellRunner) return undefined;
+  const executable = gitExecutable(env.PATH);
+  if (!isAbsolute(executable)) return undefined;
+  const answer = await shellRunner({
+    script,
+    parameters,
+    executable,
+    cwd,
+    env,
+    input: options.input ?? "",
+    encoding: options.encoding,
+    maximumOutputBytes: maxOutputBytes,
+    timeoutMs: options.timeoutMs ?? 0,
+  }).catch((error: Error) => {
+    throw new Error(`cannot run git in ${cwd}: ${error.message}`);
+  });
+  if (answer?.missingDirectory)
+    throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
+  return answer;
+}
+
+/** The script of one git command for a waiting shell. */
+const singleCommand = `exec "$lw_git" "$@"`;
 
 /**
  * Inherited variables that would point git at another repository, index or object store (they are
@@ -143,6 +210,21 @@ export async function gitResult(
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
+  const answer = await throughShell(
+    singleCommand,
+    ["--no-pager", ...neutralisingArguments, ...args],
+    cwd,
+    env,
+    {
+      input: options.input,
+      encoding: "utf8",
+      timeoutMs,
+    },
+  );
+  if (answer) {
+    const stdout = answer.stdout as string;
+    return { ...answer, stdout: options.trim ? stdout.trimEnd() : stdout };
+  }
   const pending = execFileAsync<string>(
     gitExecutable(env.PATH),
     ["--no-pager", ...neutralisingArguments, ...args],
@@ -212,7 +294,7 @@ export const keptOutput = "\0kept output";
  * functions (`BASH_FUNC_printf%%` would replace the script's printf), startup files and shell options.
  * git receives the same environment; none of these is git's.
  */
-function plainShellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function plainShellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const plain: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (name.startsWith("BASH_FUNC_") || shellSettings.has(name)) continue;
@@ -221,7 +303,7 @@ function plainShellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return plain;
 }
 
-const shellSettings = new Set([
+export const shellSettings: ReadonlySet<string> = new Set([
   "ENV",
   "BASH_ENV",
   "SHELLOPTS",
@@ -270,23 +352,34 @@ export async function gitSequence(
   };
   const lines = commands.map((command, index) => {
     const names = ["--no-pager", ...neutralisingArguments, ...command]
-      .map((argument) => (index > resultOf && argument === keptOutput ? `"$kept"` : name(argument)))
+      .map((argument) => (index > resultOf && argument === keptOutput ? `"$lw_kept"` : name(argument)))
       .join(" ");
-    if (index !== resultOf) return `"$0" ${names} >/dev/null || exit`;
+    if (index !== resultOf) return `"$lw_git" ${names} >/dev/null || exit`;
     // The last command's output, when nothing needs it kept, is passed on as it is (NULs included).
-    if (!captured) return `"$0" ${names}`;
+    if (!captured) return `"$lw_git" ${names}`;
     // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one).
-    const kept = `kept=$("$0" ${names}) || exit`;
+    const kept = `lw_kept=$("$lw_git" ${names}) || exit`;
     if (options.onlyIf === undefined) return kept;
-    return `${kept}\n[ "$kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$kept"; exit 0; }`;
+    return `${kept}\n[ "$lw_kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$lw_kept"; exit 0; }`;
   });
-  if (captured) lines.push(`printf '%s\\n' "$kept"`);
+  if (captured) lines.push(`printf '%s\\n' "$lw_kept"`);
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
-  const pending = execFileAsync<string>("/bin/sh", ["-c", lines.join("\n"), executable, ...parameters], {
+  const shellEnv = plainShellEnvironment(env);
+  const answer = await throughShell(lines.join("\n"), parameters, cwd, shellEnv, {
+    input: options.input,
+    encoding: "utf8",
+  });
+  if (answer) {
+    const stdout = answer.stdout as string;
+    if (answer.code !== 0) throw new GitError(args, cwd, { ...answer, stdout });
+    return options.trim ? stdout.trimEnd() : stdout;
+  }
+  const script = `lw_git=$0\n${lines.join("\n")}`;
+  const pending = execFileAsync<string>("/bin/sh", ["-c", script, executable, ...parameters], {
     cwd,
-    env: plainShellEnvironment(env),
+    env: shellEnv,
     encoding: "utf8",
     maxBuffer: maxOutputBytes,
     windowsHide: true,
@@ -361,6 +454,20 @@ export async function gitBytes(
 ): Promise<Buffer> {
   const env = gitEnvironment(options.env);
   if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
+  const answer = await throughShell(
+    singleCommand,
+    ["--no-pager", ...neutralisingArguments, ...args],
+    cwd,
+    env,
+    {
+      input: options.input,
+      encoding: "buffer",
+    },
+  );
+  if (answer) {
+    if (answer.code !== 0) throw new GitError(args, cwd, { ...answer, stdout: "" });
+    return answer.stdout as Buffer;
+  }
   const pending = execFileAsync<Buffer>(
     gitExecutable(env.PATH),
     ["--no-pager", ...neutralisingArguments, ...args],

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { lstatSync, readFileSync } from "../files/node-fs.ts";
-import { isPlainBranchPath } from "./ref-files.ts";
+import { isAscii, isOwnGitDirectory, isPlainBranchPath } from "./ref-files.ts";
 
 /** A full object name, SHA-1 or SHA-256. */
 const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -24,9 +24,10 @@ export interface LocalBranchFiles {
  */
 export function localBranchesFromFiles(root: string, names: readonly string[]): LocalBranchFiles | undefined {
   const dotGit = join(root, ".git");
+  // The files are compared as bytes read one per character: a name beyond ASCII is git's to match.
+  if (!names.every(isAscii)) return undefined;
   try {
-    if (!lstatSync(dotGit).isDirectory()) return undefined;
-    if (lstatSync(join(dotGit, "reftable"), { throwIfNoEntry: false })) return undefined;
+    if (!isOwnGitDirectory(dotGit)) return undefined;
     const head = headBranch(join(dotGit, "HEAD"));
     if (head === undefined) return undefined;
     let packed: string[] | undefined;
@@ -79,6 +80,7 @@ function headBranch(path: string): { branch?: string } | undefined {
   // A HEAD that is a symbolic link is the old form of a symbolic ref, and a FIFO would hang the read.
   if (!lstatSync(path).isFile()) return undefined;
   const text = readFileSync(path, "latin1").trim();
+  if (!isAscii(text)) return undefined;
   if (objectName.test(text)) return {};
   if (!text.startsWith("ref:")) return undefined;
   const ref = text.slice("ref:".length).trim();

@@ -182,6 +182,24 @@ export async function snapshotTree(
 }
 
 /**
+ * Whether `checkout` still holds exactly the files `checkOut` wrote there at commit `sha` (ignored files
+ * aside): true only when this process recorded its private index as holding that commit (see
+ * known-index.ts) and one listing finds no file changed, added or deleted and no folder left empty. No
+ * object is written, nothing is changed.
+ */
+export async function unchangedSinceCheckOut(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  sha: string,
+): Promise<boolean> {
+  if (!(await isRealFolder(checkout))) return false;
+  const env = checkoutEnvironment(repository, checkout, index);
+  if (!indexHolds(env.GIT_INDEX_FILE, `commit:${sha}`)) return false;
+  return (await git(pendingListing, checkout, { env })) === "";
+}
+
+/**
  * Lists the paths of `checkout` that differ from the commit `sha` (changed, added or deleted; untracked
  * files included, ignored ones not), without changing its private index and without writing a single
  * object: a file holding a secret must not reach the object store before it has been screened.

@@ -5,6 +5,26 @@
  */
 import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { lstatSync } from "../files/node-fs.ts";
+
+/** Text of ASCII characters only: a file read as latin1 is then the same text git's bytes are. */
+export function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * Whether `dotGit` is a `.git` folder that keeps its refs itself, in files: a real folder (not a symbolic
+ * link), no reftable, and no `commondir` or `gitdir` file (a worktree's administrative folder, whose
+ * refs, packed-refs and worktrees live in the common folder it names). Anything else is git's to read.
+ */
+export function isOwnGitDirectory(dotGit: string): boolean {
+  const folder = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (!folder?.isDirectory()) return false;
+  return ["reftable", "commondir", "gitdir"].every(
+    (name) => lstatSync(join(dotGit, name), { throwIfNoEntry: false }) === undefined,
+  );
+}
 
 /**
  * A branch name whose ref file is a plain path inside `refs/heads/`: no empty, `.`-led or `..`
@@ -30,7 +50,7 @@ const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /**
  * The commit `refs/heads/<branch>` of the repository whose main checkout is `root` names, read from its
  * files: the loose ref file, else the `packed-refs` line. Undefined when the files cannot tell for sure
- * (no `.git` folder, a reftable, a symbolic ref, a loose ref that is a symbolic link — git reads it
+ * (no `.git` folder of its own (see `isOwnGitDirectory`), a name beyond ASCII, a symbolic ref, a loose ref that is a symbolic link — git reads it
  * as a symbolic ref, which a file read would follow elsewhere or find dangling and then trust a stale
  * packed line —, a name that is not a plain path, a branch found in neither file, a file being
  * rewritten): ask git then. The object is not checked to be a commit.
@@ -38,11 +58,7 @@ const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 export async function readBranchFile(root: string, branch: string): Promise<string | undefined> {
   if (!isPlainBranchPath(branch)) return undefined;
   const dotGit = join(root, ".git");
-  const [folder, reftable] = await Promise.all([
-    lstat(dotGit).catch(() => undefined),
-    lstat(join(dotGit, "reftable")).catch(() => undefined),
-  ]);
-  if (!folder?.isDirectory() || reftable) return undefined;
+  if (!isAscii(branch) || !isOwnGitDirectory(dotGit)) return undefined;
   // Only a loose ref that is not there sends the question to packed-refs; any other failure (a file it
   // may not read, a folder where the file should be) is git's to answer.
   let missing = false;

@@ -6,7 +6,7 @@
  */
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { lstatSync, readdirSync, readFileSync } from "../files/node-fs.ts";
-import { isPlainBranchPath } from "./ref-files.ts";
+import { isAscii, isOwnGitDirectory, isPlainBranchPath } from "./ref-files.ts";
 
 /** A full object name, SHA-1 or SHA-256 (a detached HEAD). */
 const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -22,12 +22,12 @@ export function branchHolderFromFiles(
   root: string,
   branch: string,
 ): { holder: string | undefined } | undefined {
-  if (!isPlainBranchPath(branch)) return undefined;
+  // The files are compared as bytes read one per character: a name beyond ASCII is git's to match.
+  if (!isPlainBranchPath(branch) || !isAscii(branch)) return undefined;
   const dotGit = join(root, ".git");
   const wanted = `refs/heads/${branch}`;
   try {
-    if (!lstatSync(dotGit).isDirectory()) return undefined;
-    if (lstatSync(join(dotGit, "reftable"), { throwIfNoEntry: false })) return undefined;
+    if (!isOwnGitDirectory(dotGit)) return undefined;
     const main = headOf(join(dotGit, "HEAD"));
     if (main === undefined) return undefined;
     if (main === wanted) return { holder: root };
@@ -55,6 +55,7 @@ function headOf(path: string): string | undefined {
   // regular file is read (a FIFO would hang the read).
   if (!lstatSync(path).isFile()) return undefined;
   const text = readFileSync(path, "latin1").trim();
+  if (!isAscii(text)) return undefined;
   if (text.startsWith("ref:")) {
     const ref = text.slice("ref:".length).trim();
     return ref.startsWith("refs/") && !/\s/.test(ref) ? ref : undefined;

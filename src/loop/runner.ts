@@ -7,6 +7,7 @@ import { hostname } from "node:os";
 import type { Actor, LoopEvent } from "../core/events.ts";
 import { createRedactor } from "../core/redact.ts";
 import { LoopBusyError } from "../errors.ts";
+import { useGitShells } from "../git/git-shells.ts";
 import { homeLayout } from "../paths.ts";
 import { currentLockOwner } from "../process/liveness.ts";
 import { runIdVariable, sweepTaggedProcesses } from "../process/sweep.ts";
@@ -75,6 +76,9 @@ const controlPollMs = 250;
  */
 export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
   const { store, loop } = options;
+  // A controller runs a dozen git commands per iteration: each is handed to a waiting shell rather than
+  // started from this process (git-shells.ts). Started first, while this process is at its smallest.
+  useGitShells();
   const runId = randomUUID().slice(0, 13);
   const lock = await store.acquireLock(loop.id, currentLockOwner(runId));
   if (!lock.acquired) {

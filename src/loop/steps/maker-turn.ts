@@ -13,7 +13,13 @@ import { join } from "node:path";
 import { createEngine } from "../../engines/registry.ts";
 import { commitTree, treeOf } from "../../git/commits.ts";
 import { storeRef } from "../../git/loop-branch.ts";
-import { checkOut, isRealFolder, type LoopRepository, snapshotTree } from "../../git/loop-repository.ts";
+import {
+  checkOut,
+  isRealFolder,
+  type LoopRepository,
+  snapshotTree,
+  unchangedSinceCheckOut,
+} from "../../git/loop-repository.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import { makerTurnNumber } from "../review-rounds.ts";
 import { buildReworkBrief } from "../rework-brief.ts";
@@ -41,18 +47,32 @@ export async function runMakerTurn(
   const turnNumber = makerTurnNumber(state, iteration.number, reviewRound);
   const repository = await loopRepositoryOf(context);
   let preservedRef: string | undefined;
+  let treeAsk: NodeJS.Timeout | undefined;
   if (
     prepared !== undefined &&
     prepared === fromSha &&
     !resume &&
     attempt === 1 &&
-    reviewRound === undefined
+    reviewRound === undefined &&
+    (await unchangedSinceCheckOut(repository, context.makerWorktree, makerIndex, fromSha))
   ) {
-    // The checkout `prepare` has just made from nothing at this commit (fresh `.git` on the loop's branch),
-    // untouched since: exactly what `snapshotAndCheckOut` would find and leave. The start commit's tree is
-    // asked once the turn has had a moment (the commit step compares with it), not before the maker's
-    // first command.
-    setTimeout(() => treeOf(context.loop.repoRoot, fromSha).catch(() => {}), treeAskDelayMs).unref();
+    // The checkout `prepare` made from nothing at this commit, its files unchanged since (one listing: the
+    // base gates ran meanwhile, and anything may have written there): what `snapshotAndCheckOut` would
+    // find, with nothing to keep. Its `.git` is rebuilt all the same (no git runs for that). The start
+    // commit's tree is asked once the turn has had a moment (the commit step compares with it), not
+    // before the maker's first command.
+    await checkOut(
+      repository,
+      context.makerWorktree,
+      makerIndex,
+      fromSha,
+      { branch: state.spec.branch },
+      { filesMatch: true, cleaned: true },
+    );
+    treeAsk = setTimeout(
+      () => treeOf(context.loop.repoRoot, fromSha).catch(() => {}),
+      treeAskDelayMs,
+    ).unref();
   } else {
     preservedRef = await snapshotAndCheckOut(context, repository, fromSha, resume);
   }
@@ -95,6 +115,8 @@ export async function runMakerTurn(
     stepId: `maker-${iteration.number}-${attempt}${reviewRound === undefined ? "" : `-review-${reviewRound}`}`,
     signal: context.cancelSignal,
   });
+  // A turn that ended before the tree was asked leaves the asking to the commit step.
+  clearTimeout(treeAsk);
   await context.append("maker_ended", {
     iteration: iteration.number,
     status: result.status,

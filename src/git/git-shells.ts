@@ -1,0 +1,320 @@
+/**
+ * Waiting shells that start git for a long-running process (the controller), so that its git commands
+ * cost it no process start of its own: starting a process from the controller forks the whole controller
+ * (5.5–7.5 ms of its CPU per spawn at 100–150 MB, on the 2-core VM this was measured on), against
+ * 0.6–0.8 ms to hand the same git to an idle /bin/sh.
+ *
+ * No files: a request is shell text written on the shell's stdin pipe; git's stdout and stderr are the
+ * shell's own stdout and stderr pipes. After git ends, the shell writes the request's marker (128 random
+ * bits, new for each request, known only to this process and the shell) on stderr, then the marker and
+ * the exit status on stdout. Output is what came before the marker: git cannot write the marker without
+ * knowing it, and the marker's first character occurs nowhere else in it, so no output can make it end
+ * early or straddle it. A sandboxed maker cannot reach the pipes: bubblewrap gives it its own PID
+ * namespace and /proc (sandbox-plan.ts), in which the shells do not exist.
+ *
+ * Each request runs in a subshell that starts from an empty environment (the shell's own is empty) and
+ * exports every variable of the command's environment, so git gets exactly what Node's spawn would have
+ * given it (in another order). What a shell cannot state exactly is not handed over (`undefined`: the
+ * caller starts git itself): a name it cannot export, a variable the shell manages or reads itself, a
+ * NUL anywhere, a relative folder, input that holds a NUL or is large. Only dash is used (/bin/sh here):
+ * bash adds `_` and `SHLVL` to every command's environment.
+ *
+ * Each shell is the leader of its own process group, which git joins: a timeout kills the group (the
+ * shell, git and anything git started) and the shell is replaced. A shell whose controller dies reads
+ * end-of-file on its stdin and exits once its current git ends.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { basename, isAbsolute } from "node:path";
+import { realpathSync } from "../files/node-fs.ts";
+import { type ShellAnswer, type ShellRequest, setShellRunner, shellSettings } from "./git.ts";
+
+/** Shells started by `useGitShells` (one: a run needs a second only when two git commands overlap). */
+const initialShells = 1;
+/** Concurrent requests served by shells; more start git from the process itself. */
+const maximumShells = 4;
+/** Larger input is written to git by the process itself. */
+const maximumInputBytes = 256 * 1024;
+
+/** Names a POSIX shell can export. */
+const shellName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The prefix of the request's and the scripts' own variables (`lw_git`, `lw_kept`): never exported. */
+const ownPrefix = "lw_";
+/** Variables dash sets or updates itself while it runs: never stated through it. */
+const managedByShell = new Set(["PPID", "LINENO", "OPTIND", "PS1", "PS2", "PS4"]);
+
+/** `value` single-quoted for the shell: nothing inside is expanded, a `'` is closed, escaped, reopened. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+interface Shell {
+  child: ChildProcess;
+  /** The request in progress: its marker and what arrived so far. */
+  current?: Exchange;
+  ended: boolean;
+  /** Killed, or about to be: never given another request. */
+  killed: boolean;
+}
+
+interface Exchange {
+  marker: Buffer;
+  /** Output beyond this, on either pipe, fails the request (as execFile's maxBuffer). */
+  limit: number;
+  stdout: Stream;
+  stderr: Stream;
+  finish: (outcome: { status: string } | { error: Error }) => void;
+}
+
+/** One pipe's bytes for a request, and where the marker was found in them. */
+interface Stream {
+  chunks: Buffer[];
+  length: number;
+  markerAt: number;
+  /** The text after the marker up to the newline, once it arrived. */
+  trailer?: string;
+}
+
+const shells: Shell[] = [];
+const idle: Shell[] = [];
+let enabled = false;
+let disabled = false;
+
+/**
+ * From now on, this process's git commands go through waiting shells (see above), `initialShells` of
+ * them started now, while the process is small. For long-running processes only: a one-shot command
+ * would pay for shells it never uses. Idempotent; does nothing where /bin/sh is not dash.
+ */
+export function useGitShells(): void {
+  if (enabled) setShellRunner(runInShell);
+  if (enabled || disabled) return;
+  try {
+    if (basename(realpathSync("/bin/sh")) !== "dash") disabled = true;
+  } catch {
+    disabled = true;
+  }
+  if (disabled) return;
+  enabled = true;
+  // Idle shells end on their own (end of input); a git still running when this process exits (a step
+  // abandoned after a cancel) is killed with its shell rather than left behind.
+  process.once("exit", () => {
+    for (const shell of shells) if (shell.current) killGroup(shell);
+  });
+  for (let count = 0; count < initialShells; count++) {
+    const shell = startShell();
+    if (shell) idle.push(shell);
+  }
+  setShellRunner(runInShell);
+}
+
+/** The pids of the shells alive now (for tests). */
+export function gitShellPids(): number[] {
+  return shells.map((shell) => shell.child.pid ?? 0);
+}
+
+async function runInShell(request: ShellRequest): Promise<ShellAnswer | undefined> {
+  if (disabled) return undefined;
+  const marker = randomBytes(16).toString("hex");
+  const text = requestText(request, `~${marker}`);
+  if (text === undefined) return undefined;
+  const shell = idle.pop() ?? (shells.length < maximumShells ? startShell() : undefined);
+  if (!shell) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const exchange = ask(shell, text, Buffer.from(`~${marker}`), request.maximumOutputBytes);
+    let timedOut = false;
+    if (request.timeoutMs > 0)
+      timer = setTimeout(() => {
+        timedOut = true;
+        killGroup(shell);
+      }, request.timeoutMs);
+    const outcome = await exchange.done;
+    const stdout = before(exchange.stdout);
+    const stderr = before(exchange.stderr).toString("utf8");
+    if (timedOut) return { code: -1, stdout: decode(stdout, request), stderr, timedOut: true };
+    if ("error" in outcome) throw outcome.error;
+    if (outcome.status === "nocwd") return { missingDirectory: true };
+    const code = Number(outcome.status);
+    if (!/^\d+$/.test(outcome.status))
+      throw new Error(`the git shell answered '${outcome.status.slice(0, 40)}'`);
+    return { code, stdout: decode(stdout, request), stderr, timedOut: false };
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (!shell.ended && !shell.killed) idle.push(shell);
+  }
+}
+
+function decode(bytes: Buffer, request: ShellRequest): string | Buffer {
+  return request.encoding === "buffer" ? bytes : bytes.toString("utf8");
+}
+
+/**
+ * The request's text: `cd` to its folder (answering `nocwd` when that fails), then in a subshell the
+ * environment, the parameters (`set --`) and the script, with stdin the input or /dev/null; then the
+ * marker on stderr, and the marker and the status on stdout. Undefined when it cannot be stated exactly.
+ */
+function requestText(request: ShellRequest, marker: string): string | undefined {
+  const strings = [request.cwd, request.executable, request.script, request.input, ...request.parameters];
+  if (!isAbsolute(request.cwd) || strings.some((value) => value.includes("\0"))) return undefined;
+  if (Buffer.byteLength(request.input) > maximumInputBytes) return undefined;
+  const exports: string[] = [];
+  for (const [name, value] of Object.entries(request.env)) {
+    if (value === undefined) continue;
+    if (!shellName.test(name) || name.startsWith(ownPrefix)) return undefined;
+    if (shellSettings.has(name) || managedByShell.has(name)) return undefined;
+    if (value.includes("\0")) return undefined;
+    exports.push(`export ${name}=${shellQuote(value)}`);
+  }
+  const subshell = [
+    "(",
+    // cd exported PWD and OLDPWD in the shell; the command's environment says what they are.
+    "unset PWD OLDPWD",
+    ...exports,
+    `set -- ${request.parameters.map(shellQuote).join(" ")}`,
+    `lw_git=${shellQuote(request.executable)}`,
+    request.script,
+    request.input === "" ? ") </dev/null" : ")",
+  ].join("\n");
+  return [
+    `if cd -P -- ${shellQuote(request.cwd)} 2>/dev/null; then`,
+    request.input === "" ? subshell : `printf '%s' ${shellQuote(request.input)} | ${subshell}`,
+    "lw_status=$?",
+    "else lw_status=nocwd; fi",
+    `printf '%s\\n' '${marker}' >&2`,
+    `printf '%s %s\\n' '${marker}' "$lw_status"`,
+    "",
+  ].join("\n");
+}
+
+function startShell(): Shell | undefined {
+  let child: ChildProcess;
+  try {
+    child = spawn("/bin/sh", [], {
+      cwd: "/",
+      env: {},
+      stdio: ["pipe", "pipe", "pipe"],
+      // Its own process group, so that a timeout can kill git with it.
+      detached: true,
+    });
+  } catch {
+    disabled = true;
+    return undefined;
+  }
+  const shell: Shell = { child, ended: false, killed: false };
+  shells.push(shell);
+  const end = (why: string) => {
+    if (shell.ended) return;
+    shell.ended = true;
+    shells.splice(shells.indexOf(shell), 1);
+    const at = idle.indexOf(shell);
+    if (at >= 0) idle.splice(at, 1);
+    shell.current?.finish({ error: new Error(`the git shell ended (${why})`) });
+    shell.child.stdin?.destroy();
+  };
+  child.on("error", (error) => {
+    // /bin/sh cannot be started here: git is started as before from now on.
+    disabled = true;
+    end(error.message);
+  });
+  child.on("exit", (code, signal) => end(signal ?? `exit ${code}`));
+  child.stdin?.on("error", () => end("its input closed"));
+  child.stdout?.on("data", (chunk: Buffer) => received(shell, "stdout", chunk));
+  child.stderr?.on("data", (chunk: Buffer) => received(shell, "stderr", chunk));
+  setReferenced(shell, false);
+  return shell;
+}
+
+/** Sends `text`; `done` resolves once both markers arrived (or the shell ended). */
+function ask(
+  shell: Shell,
+  text: string,
+  marker: Buffer,
+  maximumOutputBytes: number,
+): { stdout: Stream; stderr: Stream; done: Promise<{ status: string } | { error: Error }> } {
+  const stdout: Stream = { chunks: [], length: 0, markerAt: -1 };
+  const stderr: Stream = { chunks: [], length: 0, markerAt: -1 };
+  const done = new Promise<{ status: string } | { error: Error }>((resolve) => {
+    shell.current = {
+      marker,
+      limit: maximumOutputBytes,
+      stdout,
+      stderr,
+      finish: (outcome) => {
+        shell.current = undefined;
+        setReferenced(shell, false);
+        resolve(outcome);
+      },
+    };
+  });
+  setReferenced(shell, true);
+  shell.child.stdin?.write(text);
+  return { stdout, stderr, done };
+}
+
+function received(shell: Shell, name: "stdout" | "stderr", chunk: Buffer): void {
+  const exchange = shell.current;
+  if (!exchange) return;
+  const stream = exchange[name];
+  const previousLength = stream.length;
+  stream.chunks.push(chunk);
+  stream.length += chunk.length;
+  const marker = exchange.marker;
+  if (stream.markerAt < 0) {
+    // Search the new bytes and the few before them that a marker could start in.
+    const from = Math.max(0, previousLength - marker.length + 1);
+    const window = tail(stream, stream.length - from);
+    const found = window.indexOf(marker);
+    if (found >= 0) stream.markerAt = from + found;
+  }
+  if (stream.markerAt >= 0 && stream.trailer === undefined) {
+    const after = tail(stream, stream.length - stream.markerAt - marker.length);
+    const newline = after.indexOf(10);
+    if (newline >= 0) stream.trailer = after.subarray(0, newline).toString("utf8").trim();
+  }
+  if (stream.markerAt < 0 && stream.length > exchange.limit) {
+    exchange.finish({ error: new Error(`git's ${name} passed ${exchange.limit} bytes`) });
+    killGroup(shell);
+    return;
+  }
+  if (exchange.stdout.trailer !== undefined && exchange.stderr.trailer !== undefined)
+    exchange.finish({ status: exchange.stdout.trailer });
+}
+
+/** The last `count` bytes of what the stream received. */
+function tail(stream: Stream, count: number): Buffer {
+  const parts: Buffer[] = [];
+  let needed = count;
+  for (let index = stream.chunks.length - 1; index >= 0 && needed > 0; index--) {
+    const chunk = stream.chunks[index];
+    parts.unshift(chunk.length <= needed ? chunk : chunk.subarray(chunk.length - needed));
+    needed -= chunk.length;
+  }
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+/** What the stream received before its marker (all of it when none came). */
+function before(stream: Stream): Buffer {
+  const all = Buffer.concat(stream.chunks, stream.length);
+  return stream.markerAt >= 0 ? all.subarray(0, stream.markerAt) : all;
+}
+
+/** Kills the shell, git and whatever git started (they share the shell's process group). */
+function killGroup(shell: Shell): void {
+  const pid = shell.child.pid;
+  shell.killed = true;
+  if (pid === undefined || shell.ended) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    shell.child.kill("SIGKILL");
+  }
+}
+
+/** A shell keeps this process alive only while it runs a request. */
+function setReferenced(shell: Shell, referenced: boolean): void {
+  for (const handle of [shell.child, shell.child.stdin, shell.child.stdout, shell.child.stderr]) {
+    const target = handle as { ref?: () => void; unref?: () => void } | null;
+    if (referenced) target?.ref?.();
+    else target?.unref?.();
+  }
+}
