@@ -4,24 +4,31 @@
  * (5.5–7.5 ms of its CPU per spawn at 100–150 MB, on the 2-core VM this was measured on), against
  * 0.6–0.8 ms to hand the same git to an idle /bin/sh.
  *
- * No files: a request is shell text written on the shell's stdin pipe; git's stdout and stderr are the
- * shell's own stdout and stderr pipes. After git ends, the shell writes the request's marker (128 random
- * bits, new for each request, known only to this process and the shell) on stderr, then the marker and
- * the exit status on stdout. Output is what came before the marker: git cannot write the marker without
- * knowing it, and the marker's first character occurs nowhere else in it, so no output can make it end
- * early or straddle it. A sandboxed maker cannot reach the pipes: bubblewrap gives it its own PID
- * namespace and /proc (sandbox-plan.ts), in which the shells do not exist.
+ * No files: a request is shell text written on the shell's stdin pipe. git's stdout and stderr are pipes
+ * of the request's own, each copied by a `cat` onto the shell's stdout or stderr; its exit status comes
+ * back through a third descriptor. Only once both cats ended (every writer of git's pipes closed them:
+ * git and anything it left behind, as execFile waits for) does the shell write the request's marker (a
+ * `~` and 128 random bits, new for each request, known only to this process and the shell) on stderr,
+ * then the marker and the status on stdout. Output is what came before the marker: git cannot write the
+ * marker without knowing it, and the marker's first character occurs nowhere else in the marker, so
+ * output that ends with part of it cannot hide the real one. A sandboxed maker cannot reach the pipes:
+ * bubblewrap gives it its own PID namespace and /proc (sandbox-plan.ts), in which the shells do not
+ * exist.
  *
  * Each request runs in a subshell that starts from an empty environment (the shell's own is empty) and
  * exports every variable of the command's environment, so git gets exactly what Node's spawn would have
  * given it (in another order). What a shell cannot state exactly is not handed over (`undefined`: the
  * caller starts git itself): a name it cannot export, a variable the shell manages or reads itself, a
- * NUL anywhere, a relative folder, input that holds a NUL or is large. Only dash is used (/bin/sh here):
- * bash adds `_` and `SHLVL` to every command's environment.
+ * NUL anywhere, a relative folder, input that holds a NUL or is large, arguments and environment too
+ * large for one request. Only dash is used (/bin/sh here): bash adds `_` and `SHLVL` to every command's
+ * environment. A git that cannot be started (dash's `exec: ...` message with status 126 or 127) throws,
+ * as spawn does; a git killed by signal n answers 128 + n, as git.ts reports one it started itself.
  *
  * Each shell is the leader of its own process group, which git joins: a timeout kills the group (the
- * shell, git and anything git started) and the shell is replaced. A shell whose controller dies reads
- * end-of-file on its stdin and exits once its current git ends.
+ * shell, the cats, git and anything git started) and the shell is replaced. A shell whose controller
+ * dies reads end-of-file on its stdin and exits once its current git ends. A shell found dead when a
+ * request is written to it (nothing of the request reached it) is dropped and the request goes to
+ * another, or to the caller.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -35,6 +42,13 @@ const initialShells = 1;
 const maximumShells = 4;
 /** Larger input is written to git by the process itself. */
 const maximumInputBytes = 256 * 1024;
+/**
+ * Larger arguments and environment together go to the process itself, which fails as spawn does when
+ * they pass the system's limits (E2BIG), and which writes no large request text through a pipe.
+ */
+const maximumRequestBytes = 96 * 1024;
+/** How dash says that it could not start git (`/bin/sh: 1: exec: /usr/bin/git: Permission denied`). */
+const execFailure = /^\/bin\/sh: \d+: exec: (.*)/;
 
 /** Names a POSIX shell can export. */
 const shellName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -117,11 +131,26 @@ async function runInShell(request: ShellRequest): Promise<ShellAnswer | undefine
   const marker = randomBytes(16).toString("hex");
   const text = requestText(request, `~${marker}`);
   if (text === undefined) return undefined;
-  const shell = idle.pop() ?? (shells.length < maximumShells ? startShell() : undefined);
-  if (!shell) return undefined;
+  // A shell found dead when written to is dropped; the request then goes to another (at most two tries).
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const shell = idle.pop() ?? (shells.length < maximumShells ? startShell() : undefined);
+    if (!shell) return undefined;
+    const answer = await exchangeWith(shell, request, text, Buffer.from(`~${marker}`));
+    if (answer !== "unsent") return answer;
+  }
+  return undefined;
+}
+
+/** The shell's answer to one request; "unsent" when the shell was dead before the request reached it. */
+async function exchangeWith(
+  shell: Shell,
+  request: ShellRequest,
+  text: string,
+  marker: Buffer,
+): Promise<ShellAnswer | "unsent"> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const exchange = ask(shell, text, Buffer.from(`~${marker}`), request.maximumOutputBytes);
+    const exchange = ask(shell, text, marker, request.maximumOutputBytes);
     let timedOut = false;
     if (request.timeoutMs > 0)
       timer = setTimeout(() => {
@@ -132,11 +161,17 @@ async function runInShell(request: ShellRequest): Promise<ShellAnswer | undefine
     const stdout = before(exchange.stdout);
     const stderr = before(exchange.stderr).toString("utf8");
     if (timedOut) return { code: -1, stdout: decode(stdout, request), stderr, timedOut: true };
-    if ("error" in outcome) throw outcome.error;
+    if ("error" in outcome) {
+      const unsent = (await exchange.written) !== undefined;
+      if (unsent && exchange.stdout.length === 0 && exchange.stderr.length === 0) return "unsent";
+      throw outcome.error;
+    }
     if (outcome.status === "nocwd") return { missingDirectory: true };
     const code = Number(outcome.status);
     if (!/^\d+$/.test(outcome.status))
       throw new Error(`the git shell answered '${outcome.status.slice(0, 40)}'`);
+    const cannotStart = (code === 126 || code === 127) && execFailure.exec(stderr);
+    if (cannotStart) throw new Error(`git cannot be started: ${cannotStart[1]}`);
     return { code, stdout: decode(stdout, request), stderr, timedOut: false };
   } finally {
     if (timer) clearTimeout(timer);
@@ -150,21 +185,28 @@ function decode(bytes: Buffer, request: ShellRequest): string | Buffer {
 
 /**
  * The request's text: `cd` to its folder (answering `nocwd` when that fails), then in a subshell the
- * environment, the parameters (`set --`) and the script, with stdin the input or /dev/null; then the
- * marker on stderr, and the marker and the status on stdout. Undefined when it cannot be stated exactly.
+ * environment, the parameters (`set --`) and the script, with stdin the input or /dev/null, its stdout
+ * and stderr fresh pipes each copied by a `cat` onto the shell's own (descriptor 5 holds the shell's
+ * stdout inside `$(...)`, whose stdout carries the status, on descriptor 3); the shell that waits for
+ * the subshell has its stderr on /dev/null (dash's `Killed` is not git's output). Then the marker on
+ * stderr, and the marker and the status on stdout. Undefined when it cannot be stated exactly.
  */
 function requestText(request: ShellRequest, marker: string): string | undefined {
   const strings = [request.cwd, request.executable, request.script, request.input, ...request.parameters];
   if (!isAbsolute(request.cwd) || strings.some((value) => value.includes("\0"))) return undefined;
   if (Buffer.byteLength(request.input) > maximumInputBytes) return undefined;
+  let size = 0;
   const exports: string[] = [];
   for (const [name, value] of Object.entries(request.env)) {
     if (value === undefined) continue;
     if (!shellName.test(name) || name.startsWith(ownPrefix)) return undefined;
     if (shellSettings.has(name) || managedByShell.has(name)) return undefined;
     if (value.includes("\0")) return undefined;
+    size += name.length + Buffer.byteLength(value) + 2;
     exports.push(`export ${name}=${shellQuote(value)}`);
   }
+  for (const parameter of request.parameters) size += Buffer.byteLength(parameter) + 1;
+  if (size > maximumRequestBytes) return undefined;
   const subshell = [
     "(",
     // cd exported PWD and OLDPWD in the shell; the command's environment says what they are.
@@ -173,12 +215,14 @@ function requestText(request: ShellRequest, marker: string): string | undefined 
     `set -- ${request.parameters.map(shellQuote).join(" ")}`,
     `lw_git=${shellQuote(request.executable)}`,
     request.script,
-    request.input === "" ? ") </dev/null" : ")",
+    `) ${request.input === "" ? "</dev/null " : ""}2>&6 3>&- 6>&-`,
   ].join("\n");
+  const git = request.input === "" ? subshell : `printf '%s' ${shellQuote(request.input)} | ${subshell}`;
   return [
     `if cd -P -- ${shellQuote(request.cwd)} 2>/dev/null; then`,
-    request.input === "" ? subshell : `printf '%s' ${shellQuote(request.input)} | ${subshell}`,
-    "lw_status=$?",
+    "{ lw_status=$(exec 3>&1; { { {",
+    git,
+    "echo $? >&3; } 6>&1 1>&4 2>/dev/null 4>&- | cat >&2 3>&- 4>&-; } 4>&1 5>&- | cat >&5 3>&-; }); } 5>&1",
     "else lw_status=nocwd; fi",
     `printf '%s\\n' '${marker}' >&2`,
     `printf '%s %s\\n' '${marker}' "$lw_status"`,
@@ -230,7 +274,13 @@ function ask(
   text: string,
   marker: Buffer,
   maximumOutputBytes: number,
-): { stdout: Stream; stderr: Stream; done: Promise<{ status: string } | { error: Error }> } {
+): {
+  stdout: Stream;
+  stderr: Stream;
+  done: Promise<{ status: string } | { error: Error }>;
+  /** Settles once the text was handed to the pipe (undefined) or could not be (the error). */
+  written: Promise<Error | undefined>;
+} {
   const stdout: Stream = { chunks: [], length: 0, markerAt: -1 };
   const stderr: Stream = { chunks: [], length: 0, markerAt: -1 };
   const done = new Promise<{ status: string } | { error: Error }>((resolve) => {
@@ -247,8 +297,12 @@ function ask(
     };
   });
   setReferenced(shell, true);
-  shell.child.stdin?.write(text);
-  return { stdout, stderr, done };
+  const written = new Promise<Error | undefined>((resolve) => {
+    const input = shell.child.stdin;
+    if (!input || input.destroyed) resolve(new Error("the shell's input is closed"));
+    else input.write(text, (error) => resolve(error ?? undefined));
+  });
+  return { stdout, stderr, done, written };
 }
 
 function received(shell: Shell, name: "stdout" | "stderr", chunk: Buffer): void {
@@ -271,7 +325,8 @@ function received(shell: Shell, name: "stdout" | "stderr", chunk: Buffer): void 
     const newline = after.indexOf(10);
     if (newline >= 0) stream.trailer = after.subarray(0, newline).toString("utf8").trim();
   }
-  if (stream.markerAt < 0 && stream.length > exchange.limit) {
+  // As execFile's maxBuffer: git's own bytes (before the marker, which may arrive in the same read).
+  if ((stream.markerAt < 0 ? stream.length : stream.markerAt) > exchange.limit) {
     exchange.finish({ error: new Error(`git's ${name} passed ${exchange.limit} bytes`) });
     killGroup(shell);
     return;

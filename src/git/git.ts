@@ -14,13 +14,14 @@ import { findExecutable } from "../process/find-executable.ts";
  * `util.promisify(execFile)` without node:util, and node:child_process loaded on the first git command
  * rather than with this module: together several milliseconds of start-up for every hook and read-only
  * command that imports git.ts and may never run git. Resolves with the output, rejects with the error
- * carrying `stdout` and `stderr`.
+ * carrying `stdout` and `stderr`; also rejects (with no `child`) when the process cannot even be
+ * created, which execFile throws rather than reports (E2BIG: arguments too large).
  */
 function execFileAsync<Output extends string | Buffer>(
   file: string,
   args: readonly string[],
   options: ExecFileOptions & { encoding: Output extends string ? "utf8" : "buffer" },
-): Promise<{ stdout: Output; stderr: Output }> & { child: ChildProcess } {
+): Promise<{ stdout: Output; stderr: Output }> & { child: ChildProcess | undefined } {
   let child: ChildProcess | undefined;
   const pending = new Promise<{ stdout: Output; stderr: Output }>((resolve, reject) => {
     const { execFile } = process.getBuiltinModule("node:child_process");
@@ -30,8 +31,30 @@ function execFileAsync<Output extends string | Buffer>(
       else resolve(output);
     });
   });
-  return Object.assign(pending, { child: child as ChildProcess });
+  return Object.assign(pending, { child });
 }
+
+/** The exit code of a git that `signal` killed, as a shell reports it (128 + its number); else -1. */
+function signalCode(signal: NodeJS.Signals | null | undefined): number {
+  const number = signal ? process.getBuiltinModule("node:os").constants.signals[signal] : undefined;
+  return number === undefined ? -1 : 128 + number;
+}
+
+/**
+ * Subcommands that may reach another machine and so run helpers (ssh, a credential helper, a remote
+ * helper) that can outlive git: always started from this process, never through a waiting shell.
+ */
+const networkSubcommands: ReadonlySet<string> = new Set([
+  "push",
+  "fetch",
+  "pull",
+  "ls-remote",
+  "clone",
+  "remote",
+  "submodule",
+  "archive",
+  "credential",
+]);
 
 /** Large enough for the diff of a big iteration; callers bound what they keep. */
 const maxOutputBytes = 256 * 1024 * 1024;
@@ -122,9 +145,10 @@ export const repositoryLocatingVariables: readonly string[] = [
  * reference-transaction, pre-push...), no file-system monitor, no pager, no attributes file outside
  * the tree, no signing program, no automatic gc or maintenance (their hooks and helpers). External
  * diff drivers and text conversion: every command that prints a patch passes `--no-ext-diff
- * --no-textconv` (an empty `diff.external` here would make such a command fail instead). Filters named by a tree's `.gitattributes` need a `filter.<name>` in some config:
- * commands in loopwright's checkouts run with no system, global or checkout config at all
- * (`isolatedCheckoutEnvironment` in loop-repository.ts), so no filter exists there.
+ * --no-textconv` (an empty `diff.external` here would make such a command fail instead). Filters named
+ * by a tree's `.gitattributes` need a `filter.<name>` in some config: commands in loopwright's checkouts
+ * run with no system, global or checkout config at all (`checkoutEnvironment` in loop-repository.ts), so
+ * no filter exists there.
  */
 export const neutralisingArguments: readonly string[] = [
   "-c",
@@ -161,7 +185,10 @@ export interface GitOptions {
 
 /** What a git command did, for commands whose failure is an answer rather than an error. */
 export interface GitResult {
-  /** The exit code; -1 when git was killed (see `timedOut`). */
+  /**
+   * The exit code; 128 + n when git was killed by signal n (as a shell reports it, whether git was
+   * started from this process or a waiting shell); -1 when `timeoutMs` ran out (see `timedOut`).
+   */
   code: number;
   stdout: string;
   stderr: string;
@@ -209,18 +236,15 @@ export async function gitResult(
 ): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
-  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
-  const answer = await throughShell(
-    singleCommand,
-    ["--no-pager", ...neutralisingArguments, ...args],
-    cwd,
-    env,
-    {
-      input: options.input,
-      encoding: "utf8",
-      timeoutMs,
-    },
-  );
+  const subcommand = subcommandOf(args);
+  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommand}\n`);
+  const answer = networkSubcommands.has(subcommand)
+    ? undefined
+    : await throughShell(singleCommand, ["--no-pager", ...neutralisingArguments, ...args], cwd, env, {
+        input: options.input,
+        encoding: "utf8",
+        timeoutMs,
+      });
   if (answer) {
     const stdout = answer.stdout as string;
     return { ...answer, stdout: options.trim ? stdout.trimEnd() : stdout };
@@ -238,11 +262,11 @@ export async function gitResult(
   );
   const child = pending.child;
   // git may exit before reading its input; a broken pipe is not our failure.
-  child.stdin?.on("error", () => {});
-  child.stdin?.end(options.input ?? "");
+  child?.stdin?.on("error", () => {});
+  child?.stdin?.end(options.input ?? "");
   let timedOut = false;
   const timer =
-    timeoutMs > 0
+    timeoutMs > 0 && child
       ? setTimeout(() => {
           timedOut = true;
           child.kill("SIGKILL");
@@ -255,14 +279,19 @@ export async function gitResult(
     const { stdout, stderr } = await pending;
     return { code: 0, stdout: options.trim ? stdout.trimEnd() : stdout, stderr, timedOut: false };
   } catch (error) {
-    const failure = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
+    const failure = error as NodeJS.ErrnoException & {
+      stdout?: string;
+      stderr?: string;
+      code?: unknown;
+      signal?: NodeJS.Signals | null;
+    };
     if (failure.code === "ENOENT") {
       throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
     }
     if (typeof failure.code === "string") throw new Error(`cannot run git in ${cwd}: ${failure.message}`);
     const stdout = failure.stdout ?? "";
     return {
-      code: typeof failure.code === "number" ? failure.code : -1,
+      code: typeof failure.code === "number" ? failure.code : timedOut ? -1 : signalCode(failure.signal),
       stdout: options.trim ? stdout.trimEnd() : stdout,
       stderr: failure.stderr ?? "",
       timedOut,
@@ -363,6 +392,9 @@ export async function gitSequence(
     return `${kept}\n[ "$lw_kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$lw_kept"; exit 0; }`;
   });
   if (captured) lines.push(`printf '%s\\n' "$lw_kept"`);
+  // What dash started from this process exports: the inherited PWD when it names this folder, else the
+  // physical path (a no-op there; a waiting shell exports the environment's PWD as it is).
+  lines.unshift(`{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=$(pwd -P); export PWD`);
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
@@ -384,8 +416,8 @@ export async function gitSequence(
     maxBuffer: maxOutputBytes,
     windowsHide: true,
   });
-  pending.child.stdin?.on("error", () => {});
-  pending.child.stdin?.end(options.input ?? "");
+  pending.child?.stdin?.on("error", () => {});
+  pending.child?.stdin?.end(options.input ?? "");
   try {
     const { stdout } = await pending;
     return options.trim ? stdout.trimEnd() : stdout;
@@ -479,18 +511,23 @@ export async function gitBytes(
       windowsHide: true,
     },
   );
-  pending.child.stdin?.on("error", () => {});
-  pending.child.stdin?.end(options.input ?? "");
+  pending.child?.stdin?.on("error", () => {});
+  pending.child?.stdin?.end(options.input ?? "");
   try {
     return (await pending).stdout;
   } catch (error) {
-    const failure = error as NodeJS.ErrnoException & { stderr?: Buffer; code?: unknown };
+    const failure = error as NodeJS.ErrnoException & {
+      stderr?: Buffer;
+      code?: unknown;
+      signal?: NodeJS.Signals | null;
+    };
     if (failure.code === "ENOENT") {
       throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
     }
-    if (typeof failure.code !== "number") throw new Error(`cannot run git in ${cwd}: ${failure.message}`);
+    const code = typeof failure.code === "number" ? failure.code : signalCode(failure.signal);
+    if (code < 0) throw new Error(`cannot run git in ${cwd}: ${failure.message}`);
     const stderr = failure.stderr?.toString("utf8") ?? "";
-    throw new GitError(args, cwd, { code: failure.code, stdout: "", stderr, timedOut: false });
+    throw new GitError(args, cwd, { code, stdout: "", stderr, timedOut: false });
   }
 }
 

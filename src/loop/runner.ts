@@ -76,9 +76,6 @@ const controlPollMs = 250;
  */
 export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
   const { store, loop } = options;
-  // A controller runs a dozen git commands per iteration: each is handed to a waiting shell rather than
-  // started from this process (git-shells.ts). Started first, while this process is at its smallest.
-  useGitShells();
   const runId = randomUUID().slice(0, 13);
   const lock = await store.acquireLock(loop.id, currentLockOwner(runId));
   if (!lock.acquired) {
@@ -86,6 +83,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
       `loop ${loop.name} is already running (pid ${lock.holder.pid} on ${lock.holder.host})`,
     );
   }
+  // A controller runs a dozen git commands per iteration: each is handed to a waiting shell rather than
+  // started from this process (git-shells.ts). Started once the loop is this run's, before any step,
+  // while this process is still small; `cancel` of an idle loop (a recovery and a stop) starts none.
+  if (!options.cancel) useGitShells();
   const timeline = openTimeline(store, loop, options.onEvent);
   const cancel = new AbortController();
   const layout = homeLayout(options.home);

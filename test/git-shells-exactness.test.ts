@@ -1,0 +1,133 @@
+/**
+ * git through waiting shells answers exactly as execFile would in the hard cases: a process git leaves
+ * behind that still holds its output, output past the cap arriving with the end marker, a git that
+ * cannot be started (not executable, arguments too large), a git killed by a signal, the folder a
+ * sequence's git is told it runs in (PWD), a shell that died while idle, network commands.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { gitBytes, gitResult, gitSequence, setShellRunner } from "../src/git/git.ts";
+import { gitShellPids, useGitShells } from "../src/git/git-shells.ts";
+import { newFolder, newRepository } from "./git-fixtures.ts";
+
+const cap = 256 * 1024 * 1024;
+
+/** A fake `git` (a Node script first on PATH) that does what its last argument says. */
+async function fakeGit(): Promise<string> {
+  const folder = await newFolder("exact-fake-git");
+  const script = `#!${process.execPath}
+const mode = process.argv.at(-1);
+if (mode === "report") process.stdout.write(JSON.stringify({ env: process.env, parent: process.ppid }));
+else if (mode === "selfkill") process.kill(process.pid, "SIGKILL");
+else if (mode === "linger") {
+  require("node:child_process").spawn("/bin/sh", ["-c", "sleep 0.5; printf 'LATE\\\\n'; printf 'LATE-ERR\\\\n' >&2"], { stdio: ["ignore", "inherit", "inherit"] }).unref();
+  process.stdout.write("first\\n");
+} else if (mode === "slow") setTimeout(() => process.stdout.write("second\\n"), 1000);
+else if (mode === "big") {
+  const block = Buffer.alloc(1024 * 1024, 97);
+  let left = ${cap} - 100;
+  const tail = () => setTimeout(() => { process.stdout.write(Buffer.alloc(200, 98)); }, 1000);
+  while (left > 0) { const part = block.subarray(0, Math.min(left, block.length)); left -= part.length; process.stdout.write(part, left > 0 ? undefined : () => { require("node:fs").writeFileSync(process.env.FLAG, "1"); tail(); }); }
+} else process.stdout.write("ok\\n");
+`;
+  await writeFile(join(folder, "git"), script);
+  await chmod(join(folder, "git"), 0o755);
+  return folder;
+}
+
+/** `run` with git started from this process, then through shells; a throw becomes its message. */
+async function bothWays<T>(run: () => Promise<T>): Promise<{ spawned: T | string; shells: T | string }> {
+  const settle = (pending: Promise<T>) => pending.catch((error: Error) => `threw: ${error.message}`);
+  setShellRunner(undefined);
+  const spawned = await settle(run());
+  useGitShells();
+  const shells = await settle(run());
+  return { spawned, shells };
+}
+
+describe("git through shells: execFile's answers in the hard cases", () => {
+  it("output of a process git left behind belongs to git's request, never to the next", async () => {
+    const env = { PATH: `${await fakeGit()}:${process.env.PATH}` };
+    setShellRunner(undefined);
+    const spawned = await gitResult(["linger"], "/tmp", { env });
+    useGitShells();
+    const first = await gitResult(["linger"], "/tmp", { env });
+    const second = await gitResult(["slow"], "/tmp", { env });
+    assert.deepEqual(first, spawned);
+    assert.deepEqual(first, { code: 0, stdout: "first\nLATE\n", stderr: "LATE-ERR\n", timedOut: false });
+    assert.deepEqual(second, { code: 0, stdout: "second\n", stderr: "", timedOut: false });
+  });
+
+  it("output past the cap fails even when its last bytes arrive with the end marker", async () => {
+    const flag = join(await newFolder("flag"), "flag");
+    const env = { PATH: `${await fakeGit()}:${process.env.PATH}`, FLAG: flag };
+    useGitShells();
+    // Block this process while git writes its last bytes and the shell its marker: one read gets both.
+    const poll = setInterval(() => {
+      if (!existsSync(flag)) return;
+      clearInterval(poll);
+      setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000), 500);
+    }, 5);
+    const outcome = await gitBytes(["big"], "/tmp", { env }).then(
+      (bytes) => `returned ${bytes.length} bytes`,
+      (error: Error) => `threw: ${error.message}`,
+    );
+    clearInterval(poll);
+    assert.match(outcome, /^threw/);
+  });
+
+  it("a git that cannot be started throws as with spawn: not executable, or arguments too large", async () => {
+    const folder = await fakeGit();
+    const env = { PATH: `${folder}:${process.env.PATH}` };
+    await gitResult(["ok"], "/tmp", { env });
+    await chmod(join(folder, "git"), 0o644);
+    const denied = await bothWays(() => gitResult(["ok"], "/tmp", { env }));
+    assert.match(String(denied.spawned), /^threw: cannot run git in \/tmp/);
+    assert.match(String(denied.shells), /^threw: cannot run git in \/tmp/);
+    const repo = await newRepository();
+    const long = "a".repeat(200_000);
+    const tooLarge = await bothWays(() => gitResult(["rev-parse", long], repo));
+    assert.match(String(tooLarge.spawned), /^threw: cannot run git in .*E2BIG/);
+    assert.match(String(tooLarge.shells), /^threw: cannot run git in .*E2BIG/);
+  });
+
+  it("a git killed by a signal: 128 + the signal's number, no shell message, either way", async () => {
+    const env = { PATH: `${await fakeGit()}:${process.env.PATH}` };
+    const { spawned, shells } = await bothWays(() => gitResult(["selfkill"], "/tmp", { env }));
+    assert.deepEqual(spawned, { code: 137, stdout: "", stderr: "", timedOut: false });
+    assert.deepEqual(shells, spawned);
+  });
+
+  it("a sequence's git gets the PWD /bin/sh started from this process gives it", async () => {
+    const env = { PATH: `${await fakeGit()}:${process.env.PATH}` };
+    const cwd = await newFolder("sequence-cwd");
+    const pwd = (value: unknown) => (typeof value === "string" ? JSON.parse(value).env.PWD : value);
+    const { spawned, shells } = await bothWays(() => gitSequence([["ok"], ["report"]], cwd, { env }));
+    assert.equal(pwd(spawned), cwd);
+    assert.equal(pwd(shells), pwd(spawned));
+  });
+
+  it("a shell that died while idle does not fail the next git", async () => {
+    const env = { PATH: `${await fakeGit()}:${process.env.PATH}` };
+    useGitShells();
+    await gitResult(["ok"], "/tmp", { env });
+    for (const pid of gitShellPids()) process.kill(pid, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const outcome = await gitResult(["ok"], "/tmp", { env }).catch((error: Error) => `threw: ${error.message}`);
+    assert.deepEqual(outcome, { code: 0, stdout: "ok\n", stderr: "", timedOut: false });
+  });
+
+  it("network commands (push, fetch, ls-remote) start git from this process", async () => {
+    const env = { PATH: `${await fakeGit()}:${process.env.PATH}` };
+    useGitShells();
+    for (const command of ["push", "fetch", "ls-remote", "pull", "clone"]) {
+      const report = JSON.parse((await gitResult([command, "report"], "/tmp", { env })).stdout);
+      assert.equal(report.parent, process.pid, command);
+    }
+    const local = JSON.parse((await gitResult(["status", "report"], "/tmp", { env })).stdout);
+    assert.notEqual(local.parent, process.pid);
+  });
+});
