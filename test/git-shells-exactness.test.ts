@@ -116,7 +116,9 @@ describe("git through shells: execFile's answers in the hard cases", () => {
     await gitResult(["ok"], "/tmp", { env });
     for (const pid of gitShellPids()) process.kill(pid, "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 0));
-    const outcome = await gitResult(["ok"], "/tmp", { env }).catch((error: Error) => `threw: ${error.message}`);
+    const outcome = await gitResult(["ok"], "/tmp", { env }).catch(
+      (error: Error) => `threw: ${error.message}`,
+    );
     assert.deepEqual(outcome, { code: 0, stdout: "ok\n", stderr: "", timedOut: false });
   });
 

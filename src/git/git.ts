@@ -394,7 +394,9 @@ export async function gitSequence(
   if (captured) lines.push(`printf '%s\\n' "$lw_kept"`);
   // What dash started from this process exports: the inherited PWD when it names this folder, else the
   // physical path (a no-op there; a waiting shell exports the environment's PWD as it is).
-  lines.unshift(`{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=$(pwd -P); export PWD`);
+  lines.unshift(
+    `{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=$(pwd -P); export PWD`,
+  );
   if (traceFile)
     for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
