@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { gitBytes, gitResult, gitSequence, setShellRunner } from "../src/git/git.ts";
+import { gitBytes, gitResult, gitSequence, setShellRunner, startsNoProgram } from "../src/git/git.ts";
 import { gitShellPids, useGitShells } from "../src/git/git-shells.ts";
 import { newFolder, newRepository } from "./git-fixtures.ts";
 
@@ -99,6 +99,8 @@ describe("git through shells: execFile's answers in the hard cases", () => {
     const { spawned, shells } = await bothWays(() => gitResult(["selfkill"], "/tmp", { env }));
     assert.deepEqual(spawned, { code: 137, stdout: "", stderr: "", timedOut: false });
     assert.deepEqual(shells, spawned);
+    // The same through a shell's direct path (a subcommand that starts no other program).
+    assert.deepEqual(await gitResult(["rev-parse", "selfkill"], "/tmp", { env }), spawned);
   });
 
   it("a sequence's git gets the PWD /bin/sh started from this process gives it", async () => {
@@ -120,6 +122,15 @@ describe("git through shells: execFile's answers in the hard cases", () => {
       (error: Error) => `threw: ${error.message}`,
     );
     assert.deepEqual(outcome, { code: 0, stdout: "ok\n", stderr: "", timedOut: false });
+  });
+
+  it("only subcommands that can start no other program skip the cats", () => {
+    assert.equal(startsNoProgram(["rev-parse", "HEAD"]), true);
+    assert.equal(startsNoProgram(["-c", "x.y=1", "cat-file", "--batch"]), true);
+    assert.equal(startsNoProgram(["cat-file", "--filters", "HEAD:a"]), false);
+    assert.equal(startsNoProgram(["commit-tree", "-S", "t"]), false);
+    for (const command of ["add", "checkout", "read-tree", "status", "diff", "commit", "hash-object", "push"])
+      assert.equal(startsNoProgram([command]), false, command);
   });
 
   it("network commands (push, fetch, ls-remote) start git from this process", async () => {

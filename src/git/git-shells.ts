@@ -9,7 +9,8 @@
  * back through a third descriptor. Only once both cats ended (every writer of git's pipes closed them:
  * git and anything it left behind, as execFile waits for) does the shell write the request's marker (a
  * `~` and 128 random bits, new for each request, known only to this process and the shell) on stderr,
- * then the marker and the status on stdout. Output is what came before the marker: git cannot write the
+ * then the marker and the status on stdout (a command that can start no other program skips the cats:
+ * git alone writes, and has ended). Output is what came before the marker: git cannot write the
  * marker without knowing it, and the marker's first character occurs nowhere else in the marker, so
  * output that ends with part of it cannot hide the real one. A sandboxed maker cannot reach the pipes:
  * bubblewrap gives it its own PID namespace and /proc (sandbox-plan.ts), in which the shells do not
@@ -188,7 +189,9 @@ function decode(bytes: Buffer, request: ShellRequest): string | Buffer {
  * environment, the parameters (`set --`) and the script, with stdin the input or /dev/null, its stdout
  * and stderr fresh pipes each copied by a `cat` onto the shell's own (descriptor 5 holds the shell's
  * stdout inside `$(...)`, whose stdout carries the status, on descriptor 3); the shell that waits for
- * the subshell has its stderr on /dev/null (dash's `Killed` is not git's output). Then the marker on
+ * the subshell has its stderr on /dev/null (dash's `Killed` is not git's output). A request whose git
+ * starts no other program (`startsNoProgram`) writes on the shell's pipes directly: once git ended,
+ * nothing else holds them, and two cats cost more than git itself. Then the marker on
  * stderr, and the marker and the status on stdout. Undefined when it cannot be stated exactly.
  */
 function requestText(request: ShellRequest, marker: string): string | undefined {
@@ -218,11 +221,17 @@ function requestText(request: ShellRequest, marker: string): string | undefined 
     `) ${request.input === "" ? "</dev/null " : ""}2>&6 3>&- 6>&-`,
   ].join("\n");
   const git = request.input === "" ? subshell : `printf '%s' ${shellQuote(request.input)} | ${subshell}`;
+  // A git that starts no other program leaves no writer behind: its output on the shell's own pipes.
+  const run = request.startsNoProgram
+    ? ["{", git, "lw_status=$?; } 6>&2 2>/dev/null"]
+    : [
+        "{ lw_status=$(exec 3>&1; { { {",
+        git,
+        "echo $? >&3; } 6>&1 1>&4 2>/dev/null 4>&- | cat >&2 3>&- 4>&-; } 4>&1 5>&- | cat >&5 3>&-; }); } 5>&1",
+      ];
   return [
     `if cd -P -- ${shellQuote(request.cwd)} 2>/dev/null; then`,
-    "{ lw_status=$(exec 3>&1; { { {",
-    git,
-    "echo $? >&3; } 6>&1 1>&4 2>/dev/null 4>&- | cat >&2 3>&- 4>&-; } 4>&1 5>&- | cat >&5 3>&-; }); } 5>&1",
+    ...run,
     "else lw_status=nocwd; fi",
     `printf '%s\\n' '${marker}' >&2`,
     `printf '%s %s\\n' '${marker}' "$lw_status"`,

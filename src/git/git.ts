@@ -74,6 +74,11 @@ export interface ShellRequest {
   maximumOutputBytes: number;
   /** Kill git (and what it started) after this many milliseconds; 0: no limit. */
   timeoutMs: number;
+  /**
+   * Every git command of the script starts no other program (`startsNoProgram`): once they ended, no
+   * process is left that could still write their output.
+   */
+  startsNoProgram: boolean;
 }
 
 /** What the script did, or that `cwd` is missing. */
@@ -98,7 +103,12 @@ async function throughShell(
   parameters: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
-  options: { input?: string; encoding: "utf8" | "buffer"; timeoutMs?: number },
+  options: {
+    input?: string;
+    encoding: "utf8" | "buffer";
+    timeoutMs?: number;
+    commands: readonly (readonly string[])[];
+  },
 ): Promise<{ code: number; stdout: string | Buffer; stderr: string; timedOut: boolean } | undefined> {
   if (!shellRunner) return undefined;
   const executable = gitExecutable(env.PATH);
@@ -113,12 +123,41 @@ async function throughShell(
     encoding: options.encoding,
     maximumOutputBytes: maxOutputBytes,
     timeoutMs: options.timeoutMs ?? 0,
+    startsNoProgram: options.commands.every(startsNoProgram),
   }).catch((error: Error) => {
     throw new Error(`cannot run git in ${cwd}: ${error.message}`);
   });
   if (answer?.missingDirectory)
     throw new Error(`cannot run git in ${cwd}: git is not installed or ${cwd} does not exist`);
   return answer;
+}
+
+/**
+ * Subcommands that start no other program whatever the configuration, given `neutralisingArguments`
+ * (no hooks, no fsmonitor, no pager, no gc): no filter, no diff driver, no signing, no helper.
+ */
+const programFreeSubcommands: ReadonlySet<string> = new Set([
+  "rev-parse",
+  "update-ref",
+  "symbolic-ref",
+  "write-tree",
+  "ls-tree",
+  "mktree",
+  "for-each-ref",
+  "show-ref",
+  "merge-base",
+  "rev-list",
+  "cat-file",
+  "commit-tree",
+]);
+
+/**
+ * Whether `git <args>` starts no other program: a subcommand of `programFreeSubcommands` with none of
+ * the options that would start one (`cat-file --filters`/`--textconv`, `commit-tree -S`).
+ */
+export function startsNoProgram(args: readonly string[]): boolean {
+  if (!programFreeSubcommands.has(subcommandOf(args))) return false;
+  return !args.some((argument) => /^(--filters|--textconv|-S|--gpg-sign)/.test(argument));
 }
 
 /** The script of one git command for a waiting shell. */
@@ -244,6 +283,7 @@ export async function gitResult(
         input: options.input,
         encoding: "utf8",
         timeoutMs,
+        commands: [args],
       });
   if (answer) {
     const stdout = answer.stdout as string;
@@ -404,6 +444,7 @@ export async function gitSequence(
   const answer = await throughShell(lines.join("\n"), parameters, cwd, shellEnv, {
     input: options.input,
     encoding: "utf8",
+    commands,
   });
   if (answer) {
     const stdout = answer.stdout as string;
@@ -496,6 +537,7 @@ export async function gitBytes(
     {
       input: options.input,
       encoding: "buffer",
+      commands: [args],
     },
   );
   if (answer) {
