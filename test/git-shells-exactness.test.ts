@@ -133,6 +133,26 @@ describe("git through shells: execFile's answers in the hard cases", () => {
       assert.equal(startsNoProgram([command]), false, command);
   });
 
+  it("a loop's private git directory adds the subcommands that start only configured drivers", () => {
+    const privateEnv = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_DIR: "/state/git" };
+    for (const command of ["add", "read-tree", "clean", "ls-files", "diff-tree"])
+      assert.equal(startsNoProgram([command], privateEnv), true, command);
+    // Porcelain, an option that runs a driver, a setting on the command line, a driver given by a
+    // variable, or the user's own configuration: the cats.
+    for (const command of ["diff", "status", "checkout", "commit", "push"])
+      assert.equal(startsNoProgram([command], privateEnv), false, command);
+    assert.equal(startsNoProgram(["diff-tree", "--ext-diff"], privateEnv), false);
+    assert.equal(startsNoProgram(["diff-tree", "--textconv"], privateEnv), false);
+    assert.equal(startsNoProgram(["-c", "filter.x.clean=cat", "add"], privateEnv), false);
+    for (const variable of ["GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_EXTERNAL_DIFF"])
+      assert.equal(startsNoProgram(["add"], { ...privateEnv, [variable]: "x" }), false, variable);
+    assert.equal(startsNoProgram(["add"], { ...privateEnv, GIT_CONFIG_GLOBAL: "/home/u/.gitconfig" }), false);
+    assert.equal(
+      startsNoProgram(["add"], { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }),
+      false,
+    );
+  });
+
   it("network commands (push, fetch, ls-remote) start git from this process", async () => {
     const env = { PATH: `${await fakeGit()}:${process.env.PATH}` };
     useGitShells();

@@ -123,7 +123,7 @@ async function throughShell(
     encoding: options.encoding,
     maximumOutputBytes: maxOutputBytes,
     timeoutMs: options.timeoutMs ?? 0,
-    startsNoProgram: options.commands.every(startsNoProgram),
+    startsNoProgram: options.commands.every((command) => startsNoProgram(command, env)),
   }).catch((error: Error) => {
     throw new Error(`cannot run git in ${cwd}: ${error.message}`);
   });
@@ -152,12 +152,53 @@ const programFreeSubcommands: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether `git <args>` starts no other program: a subcommand of `programFreeSubcommands` with none of
- * the options that would start one (`cat-file --filters`/`--textconv`, `commit-tree -S`).
+ * Subcommands that start a program only where the configuration names one (a filter, diff or merge
+ * driver, an external diff given `--ext-diff`), given `neutralisingArguments`: none starts one in a
+ * loop's private git directory (`privateConfiguration`), whose configuration only loopwright writes and
+ * names no driver. A `.gitattributes` in a checkout may name a driver; without its configuration git
+ * runs nothing for it.
  */
-export function startsNoProgram(args: readonly string[]): boolean {
-  if (!programFreeSubcommands.has(subcommandOf(args))) return false;
-  return !args.some((argument) => /^(--filters|--textconv|-S|--gpg-sign)/.test(argument));
+const driverOnlySubcommands: ReadonlySet<string> = new Set([
+  "add",
+  "read-tree",
+  "clean",
+  "ls-files",
+  "update-index",
+  "checkout-index",
+  "diff-tree",
+  "diff-index",
+  "diff-files",
+]);
+
+/**
+ * Whether `env` is that of a loop's private git directory (see loop-repository.ts): no system or
+ * global configuration, an explicit GIT_DIR, and no configuration, driver or external diff given by a
+ * variable.
+ */
+function privateConfiguration(env: NodeJS.ProcessEnv): boolean {
+  return (
+    env.GIT_CONFIG_NOSYSTEM === "1" &&
+    env.GIT_CONFIG_GLOBAL === "/dev/null" &&
+    env.GIT_DIR !== undefined &&
+    env.GIT_CONFIG === undefined &&
+    env.GIT_CONFIG_PARAMETERS === undefined &&
+    env.GIT_CONFIG_COUNT === undefined &&
+    env.GIT_EXTERNAL_DIFF === undefined
+  );
+}
+
+/**
+ * Whether `git <args>`, run with `env`, starts no other program: a subcommand of
+ * `programFreeSubcommands`, or of `driverOnlySubcommands` in a private configuration, with none of the
+ * options that would start one (`cat-file --filters`/`--textconv`, `commit-tree -S`, `--ext-diff`).
+ */
+export function startsNoProgram(args: readonly string[], env: NodeJS.ProcessEnv = {}): boolean {
+  const subcommand = subcommandOf(args);
+  const free =
+    programFreeSubcommands.has(subcommand) ||
+    (driverOnlySubcommands.has(subcommand) && privateConfiguration(env) && !args.includes("-c"));
+  if (!free) return false;
+  return !args.some((argument) => /^(--filters|--textconv|-S|--gpg-sign|--ext-diff)/.test(argument));
 }
 
 /** The script of one git command for a waiting shell. */
