@@ -136,10 +136,10 @@ function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string
       # this shell's own unreaped child, named by /proc/thread-self/children just before (the shell
       # reaps only in \`wait\`): its pid cannot be another process's. \`woke\`: the SIGCHLD came.
       ended='woke=1
-        { read -r children </proc/thread-self/children; } 2>/dev/null
-        case " \${children-} " in *" $hook "*) { read -r stat </proc/$hook/stat; } 2>/dev/null
-          case \${stat##*) } in Z*) ;; *) children= ;; esac ;; esac
-        for child in \${children-}; do [ "$child" = "$hook" ] || kill -s TERM "$child" 2>/dev/null; done'
+        { children= stat=; read -r children </proc/thread-self/children
+          case " $children " in *" $hook "*) read -r stat </proc/$hook/stat
+            case \${stat##*) } in Z*) ;; *) children= ;; esac ;; esac
+          for child in $children; do [ "$child" = "$hook" ] || kill -s TERM "$child"; done; } 2>/dev/null'
       trap "$ended" CHLD
       eval "$ended"
       trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
