@@ -81,7 +81,7 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
     # any other sh runs the wrapper. (\`test\` is dash's builtin: /proc/self is the shell.)
     if [ -r /proc/thread-self/children ] &&
       { [ /proc/self/exe -ef /bin/dash ] || [ /proc/self/exe -ef /usr/bin/dash ]; } 2>/dev/null &&
-      { read -r self rest </proc/self/stat; } 2>/dev/null && [ "$self" = "$$" ]; then
+      [ /proc/self -ef "/proc/$$" ]; then
 ${pipedPart(parts)}    fi
 ${wrappedPart(parts)}  fi
   LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$entry" hook "$@"
@@ -130,15 +130,15 @@ function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string
       # timeout) is passed on to it, as it reached Node when the script exec'd it.
       hook=$!
       exec 4<&-
-      # Once Node has ended (reaped, or a zombie not yet reaped), git's subshell, the job's other child,
+      # Once Node has ended (reaped, or a zombie not yet reaped: its /proc/PID/exe names nothing, as
+      # it does once an exiting process has let go of its memory), git's subshell, the job's other child,
       # is ended, so that \`wait\` returns however late the script comes to it: run by the SIGCHLD trap
       # (it ends \`wait\`) and once here, for a Node that ended before the trap was set. Each kill is of
       # this shell's own unreaped child, named by /proc/thread-self/children just before (the shell
       # reaps only in \`wait\`): its pid cannot be another process's. \`woke\`: the SIGCHLD came.
       ended='woke=1
-        { children= stat=; read -r children </proc/thread-self/children
-          case " $children " in *" $hook "*) read -r stat </proc/$hook/stat
-            case \${stat##*) } in Z*) ;; *) children= ;; esac ;; esac
+        { children=; read -r children </proc/thread-self/children
+          case " $children " in *" $hook "*) [ -e "/proc/$hook/exe" ] && children= ;; esac
           for child in $children; do [ "$child" = "$hook" ] || kill -s TERM "$child"; done; } 2>/dev/null'
       trap "$ended" CHLD
       eval "$ended"
