@@ -181,7 +181,9 @@ describe("claude-code engine, real loops", () => {
   it("kills the CLI and everything it started when the model hangs past the wall clock", async () => {
     const sandbox = await createSandbox(mathProject);
     try {
-      const { run } = await loop(sandbox, "cc-hang", "maxIterations: 1, wallClockPerIteration: 6s");
+      // The wall clock leaves the CLI time to start and run its Bash call on a loaded machine (at 6 s a
+      // 2-core machine at load 10 ran out before the second request).
+      const { run } = await loop(sandbox, "cc-hang", "maxIterations: 1, wallClockPerIteration: 15s");
       assert.equal(run.code, 3, run.stdout + run.stderr);
       const [, hung] = requestsOf("cc-hang");
       assert.match(JSON.stringify(hung?.body), /started/, "the Bash child was running when the model hung");
