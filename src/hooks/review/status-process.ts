@@ -14,7 +14,7 @@
  * (experiment in /tmp: a script doing a stop's file work, git from a shell pipe 1.12×, from
  * child_process 1.40×, interleaved runs).
  */
-import { closeSync, readSync } from "../../files/node-fs.ts";
+import { closeSync, fstatSync, readSync } from "../../files/node-fs.ts";
 import {
   type GitResult,
   gitExecutable,
@@ -90,8 +90,12 @@ export interface LauncherStatus {
 }
 
 /**
- * The `git status` the launcher started, if it did; removes its variables from `env` so that nothing
- * this hook starts (a gate) inherits them. Call `discardLauncherStatus` when done with it.
+ * The `git status` the launcher started, if it did and its pipe is on descriptor 3; removes its
+ * variables from `env` so that nothing this hook starts (a gate) inherits them. Call
+ * `discardLauncherStatus` when done with it. Descriptor 3 is read and closed only when the launcher
+ * said it passed one and it is a pipe: a launcher written before its shells were known to start Node
+ * without it (ksh93, mksh: their `exec 3<&0` is close-on-exec) leaves descriptor 3 to Node's own
+ * event loop, which reading or closing would break (Node aborts).
  */
 export function takeLauncherStatus(env: NodeJS.ProcessEnv): LauncherStatus | undefined {
   const folder = env[launcherStatusVariables.folder];
@@ -102,7 +106,16 @@ export function takeLauncherStatus(env: NodeJS.ProcessEnv): LauncherStatus | und
   // One git process counts, used or not (see LOOPWRIGHT_GIT_TRACE in git.ts).
   const trace = env.LOOPWRIGHT_GIT_TRACE;
   if (trace) process.getBuiltinModule("node:fs").appendFileSync(trace, `${Date.now()} status\n`);
+  if (!isPipe(launcherStatusDescriptor)) return undefined;
   return { folder, git, signature, settled: false };
+}
+
+function isPipe(descriptor: number): boolean {
+  try {
+    return fstatSync(descriptor).isFIFO();
+  } catch {
+    return false;
+  }
 }
 
 /** Closes the launcher's pipe unread (git, if still writing, stops on a broken pipe). */
@@ -173,8 +186,19 @@ function launcherResult(launched: LauncherStatus): GitResult | undefined {
       closeSync(launcherStatusDescriptor);
     } catch {}
   }
+  return launcherOutput(text);
+}
+
+/**
+ * git's stdout from what the launcher's pipe held, when git exited 0: the trailer ends it, and what
+ * comes before is empty or ends in NUL, as every porcelain v2 -z record does. So output cut short
+ * (git killed mid-write) whose last file name ends in a trailer of its own is never taken as whole.
+ */
+export function launcherOutput(text: string | undefined): GitResult | undefined {
   if (text === undefined) return undefined;
   const success = `${launcherStatusTrailer}0\n`;
   if (!text.endsWith(success)) return undefined;
-  return { code: 0, stdout: text.slice(0, -success.length), stderr: "", timedOut: false };
+  const stdout = text.slice(0, -success.length);
+  if (stdout !== "" && !stdout.endsWith("\0")) return undefined;
+  return { code: 0, stdout, stderr: "", timedOut: false };
 }

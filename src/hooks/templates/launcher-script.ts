@@ -75,10 +75,13 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   # Descriptor 4 keeps the hook's stdin for Node (\`command\`: a closed stdin is no fatal error).
   if [ -n "$git" ] && { command exec 4<&0; } 2>/dev/null; then
-    # The shells whose \`wait\` a SIGCHLD trap ends (dash; not bash, zsh, ksh or busybox) and a /proc
-    # that names a process's children run the pipeline; any other runs the wrapper.
+    # dash, whose \`wait\` a SIGCHLD trap ends (named by its executable: posh, bash, zsh, ksh, busybox
+    # and yash wait on), with a /proc that names a process's children in this shell's own pid namespace
+    # (not a parent namespace's, as \`unshare -p\` without its own /proc leaves it), runs the pipeline;
+    # any other sh runs the wrapper. (\`test\` is dash's builtin: /proc/self is the shell.)
     if [ -r /proc/thread-self/children ] &&
-      [ -z "\${BASH_VERSION-}\${ZSH_VERSION-}\${KSH_VERSION-}\${BB_ASH_VERSION-}\${YASH_VERSION-}" ]; then
+      { [ /proc/self/exe -ef /bin/dash ] || [ /proc/self/exe -ef /usr/bin/dash ]; } 2>/dev/null &&
+      [ /proc/self -ef "/proc/$$" ]; then
 ${pipedPart(parts)}    fi
 ${wrappedPart(parts)}  fi
   LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$entry" hook "$@"
@@ -107,7 +110,6 @@ function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string
       # so a SIGCHLD trap wakes the script when Node ends; it then ends git's subshell, whose trap ends
       # git if it still runs, and takes Node's status. Each kill is of the killer's own child, named by
       # /proc/thread-self/children just before and not yet reaped: its pid cannot be another process's.
-      trap : CHLD
       {
         unset ${repositoryLocatingVariables.join(" ")}
         # Its only child is git (even one forked an instant before this trap runs).
@@ -117,30 +119,47 @@ function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string
         printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
       } 2>/dev/null 4<&- | {
         # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
+        # Descriptor 3 is redirected on Node's command itself too: a shell whose \`exec 3<&0\` is
+        # close-on-exec (ksh93, mksh) would otherwise start Node without it.
         exec 3<&0 0<&4 4<&-
         LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
           ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-          ${assignments}exec "$node" "$entry" hook "$@"
+          ${assignments}exec "$node" "$entry" hook "$@" 3<&3
       } &
       # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
       # timeout) is passed on to it, as it reached Node when the script exec'd it.
       hook=$!
       exec 4<&-
+      # Once Node has ended (reaped, or a zombie not yet reaped: its /proc/PID/exe names nothing, as
+      # it does once an exiting process has let go of its memory), git's subshell, the job's other child,
+      # is ended, so that \`wait\` returns however late the script comes to it: run by the SIGCHLD trap
+      # (it ends \`wait\`) and once here, for a Node that ended before the trap was set. Each kill is of
+      # this shell's own unreaped child, named by /proc/thread-self/children just before (the shell
+      # reaps only in \`wait\`): its pid cannot be another process's. \`woke\`: the SIGCHLD came.
+      ended='woke=1
+        { children=; read -r children </proc/thread-self/children
+          case " $children " in *" $hook "*) [ -e "/proc/$hook/exe" ] && children= ;; esac
+          for child in $children; do [ "$child" = "$hook" ] || kill -s TERM "$child"; done; } 2>/dev/null'
+      trap "$ended" CHLD
+      eval "$ended"
       trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
       while :; do
+        woke=
         wait "$hook"
         status=$?
         kill -s 0 "$hook" 2>/dev/null || break
       done
-      # Node is reaped; git's subshell, if not yet, is the only child left. Ended, it lets \`wait\` give the
-      # pipeline's status, Node's: the one above may be a SIGCHLD's (128 + its number). 127: the shell
-      # has it no more (dash, whose wait above ended normally), the one above stands.
+      # Node is reaped. A \`wait\` the SIGCHLD ended (128 + its number) left the job in the shell's
+      # table: git's subshell, ended now if not yet, lets the last \`wait\` give the pipeline's status,
+      # Node's (127 included). Any other status is the job's, and the shell has it no more (only a Node
+      # that exits 128 + SIGCHLD's number as a SIGCHLD comes is reported as 127).
       trap - CHLD
-      { read -r children </proc/thread-self/children; } 2>/dev/null
-      [ -z "\${children-}" ] || kill -s TERM $children 2>/dev/null
-      wait "$hook"
-      pipeline=$?
-      [ "$pipeline" = 127 ] || status=$pipeline
+      if [ -n "$woke" ] && [ "$status" -gt 128 ] && [ "$(kill -l "$status")" = CHLD ]; then
+        { read -r children </proc/thread-self/children; } 2>/dev/null
+        [ -z "\${children-}" ] || kill -s TERM $children 2>/dev/null
+        wait "$hook"
+        status=$?
+      fi
       exit "$status"
 `;
 }
@@ -166,11 +185,12 @@ function wrappedPart({ assignments, gitCommand, settings }: LauncherParts): stri
       stop=
       trap 'stop=1; kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
       IFS= read -r launched || launched=
-      # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
+      # (dash gives an asynchronous command /dev/null as stdin before its own redirections; Node's
+      # command redirects 3 again, as ksh93's and mksh's \`exec 3<&0\` is close-on-exec)
       exec 3<&0 0</dev/null
       LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
         ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-        ${assignments}"$node" "$entry" hook "$@" 0<&4 4<&- &
+        ${assignments}"$node" "$entry" hook "$@" 3<&3 0<&4 4<&- &
       hook=$!
       exec 3<&- 4<&-
       [ -z "$stop" ] || kill -s TERM "$hook" 2>/dev/null
