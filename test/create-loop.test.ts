@@ -106,3 +106,27 @@ test("where git's files cannot tell (a HEAD that is a symbolic link), git answer
     await sandbox.cleanup();
   }
 });
+
+/** Runs `body` in a new sandbox, removed afterwards. */
+async function withSandbox(body: (sandbox: Sandbox) => Promise<void>): Promise<void> {
+  const sandbox = await createSandbox();
+  try {
+    await body(sandbox);
+  } finally {
+    await sandbox.cleanup?.();
+  }
+}
+
+// Names beyond ASCII: git's files are read as bytes, so these are git's to answer.
+test("a packed branch named beyond ASCII is taken: the loop is refused", () =>
+  withSandbox(async (sandbox) => {
+    await sandbox.git("branch", "fé");
+    await sandbox.git("pack-refs", "--all");
+    await assert.rejects(created(sandbox, "packed-utf8", "HEAD", "fé"), UsageError);
+  }));
+
+test("HEAD on a branch named beyond ASCII: the start branch is that name", () =>
+  withSandbox(async (sandbox) => {
+    await sandbox.git("checkout", "-q", "-b", "fé");
+    assert.equal((await created(sandbox, "head-utf8", "HEAD", "loop-x")).startBranch, "fé");
+  }));
