@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { chmod, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { gitBytes, gitResult, gitSequence, setShellRunner, startsNoProgram } from "../src/git/git.ts";
@@ -25,6 +25,9 @@ else if (mode === "selfkill") process.kill(process.pid, "SIGKILL");
 else if (mode === "linger") {
   require("node:child_process").spawn("/bin/sh", ["-c", "sleep 0.5; printf 'LATE\\\\n'; printf 'LATE-ERR\\\\n' >&2"], { stdio: ["ignore", "inherit", "inherit"] }).unref();
   process.stdout.write("first\\n");
+} else if (mode === "count-then-kill-shell") {
+  require("node:fs").appendFileSync(process.env.COUNT, "ran\\n");
+  process.kill(0, "SIGKILL");
 } else if (mode === "slow") setTimeout(() => process.stdout.write("second\\n"), 1000);
 else if (mode === "big") {
   const block = Buffer.alloc(1024 * 1024, 97);
@@ -112,16 +115,37 @@ describe("git through shells: execFile's answers in the hard cases", () => {
     assert.equal(pwd(shells), pwd(spawned));
   });
 
-  it("a shell that died while idle does not fail the next git", async () => {
+  it("a shell that died while idle does not fail the next git, however soon it is asked", async () => {
     const env = { PATH: `${await fakeGit()}:${process.env.PATH}` };
     useGitShells();
-    await gitResult(["ok"], "/tmp", { env });
-    for (const pid of gitShellPids()) process.kill(pid, "SIGKILL");
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    const outcome = await gitResult(["ok"], "/tmp", { env }).catch(
+    // The request is written before this process learns of the death (no tick in between), and again
+    // after; each time the shell may or may not have read it: either way git runs once, elsewhere.
+    for (const wait of [false, true, false, false, true]) {
+      await gitResult(["ok"], "/tmp", { env });
+      for (const pid of gitShellPids()) process.kill(pid, "SIGKILL");
+      if (wait) await new Promise((resolve) => setTimeout(resolve, 0));
+      const outcome = await gitResult(["ok"], "/tmp", { env }).catch(
+        (error: Error) => `threw: ${error.message}`,
+      );
+      assert.deepEqual(outcome, { code: 0, stdout: "ok\n", stderr: "", timedOut: false });
+    }
+  });
+
+  it("a shell that dies once its git started fails that git, which is not run again", async () => {
+    const count = join(await newFolder("killed-shell-count"), "count");
+    const env = { PATH: `${await fakeGit()}:${process.env.PATH}`, COUNT: count };
+    useGitShells();
+    const outcome = await gitResult(["count-then-kill-shell"], "/tmp", { env }).catch(
       (error: Error) => `threw: ${error.message}`,
     );
-    assert.deepEqual(outcome, { code: 0, stdout: "ok\n", stderr: "", timedOut: false });
+    assert.match(String(outcome), /^threw: cannot run git in \/tmp: the git shell ended/);
+    assert.equal(await readFile(count, "utf8"), "ran\n");
+    assert.deepEqual(await gitResult(["ok"], "/tmp", { env }), {
+      code: 0,
+      stdout: "ok\n",
+      stderr: "",
+      timedOut: false,
+    });
   });
 
   it("only subcommands that can start no other program skip the cats", () => {

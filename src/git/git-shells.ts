@@ -27,9 +27,11 @@
  *
  * Each shell is the leader of its own process group, which git joins: a timeout kills the group (the
  * shell, the cats, git and anything git started) and the shell is replaced. A shell whose controller
- * dies reads end-of-file on its stdin and exits once its current git ends. A shell found dead when a
- * request is written to it (nothing of the request reached it) is dropped and the request goes to
- * another, or to the caller.
+ * dies reads end-of-file on its stdin and exits once its current git ends. A shell's first act on a
+ * request is to acknowledge it (`ack`, before anything that could start git): a shell that ended
+ * without acknowledging the request (killed while idle, even before this process learnt of it) never
+ * ran its git, and the request goes to another shell, or to the caller; one that ended after fails the
+ * request, whose git may have run.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -50,6 +52,8 @@ const maximumInputBytes = 256 * 1024;
 const maximumRequestBytes = 96 * 1024;
 /** How dash says that it could not start git (`/bin/sh: 1: exec: /usr/bin/git: Permission denied`). */
 const execFailure = /^\/bin\/sh: \d+: exec: (.*)/;
+/** The first bytes on stdout of every request: the shell read it and git has not started yet. */
+const ack = Buffer.from("+\n");
 
 /** Names a POSIX shell can export. */
 const shellName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -68,12 +72,16 @@ interface Shell {
   /** The request in progress: its marker and what arrived so far. */
   current?: Exchange;
   ended: boolean;
+  /** Why it ended, once it did. */
+  endedBy?: string;
   /** Killed, or about to be: never given another request. */
   killed: boolean;
 }
 
 interface Exchange {
   marker: Buffer;
+  /** The shell acknowledged the request (`ack` arrived): its git may have run. */
+  acknowledged: boolean;
   /** Output beyond this, on either pipe, fails the request (as execFile's maxBuffer). */
   limit: number;
   stdout: Stream;
@@ -85,6 +93,8 @@ interface Exchange {
 interface Stream {
   chunks: Buffer[];
   length: number;
+  /** Bytes at the start that are not git's (the acknowledgement on stdout). */
+  start: number;
   markerAt: number;
   /** The text after the marker up to the newline, once it arrived. */
   trailer?: string;
@@ -132,8 +142,9 @@ async function runInShell(request: ShellRequest): Promise<ShellAnswer | undefine
   const marker = randomBytes(16).toString("hex");
   const text = requestText(request, `~${marker}`);
   if (text === undefined) return undefined;
-  // A shell found dead when written to is dropped; the request then goes to another (at most two tries).
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // A shell that ended without acknowledging the request is dropped; the request then goes to another
+  // (at most three tries).
+  for (let attempt = 0; attempt < 3; attempt++) {
     const shell = idle.pop() ?? (shells.length < maximumShells ? startShell() : undefined);
     if (!shell) return undefined;
     const answer = await exchangeWith(shell, request, text, Buffer.from(`~${marker}`));
@@ -142,7 +153,7 @@ async function runInShell(request: ShellRequest): Promise<ShellAnswer | undefine
   return undefined;
 }
 
-/** The shell's answer to one request; "unsent" when the shell was dead before the request reached it. */
+/** The shell's answer to one request; "unsent" when the shell ended without acknowledging it. */
 async function exchangeWith(
   shell: Shell,
   request: ShellRequest,
@@ -151,20 +162,19 @@ async function exchangeWith(
 ): Promise<ShellAnswer | "unsent"> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const exchange = ask(shell, text, marker, request.maximumOutputBytes);
+    const { exchange, done } = ask(shell, text, marker, request.maximumOutputBytes);
     let timedOut = false;
     if (request.timeoutMs > 0)
       timer = setTimeout(() => {
         timedOut = true;
         killGroup(shell);
       }, request.timeoutMs);
-    const outcome = await exchange.done;
+    const outcome = await done;
     const stdout = before(exchange.stdout);
     const stderr = before(exchange.stderr).toString("utf8");
     if (timedOut) return { code: -1, stdout: decode(stdout, request), stderr, timedOut: true };
     if ("error" in outcome) {
-      const unsent = (await exchange.written) !== undefined;
-      if (unsent && exchange.stdout.length === 0 && exchange.stderr.length === 0) return "unsent";
+      if (!exchange.acknowledged) return "unsent";
       throw outcome.error;
     }
     if (outcome.status === "nocwd") return { missingDirectory: true };
@@ -230,6 +240,8 @@ function requestText(request: ShellRequest, marker: string): string | undefined 
         "echo $? >&3; } 6>&1 1>&4 2>/dev/null 4>&- | cat >&2 3>&- 4>&-; } 4>&1 5>&- | cat >&5 3>&-; }); } 5>&1",
       ];
   return [
+    // Its own command, run before the next is even parsed.
+    `printf '+\\n'`,
     `if cd -P -- ${shellQuote(request.cwd)} 2>/dev/null; then`,
     ...run,
     "else lw_status=nocwd; fi",
@@ -255,21 +267,29 @@ function startShell(): Shell | undefined {
   }
   const shell: Shell = { child, ended: false, killed: false };
   shells.push(shell);
+  // Ended: given no more requests. The request in progress fails only once stdout and stderr closed
+  // ("close"), so that whether the shell acknowledged it is known.
   const end = (why: string) => {
     if (shell.ended) return;
     shell.ended = true;
+    shell.endedBy = why;
     shells.splice(shells.indexOf(shell), 1);
     const at = idle.indexOf(shell);
     if (at >= 0) idle.splice(at, 1);
-    shell.current?.finish({ error: new Error(`the git shell ended (${why})`) });
     shell.child.stdin?.destroy();
   };
+  const fail = () => shell.current?.finish({ error: new Error(`the git shell ended (${shell.endedBy})`) });
   child.on("error", (error) => {
     // /bin/sh cannot be started here: git is started as before from now on.
     disabled = true;
     end(error.message);
+    fail();
   });
   child.on("exit", (code, signal) => end(signal ?? `exit ${code}`));
+  child.on("close", (code, signal) => {
+    end(signal ?? `exit ${code}`);
+    fail();
+  });
   child.stdin?.on("error", () => end("its input closed"));
   child.stdout?.on("data", (chunk: Buffer) => received(shell, "stdout", chunk));
   child.stderr?.on("data", (chunk: Buffer) => received(shell, "stderr", chunk));
@@ -283,18 +303,14 @@ function ask(
   text: string,
   marker: Buffer,
   maximumOutputBytes: number,
-): {
-  stdout: Stream;
-  stderr: Stream;
-  done: Promise<{ status: string } | { error: Error }>;
-  /** Settles once the text was handed to the pipe (undefined) or could not be (the error). */
-  written: Promise<Error | undefined>;
-} {
-  const stdout: Stream = { chunks: [], length: 0, markerAt: -1 };
-  const stderr: Stream = { chunks: [], length: 0, markerAt: -1 };
+): { exchange: Exchange; done: Promise<{ status: string } | { error: Error }> } {
+  const stdout: Stream = { chunks: [], length: 0, start: ack.length, markerAt: -1 };
+  const stderr: Stream = { chunks: [], length: 0, start: 0, markerAt: -1 };
+  let exchange!: Exchange;
   const done = new Promise<{ status: string } | { error: Error }>((resolve) => {
-    shell.current = {
+    exchange = shell.current = {
       marker,
+      acknowledged: false,
       limit: maximumOutputBytes,
       stdout,
       stderr,
@@ -306,12 +322,10 @@ function ask(
     };
   });
   setReferenced(shell, true);
-  const written = new Promise<Error | undefined>((resolve) => {
-    const input = shell.child.stdin;
-    if (!input || input.destroyed) resolve(new Error("the shell's input is closed"));
-    else input.write(text, (error) => resolve(error ?? undefined));
-  });
-  return { stdout, stderr, done, written };
+  // A write that fails (the shell is gone) is reported by the shell's events.
+  const input = shell.child.stdin;
+  if (input && !input.destroyed) input.write(text, () => {});
+  return { exchange, done };
 }
 
 function received(shell: Shell, name: "stdout" | "stderr", chunk: Buffer): void {
@@ -321,12 +335,20 @@ function received(shell: Shell, name: "stdout" | "stderr", chunk: Buffer): void 
   const previousLength = stream.length;
   stream.chunks.push(chunk);
   stream.length += chunk.length;
+  if (name === "stdout" && !exchange.acknowledged && stream.length >= ack.length) {
+    // Something else answered: whether git ran is unknown, so the request fails (never retried).
+    exchange.acknowledged = true;
+    if (!tail(stream, stream.length).subarray(0, ack.length).equals(ack)) {
+      exchange.finish({ error: new Error("the git shell answered without acknowledging the request") });
+      killGroup(shell);
+      return;
+    }
+  }
   const marker = exchange.marker;
   if (stream.markerAt < 0) {
     // Search the new bytes and the few before them that a marker could start in.
-    const from = Math.max(0, previousLength - marker.length + 1);
-    const window = tail(stream, stream.length - from);
-    const found = window.indexOf(marker);
+    const from = Math.max(stream.start, previousLength - marker.length + 1);
+    const found = from < stream.length ? tail(stream, stream.length - from).indexOf(marker) : -1;
     if (found >= 0) stream.markerAt = from + found;
   }
   if (stream.markerAt >= 0 && stream.trailer === undefined) {
@@ -335,7 +357,7 @@ function received(shell: Shell, name: "stdout" | "stderr", chunk: Buffer): void 
     if (newline >= 0) stream.trailer = after.subarray(0, newline).toString("utf8").trim();
   }
   // As execFile's maxBuffer: git's own bytes (before the marker, which may arrive in the same read).
-  if ((stream.markerAt < 0 ? stream.length : stream.markerAt) > exchange.limit) {
+  if ((stream.markerAt < 0 ? stream.length : stream.markerAt) - stream.start > exchange.limit) {
     exchange.finish({ error: new Error(`git's ${name} passed ${exchange.limit} bytes`) });
     killGroup(shell);
     return;
@@ -359,7 +381,10 @@ function tail(stream: Stream, count: number): Buffer {
 /** What the stream received before its marker (all of it when none came). */
 function before(stream: Stream): Buffer {
   const all = Buffer.concat(stream.chunks, stream.length);
-  return stream.markerAt >= 0 ? all.subarray(0, stream.markerAt) : all;
+  return all.subarray(
+    Math.min(stream.start, all.length),
+    stream.markerAt >= 0 ? stream.markerAt : all.length,
+  );
 }
 
 /** Kills the shell, git and whatever git started (they share the shell's process group). */
