@@ -1,6 +1,6 @@
 /**
- * `ls`, `show <loop>` and `validate [spec]` in their plain forms are parsed without commander
- * (src/cli/read-commands.ts) and write with fs.writeSync (src/cli/output.ts). The forms are commander's
+ * `ls`, `show <loop>`, `validate [spec]` and `run [spec]` in their plain forms are parsed without
+ * commander (src/cli/read-commands.ts); the read-only ones write with fs.writeSync (src/cli/output.ts). The forms are commander's
  * own: the same options and arguments, the same values for the action; any other form is commander's.
  * The writer keeps every byte in order, drops the rest when the reader is gone, and hands the rest to
  * the stream when a direct write cannot go on.
@@ -36,7 +36,7 @@ async function commanderValues(argv: string[]): Promise<unknown[] | string> {
   return values ?? "no action";
 }
 
-describe("the read-only commands without commander", () => {
+describe("the read-only commands and run without commander", () => {
   test("each form has the options and arguments commander defines for the command", () => {
     for (const [name, form] of Object.entries(readCommandForms)) {
       const program = new Command("loopwright");
@@ -79,6 +79,11 @@ describe("the read-only commands without commander", () => {
       ["validate"],
       ["validate", "spec.yaml"],
       ["validate", "a spec with spaces.yaml"],
+      ["run"],
+      ["run", "spec.yaml"],
+      ["run", "--json", "spec.yaml"],
+      ["run", "spec.yaml", "--detach", "--json"],
+      ["run", "--detach"],
     ]) {
       const read = parseReadCommand(argv);
       assert.ok(read, `${argv.join(" ")} is a plain form`);
@@ -90,7 +95,10 @@ describe("the read-only commands without commander", () => {
     for (const argv of [
       [],
       ["--help"],
-      ["run", "spec.yaml"],
+      ["run", "a.yaml", "b.yaml"],
+      ["run", "--help"],
+      ["run", "--jsn"],
+      ["run", "--", "a.yaml"],
       ["report", "a-loop"],
       ["ls", "--help"],
       ["ls", "-h"],
@@ -109,7 +117,15 @@ describe("the read-only commands without commander", () => {
     ])
       assert.equal(parseReadCommand(argv), undefined, argv.join(" "));
     // Commander refuses these (or answers with help): the plain path must never take them.
-    for (const argv of [["ls", "extra"], ["show"], ["show", "a", "b"], ["validate", "--json"], ["ls", "-h"]])
+    for (const argv of [
+      ["ls", "extra"],
+      ["show"],
+      ["show", "a", "b"],
+      ["validate", "--json"],
+      ["ls", "-h"],
+      ["run", "a.yaml", "b.yaml"],
+      ["run", "--jsn"],
+    ])
       assert.equal(typeof (await commanderValues(argv)), "string", argv.join(" "));
   });
 });

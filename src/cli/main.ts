@@ -1,7 +1,7 @@
 /**
  * The CLI: parses arguments with commander and calls the layer below. Command modules load lazily so
- * quick commands start fast; the read-only commands in their plain forms skip commander and the
- * output streams altogether (read-commands.ts, output.ts). Every user mistake becomes one line on
+ * quick commands start fast; the read-only commands and `run` in their plain forms skip commander (the
+ * read-only ones the output streams too: read-commands.ts, output.ts). Every user mistake becomes one line on
  * stderr and exit 2; a bug exits 1.
  */
 import { ExitCode, SpecError, UsageError } from "../errors.ts";
@@ -11,11 +11,16 @@ import { parseReadCommand } from "./read-commands.ts";
 export async function main(argv: string[]): Promise<number> {
   const read = parseReadCommand(argv);
   if (read) {
+    const write = read.form.streams ? (text: string) => process.stderr.write(text) : writeErr;
+    if (read.form.streams) {
+      dropOutputWhenPipeCloses(process.stdout);
+      dropOutputWhenPipeCloses(process.stderr);
+    }
     try {
       const action = await read.form.load();
       return (await action(...(read.values as never[]))) ?? 0;
     } catch (error) {
-      return reportError(error, writeErr);
+      return reportError(error, write);
     }
   }
   return commanderMain(argv);

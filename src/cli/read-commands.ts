@@ -1,12 +1,14 @@
 /**
- * The read-only commands `ls`, `show <loop>` and `validate [spec]`, taken without commander when their
- * words have exactly a form the command table (commands.ts) defines: only the options named below, as
- * they are spelled there, and the right number of arguments, none of which starts with `-`. Anything
- * else (help, `--`, an unknown option, a missing or extra argument) is commander's to parse and to
- * word. Loading commander costs about a third of a bare `node -e 0` (its node:child_process import
- * included: 127 ms of CPU for `node -e 'require("commander")'` against 96 ms, perf stat -r 30 on a loaded
- * 2-core machine), on commands that take at most two words. test/cli-read-commands.test.ts holds this table
- * to commander's: the same options and arguments, and the same values for the action.
+ * The read-only commands `ls`, `show <loop>` and `validate [spec]`, and `run [spec]`, taken without
+ * commander when their words have exactly a form the command table (commands.ts) defines: only the
+ * options named below, as they are spelled there, and the right number of arguments, none of which
+ * starts with `-`. Anything else (help, `--`, an unknown option, a missing or extra argument) is
+ * commander's to parse and to word. Loading commander costs about a third of a bare `node -e 0` (its
+ * node:child_process import included: 127 ms of CPU for `node -e 'require("commander")'` against 96 ms,
+ * perf stat -r 30 on a loaded 2-core machine), on commands that take at most two words; `run` needs
+ * node:child_process anyway, and commander alone was still ~15 ms of CPU a start on the way to the
+ * maker's first command. test/cli-read-commands.test.ts holds this table to commander's: the same
+ * options and arguments, and the same values for the action.
  */
 
 type Action = (...args: never[]) => Promise<number | undefined>;
@@ -17,6 +19,12 @@ export interface ReadCommandForm {
   /** The boolean options, as `--name`; each sets `name` to true in the options object. */
   options: string[];
   load: () => Promise<Action>;
+  /**
+   * The command writes through process.stdout and process.stderr (a run's live progress), not the
+   * direct writer: they are set to drop output once the reader is gone (as commander's path sets them),
+   * and an error is said on process.stderr, in order with what the command wrote there.
+   */
+  streams?: true;
 }
 
 export const readCommandForms: Record<string, ReadCommandForm> = {
@@ -35,15 +43,21 @@ export const readCommandForms: Record<string, ReadCommandForm> = {
     options: [],
     load: async () => (await import("./commands/validate-command.ts")).validateCommand,
   },
+  run: {
+    arguments: [{ required: false, defaultValue: "loop.yaml" }],
+    options: ["--json", "--detach"],
+    load: async () => (await import("./commands/run-loop-command.ts")).runLoopCommand,
+    streams: true,
+  },
 };
 
-/** A read-only command's action and the values commander would pass it (the arguments, then the options). */
+/** A command's action and the values commander would pass it (the arguments, then the options). */
 export interface ReadCommand {
   form: ReadCommandForm;
   values: unknown[];
 }
 
-/** The read-only command `argv` names, when its words have exactly one of the forms above; else undefined. */
+/** The command `argv` names, when its words have exactly one of the forms above; else undefined. */
 export function parseReadCommand(argv: readonly string[]): ReadCommand | undefined {
   const [name, ...words] = argv;
   if (name === undefined || !Object.hasOwn(readCommandForms, name)) return undefined;

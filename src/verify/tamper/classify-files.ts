@@ -27,13 +27,30 @@ export interface CommandNamedPath {
 
 const options = { dot: true };
 
-const testFileName = picomatch([...testFileNamePatterns], options);
 const shellScript = /(?:^|\/)[^/.]+$|\.(?:sh|bash|zsh|ksh)$/;
 
-const defaultMatchers = defaultTamperPatterns.map((group) => ({
-  group,
-  matches: picomatch(group.patterns, options),
-}));
+/**
+ * The default set's matchers, compiled at the first matcher asked for, not when this module loads: the
+ * run's modules load before the maker's first command, the first screen comes after its turn (compiling
+ * them cost ~100 ms of CPU on a loaded 2-core machine, on the way to the maker).
+ */
+let compiledDefaults:
+  | {
+      testFileName: picomatch.Matcher;
+      defaultMatchers: { group: (typeof defaultTamperPatterns)[number]; matches: picomatch.Matcher }[];
+    }
+  | undefined;
+
+function defaults(): NonNullable<typeof compiledDefaults> {
+  compiledDefaults ??= {
+    testFileName: picomatch([...testFileNamePatterns], options),
+    defaultMatchers: defaultTamperPatterns.map((group) => ({
+      group,
+      matches: picomatch(group.patterns, options),
+    })),
+  };
+  return compiledDefaults;
+}
 
 /**
  * A matcher for the default tamper set plus `protect` (picomatch globs, as in `scope.protect`) plus the
@@ -46,6 +63,7 @@ export function tamperMatcher(
   protect: readonly string[] = [],
   named: readonly CommandNamedPath[] = [],
 ): TamperMatcher {
+  const { testFileName, defaultMatchers } = defaults();
   const protectedBy = protect.map((pattern) => ({ pattern, matches: picomatch(pattern, options) }));
   const namedBy = named.map((entry) => ({
     entry,
