@@ -42,7 +42,9 @@ const budgetExhaustedExit = 3;
 
 export async function benchStartup(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const from of ["build", "source"] as const) {
+  // BENCH_STARTUP_FROM=build (or source): that column only, to re-measure one quickly.
+  const only = process.env.BENCH_STARTUP_FROM;
+  for (const from of (["build", "source"] as const).filter((column) => !only || column === only)) {
     const sandbox = await createBenchSandbox({ from });
     try {
       rows.push(...(await startupRows(sandbox)), await memoryRow(sandbox));
@@ -53,7 +55,37 @@ export async function benchStartup(): Promise<BenchRow[]> {
   return rows;
 }
 
+/**
+ * BENCH_STARTUP_BEFORE=<another checkout's bin/loopwright.js, built>: the build column's rows are measured
+ * for that bin too, interleaved sample by sample with this one's against the same `node -e 0` samples
+ * (rows marked `before`), so that a change's before and after are ratios of one run.
+ */
+const beforeBinary = process.env.BENCH_STARTUP_BEFORE || undefined;
+
 async function startupRows(sandbox: BenchSandbox): Promise<BenchRow[]> {
+  const variants: { label: string; prefix: string; sandbox: BenchSandbox }[] = [
+    { label: "", prefix: "", sandbox },
+  ];
+  if (beforeBinary && sandbox.from === "build") {
+    const spawnCli = (args: string[]) =>
+      spawn(process.execPath, [beforeBinary, ...args], {
+        cwd: sandbox.repo,
+        env: sandbox.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    variants.push({ label: ", before", prefix: "before-", sandbox: { ...sandbox, spawnCli } });
+  }
+  const node: number[] = [];
+  const measured = [];
+  for (const variant of variants) measured.push(await startupMeasures(variant.sandbox, variant.prefix));
+  for (let sample = 1; sample <= samples; sample++) {
+    for (const measures of measured) await measures.sample(sample, node);
+  }
+  return measured.flatMap((measures, index) => measures.rows(median(node), node, variants[index].label));
+}
+
+/** One bin's measures: `sample` takes one round of each (a `node -e 0` after each), `rows` reads them. */
+async function startupMeasures(sandbox: BenchSandbox, prefix: string) {
   const column = columnName(sandbox.from);
   const build = sandbox.from === "build";
   const smallSpec = (name: string) =>
@@ -68,61 +100,62 @@ gates:
   - { id: tests, kind: tests-pass, run: "true" }
 `,
     );
-  const small = await smallSpec("small");
+  const small = await smallSpec(`${prefix}small`);
   // `show` needs a loop: the first startup sample leaves one (startup-1).
   const measures: Record<
     string,
     { args: (sample: number) => Promise<string[]>; values: number[]; target?: number }
   > = {
     ls: { args: async () => ["ls"], values: [], target: readRatioTarget },
-    "show <loop>": { args: async () => ["show", "startup-1"], values: [], target: readRatioTarget },
+    "show <loop>": { args: async () => ["show", `${prefix}startup-1`], values: [], target: readRatioTarget },
     "validate <small spec>": { args: async () => ["validate", small], values: [], target: readRatioTarget },
     "validate <new spec>, not cached": {
-      args: async (sample) => ["validate", await smallSpec(`new-${sample}`)],
+      args: async (sample) => ["validate", await smallSpec(`${prefix}new-${sample}`)],
       values: [],
     },
   };
   const startup: number[] = [];
   const validatedStartup: number[] = [];
-  const node: number[] = [];
   const phases = new Map<string, number[]>();
   const validatedPhases = new Map<string, number[]>();
-  for (let sample = 1; sample <= samples; sample++) {
-    startup.push(await timeToFirstCommand(sandbox, sample, phases));
+  const sample = async (sample: number, node: number[]) => {
+    startup.push(await timeToFirstCommand(sandbox, sample, phases, false, prefix));
     node.push(await nodeStartup());
-    validatedStartup.push(await timeToFirstCommand(sandbox, sample, validatedPhases, true));
+    validatedStartup.push(await timeToFirstCommand(sandbox, sample, validatedPhases, true, prefix));
     node.push(await nodeStartup());
     for (const measure of Object.values(measures)) {
       measure.values.push(await timeCommand(sandbox, await measure.args(sample)));
       node.push(await nodeStartup());
     }
-  }
-  const nodeMedian = median(node);
-  /** `ratioTarget` undefined: a row shown for what it tells, with no target (`–`). */
-  const row = (name: string, values: number[], ratioTarget: number | undefined): BenchRow => {
-    const ratio = median(values) / nodeMedian;
-    return {
-      name: `${name} (${column})`,
-      median: median(values),
-      baselineName: "node -e 0",
-      baselineMedian: nodeMedian,
-      ratio,
-      target: build && ratioTarget !== undefined ? `≤ ${ratioTarget}×` : "–",
-      met: ratioTarget === undefined || ratio <= ratioTarget,
-      samples: values,
-      baselineSamples: node,
-      details: [],
-    };
   };
-  const first = row("run → maker's first command", startup, runRatioTarget);
-  first.details.push(`from spawn (median ms, cumulative): ${describeMedians(phases)}`);
-  const validated = row("run → maker's first command, spec validated before", validatedStartup, undefined);
-  validated.details.push(`from spawn (median ms, cumulative): ${describeMedians(validatedPhases)}`);
-  return [
-    first,
-    validated,
-    ...Object.entries(measures).map(([name, measure]) => row(name, measure.values, measure.target)),
-  ];
+  const rows = (nodeMedian: number, node: number[], label: string): BenchRow[] => {
+    /** `ratioTarget` undefined: a row shown for what it tells, with no target (`–`). */
+    const row = (name: string, values: number[], ratioTarget: number | undefined): BenchRow => {
+      const ratio = median(values) / nodeMedian;
+      return {
+        name: `${name} (${column}${label})`,
+        median: median(values),
+        baselineName: "node -e 0",
+        baselineMedian: nodeMedian,
+        ratio,
+        target: build && ratioTarget !== undefined ? `≤ ${ratioTarget}×` : "–",
+        met: ratioTarget === undefined || ratio <= ratioTarget,
+        samples: values,
+        baselineSamples: node,
+        details: [],
+      };
+    };
+    const first = row("run → maker's first command", startup, runRatioTarget);
+    first.details.push(`from spawn (median ms, cumulative): ${describeMedians(phases)}`);
+    const validated = row("run → maker's first command, spec validated before", validatedStartup, undefined);
+    validated.details.push(`from spawn (median ms, cumulative): ${describeMedians(validatedPhases)}`);
+    return [
+      first,
+      validated,
+      ...Object.entries(measures).map(([name, measure]) => row(name, measure.values, measure.target)),
+    ];
+  };
+  return { sample, rows };
 }
 
 function columnName(from: CliFrom): string {
@@ -139,8 +172,9 @@ async function timeToFirstCommand(
   sample: number,
   phases: Map<string, number[]>,
   validatedFirst = false,
+  prefix = "",
 ): Promise<number> {
-  const name = `${validatedFirst ? "validated" : "startup"}-${sample}`;
+  const name = `${prefix}${validatedFirst ? "validated" : "startup"}-${sample}`;
   const stamp = join(sandbox.root, `${name}.stamp`);
   const spec = await sandbox.spec(
     name,

@@ -283,7 +283,7 @@ export const specSchema = z
     review: reviewSchema.optional(),
     setup: z.array(z.string()).default([]),
     gates: z.array(gateSchema).default([]),
-    budget: budgetSchema.default(budgetSchema.parse({})),
+    budget: budgetSchema.default(budgetSchema.parse({}, { jitless: true })),
     scope: z
       .object({
         allow: z.array(z.string()).default(["**"]),

@@ -105,7 +105,7 @@ const strategyObjectSchema = z.discriminatedUnion("kind", [
 ]);
 
 export const strategySchema = z.union([
-  z.enum(strategyKinds).transform((kind) => strategyObjectSchema.parse({ kind })),
+  z.enum(strategyKinds).transform((kind) => strategyObjectSchema.parse({ kind }, { jitless: true })),
   strategyObjectSchema,
 ]);
 
