@@ -1,10 +1,12 @@
 /**
  * Whether commands can run in the operating-system sandbox here: Linux with a working `bwrap`
  * (bubblewrap; it needs unprivileged user namespaces, or root). Asked once per process by running a
- * trivial command in it; elsewhere the reason, in one line, for `doctor` and the timeline.
+ * trivial command in it; elsewhere the reason, in one line, for `doctor` and the timeline. A success is
+ * kept in the home and used while everything that decides it is unchanged (sandbox-probe-cache.ts).
  */
 import { execFile, spawnSync } from "node:child_process";
 import { bubblewrapArguments, readOnlyPlan } from "./sandbox-plan.ts";
+import { probeKey, probeSucceededBefore, recordProbeSuccess } from "./sandbox-probe-cache.ts";
 
 export type SandboxAvailability = { available: true } | { available: false; reason: string };
 
@@ -16,7 +18,7 @@ let cached: SandboxAvailability | undefined;
 export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
   if (env[sandboxSwitchVariable] === "off")
     return { available: false, reason: `switched off by ${sandboxSwitchVariable}=off` };
-  cached ??= probe();
+  cached ??= knownAvailable() ?? remembered(probe());
   return cached;
 }
 
@@ -31,6 +33,8 @@ let probing: Promise<void> | undefined;
  */
 export function primeSandboxAvailability(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (env[sandboxSwitchVariable] === "off" || cached) return Promise.resolve();
+  cached = knownAvailable();
+  if (cached) return Promise.resolve();
   probing ??= probeInBackground().finally(() => {
     probing = undefined;
   });
@@ -43,25 +47,48 @@ async function probeInBackground(): Promise<void> {
     return;
   }
   const outcome = await new Promise<{ error?: Error; status: number | null; stderr: string }>((resolve) => {
-    execFile(
-      "bwrap",
-      bubblewrapArguments(readOnlyPlan, "/", ["true"]),
-      { timeout: 10_000, encoding: "utf8" },
-      (error, _stdout, stderr) => {
-        const code = (error as (Error & { code?: unknown }) | null)?.code;
-        // A spawn failure carries a string code (ENOENT); an exit status a number.
-        if (error && typeof code !== "number") resolve({ error, status: null, stderr });
-        else resolve({ status: typeof code === "number" ? code : 0, stderr });
-      },
-    );
+    execFile("bwrap", probeArguments(), { timeout: 10_000, encoding: "utf8" }, (error, _stdout, stderr) => {
+      const code = (error as (Error & { code?: unknown }) | null)?.code;
+      // A spawn failure carries a string code (ENOENT); an exit status a number.
+      if (error && typeof code !== "number") resolve({ error, status: null, stderr });
+      else resolve({ status: typeof code === "number" ? code : 0, stderr });
+    });
   });
-  cached ??= interpret(outcome);
+  cached ??= remembered(interpret(outcome));
+}
+
+/**
+ * What decides the probe here (sandbox-probe-cache.ts), once per process; undefined when it cannot be
+ * known (then nothing is kept or read).
+ */
+let key: string | undefined | null = null;
+
+function probeKeyOnce(): string | undefined {
+  if (key === null) key = process.platform === "linux" ? probeKey(probeArguments()) : undefined;
+  return key;
+}
+
+/** Available, when bwrap succeeded before with everything that decides it as it is now; else undefined. */
+function knownAvailable(): SandboxAvailability | undefined {
+  const current = probeKeyOnce();
+  return current !== undefined && probeSucceededBefore(current) ? { available: true } : undefined;
+}
+
+/** `availability`, kept in the home when it is a success (a refusal is probed again next time). */
+function remembered(availability: SandboxAvailability): SandboxAvailability {
+  const current = probeKeyOnce();
+  if (availability.available && current !== undefined) recordProbeSuccess(current);
+  return availability;
+}
+
+function probeArguments(): string[] {
+  return bubblewrapArguments(readOnlyPlan, "/", ["true"]);
 }
 
 function probe(): SandboxAvailability {
   if (process.platform !== "linux")
     return { available: false, reason: `no sandbox on ${process.platform} yet (bubblewrap is Linux only)` };
-  const result = spawnSync("bwrap", bubblewrapArguments(readOnlyPlan, "/", ["true"]), {
+  const result = spawnSync("bwrap", probeArguments(), {
     stdio: ["ignore", "ignore", "pipe"],
     encoding: "utf8",
     timeout: 10_000,
