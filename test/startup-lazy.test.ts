@@ -97,7 +97,7 @@ describe("what a command loads", () => {
       );
   });
 
-  test("run and show of a loop load no AI SDK, forge client or web server; show no schema library", async () => {
+  test("run and show of a loop load no AI SDK, forge client or web server, run no commander; show no schema library", async () => {
     const spec = await sandbox.spec(
       `name: shown\ngoal: Be shown.\nrepo: ./repo\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: red, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n`,
     );
@@ -110,6 +110,12 @@ describe("what a command loads", () => {
         [],
         `run loaded ${name}`,
       );
+    // Its plain form is parsed without commander (src/cli/read-commands.ts).
+    assert.deepEqual(
+      run.modules.filter((url) => url.includes("/node_modules/commander/")),
+      [],
+      "run loaded commander",
+    );
     const { code, modules, output } = traced(sandbox, ["show", "shown"]);
     assert.equal(code, 0, output);
     assert.match(output, /red/);
