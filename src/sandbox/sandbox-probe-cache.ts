@@ -34,6 +34,7 @@ const decidingFiles = [
   "/proc/sys/kernel/unprivileged_userns_apparmor_policy",
   "/sys/kernel/security/lsm",
   "/sys/kernel/security/apparmor/revision",
+  "/sys/fs/selinux/enforce",
   "/proc/self/attr/current",
   "/proc/self/limits",
   "/proc/self/mountinfo",
