@@ -5,6 +5,7 @@
  * unchanged since it was last read comes from the spec cache (no YAML parser, no schema library).
  */
 import { SpecError } from "../../errors.ts";
+import { useGitShells } from "../../git/git-shells.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 import type { LoopRecord } from "../../store/store.ts";
@@ -15,6 +16,10 @@ export async function runLoopCommand(
   options: { json?: boolean; detach?: boolean },
 ): Promise<number> {
   if (options.detach) return (await import("./detach-command.ts")).detachLoopCommand(specArgument, options);
+  // The run's git commands go through waiting shells (git-shells.ts), which the runner would start once
+  // its modules have loaded: started now, while this process is small (a fork copies it), they serve
+  // preflight's and the loop's creation's git too, which would each fork this process otherwise.
+  useGitShells();
   // The probe never rejects: it settles with the sandbox's availability, cached for the run.
   const sandboxProbed = primeSandboxAvailability();
   const [{ describeRule }, { loadSpecFileCached }, { repositoryCommitAt }] = await Promise.all([
