@@ -17,13 +17,11 @@ export function unpricedWarnings(
   env: NodeJS.ProcessEnv = process.env,
 ): string[] {
   if (spec.budget.maxCostUsdPerIteration <= 0 && spec.budget.maxCostUsdPerDay <= 0) return [];
-  // Read only for an engine priced from it: a spec of command and agent-CLI engines never needs it.
-  let table: ReturnType<typeof priceTable> | undefined;
+  const table = priceTable(env);
   const warnings: string[] = [];
   for (const { role, engine } of engines) {
     const model = pricedModel(engine, env);
     if (model === undefined) continue;
-    table ??= priceTable(env);
     const unenforced = `maxCostUsdPerIteration and maxCostUsdPerDay cannot be enforced for its turns`;
     if (model === null) {
       warnings.push(
