@@ -16,6 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
+import { indexEntryCount, maximumIndexEntries, missingIndexPaths } from "./missing-index-paths.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
@@ -79,6 +80,14 @@ function repositoryPaths(root: string): Promise<{ objects: string; exclude: stri
   return paths;
 }
 
+/** The tracked files of the checkout that are missing: `checkOut` writes them again. */
+const deletedListing: readonly string[] = ["ls-files", "-z", "--deleted"];
+
+/** The size of the object ids of the repository whose commit `sha` names in full; else undefined. */
+function hashBytesOf(sha: string): 20 | 32 | undefined {
+  return /^[0-9a-f]{40}$/.test(sha) ? 20 : /^[0-9a-f]{64}$/.test(sha) ? 32 : undefined;
+}
+
 /** What `checkOut` may skip. */
 export interface CheckOutOptions {
   /**
@@ -120,19 +129,30 @@ export async function checkOut(
   // folder's files as up to date through the symlink (a gate had moved the folder, stat data and all)
   // and then removed the symlink, leaving the checkout without them. A folder created just now holds
   // nothing to clean.
-  const commands: string[][] = [];
+  const commands: (readonly string[])[] = [];
   if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
   const writes = created || !options.filesMatch;
   if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
   // An IGNORED symlink where a tracked folder was survives clean, and read-tree, writing a changed file
   // there, replaces it by a real folder holding only the files it wrote: the others, seen up to date
   // through the symlink, are gone. Any tracked file missing afterwards means the stat data misled git:
-  // the files are written again from an index without any.
+  // the files are written again from an index without any. The missing files are listed from the index
+  // read-tree wrote (`missingIndexPaths`: the same lstats `ls-files --deleted` makes, without starting
+  // git), or by git when that index is large or of a form the reader does not take; git's listing runs
+  // in the same process as the checkout when the index before it was already large.
   const listsMissing = writes && !created;
-  if (listsMissing) commands.push(["ls-files", "-z", "--deleted"]);
+  const hashBytes = hashBytesOf(sha);
+  const gitLists =
+    listsMissing && (hashBytes === undefined || (indexEntryCount(indexFile) ?? 0) > maximumIndexEntries);
+  if (gitLists) commands.push(deletedListing);
   if (writes) forgetIndex(indexFile);
-  const missing = await gitSequence(commands, checkout, { env });
-  if (listsMissing && missing !== "") {
+  const listed = await gitSequence(commands, checkout, { env });
+  let missing = gitLists && listed !== "";
+  if (listsMissing && !gitLists) {
+    const found = hashBytes && missingIndexPaths(indexFile, checkout, hashBytes);
+    missing = found ? found.length > 0 : (await git(deletedListing, checkout, { env })) !== "";
+  }
+  if (missing) {
     await rm(indexFile, { force: true });
     await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
   }
