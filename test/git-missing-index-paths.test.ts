@@ -5,7 +5,18 @@
  * the missing files (a small index read here, a large one or a version-4 one listed by git).
  */
 import assert from "node:assert/strict";
-import { lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { git } from "../src/git/git.ts";
@@ -156,4 +167,20 @@ describe("checkOut over an ignored symlink where a tracked folder was", () => {
       }
     });
   }
+});
+
+describe("checkOut after a gate's racy edit", () => {
+  it("writes back a tracked file edited to the same size and given back its mtime, right after the checkout", async () => {
+    const root = await newRepository({ "a.txt": "aaaa\n", "b.txt": "b\n" });
+    const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", sha, { detached: true });
+    const before = await stat(join(gates, "a.txt"));
+    await writeFile(join(gates, "a.txt"), "bbbb\n");
+    await utimes(join(gates, "a.txt"), before.atime, before.mtime);
+    await checkOut(repository, gates, "gates", sha, { detached: true });
+    assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "aaaa\n");
+    assert.equal(await git(["status", "--porcelain"], gates), "");
+  });
 });
