@@ -13,7 +13,8 @@
 import { randomUUID } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
+import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checkout-git-refresh.ts";
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import { indexEntryCount, maximumIndexEntries, missingIndexPaths } from "./missing-index-paths.ts";
@@ -338,6 +339,10 @@ async function rebuildCheckoutGit(
 ): Promise<void> {
   const dotGit = join(checkout, ".git");
   const fresh = await freshGitDirectory(repository);
+  // The `.git` this process rebuilt last time, untouched since but for the contents of its files (HEAD,
+  // the branch's ref, the index): those files are rewritten, and nothing else needs to be.
+  const expected = expectedGit(repository, fresh, index, sha, head);
+  if (expected && refreshCheckoutGit(dotGit, expected)) return;
   // A dozen small files and folders: written synchronously, each a few microseconds, rather than a
   // round trip through libuv's thread pool each (milliseconds in all, per checkout, on a busy machine).
   moveAside(repository, dotGit);
@@ -347,6 +352,46 @@ async function rebuildCheckoutGit(
   writeFileSync(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
   await pointHead(checkout, dotGit, sha, head, fresh.refFiles);
   await copyFile(join(repository.directory, `${index}.index`), join(dotGit, "index")).catch(() => {});
+  if (expected) recordRebuiltGit(dotGit, expected);
+}
+
+/**
+ * Every folder and file (with its bytes) of the `.git` that `rebuildCheckoutGit` writes without git: a
+ * copy of the fresh `.git` read into memory, its alternates, HEAD and the branch's ref file, and the
+ * checkout's private index as it is now. Undefined where git writes the refs (see `pointHead`).
+ */
+function expectedGit(
+  repository: LoopRepository,
+  fresh: FreshGit,
+  index: string,
+  sha: string,
+  head: CheckoutHead,
+): ExpectedGit | undefined {
+  if (
+    !fresh.content ||
+    !fresh.refFiles ||
+    !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(sha) ||
+    ("branch" in head && !isPlainBranchPath(head.branch))
+  )
+    return undefined;
+  const folders = new Set(fresh.content.folders);
+  const files = new Map(fresh.content.files.map((file) => [file.path, file.bytes]));
+  folders.add("objects").add("objects/info");
+  files.set("objects/info/alternates", Buffer.from(`${repository.objectDirectory}\n`));
+  if ("branch" in head) {
+    const segments = ["refs", "heads", ...head.branch.split("/")];
+    for (let count = 1; count < segments.length; count++) folders.add(segments.slice(0, count).join("/"));
+    files.set(segments.join("/"), Buffer.from(`${sha}\n`));
+    files.set("HEAD", Buffer.from(`ref: refs/heads/${head.branch}\n`));
+  } else {
+    files.set("HEAD", Buffer.from(`${sha}\n`));
+  }
+  try {
+    files.set("index", readFileSync(join(repository.directory, `${index}.index`)));
+  } catch {
+    // No index to copy: the rebuild copies none either.
+  }
+  return { folders, files };
 }
 
 /**
