@@ -104,6 +104,8 @@ describe("the checkout's .git between two checkouts", () => {
         await mkdir(join(dotGit, "index"));
       },
     ],
+    ["refs made writable by everyone", async (dotGit) => chmod(join(dotGit, "refs"), 0o777)],
+    [".git made writable by everyone", async (dotGit) => chmod(dotGit, 0o777)],
     ["refs/tags removed", async (dotGit) => rm(join(dotGit, "refs", "tags"), { recursive: true })],
     [
       "an object written",

@@ -16,19 +16,20 @@ export interface ExpectedGit {
   files: ReadonlyMap<string, Buffer>;
 }
 
-/** The modes of the files of each `.git` this process rebuilt, by the `.git`'s path; bounded. */
+/** The modes of the folders and files of each `.git` this process rebuilt ("" the `.git` itself); bounded. */
 const modesByGit = new Map<string, Map<string, number>>();
 const maximumKnownGits = 1000;
 
 /**
- * Records, right after a full rebuild of `dotGit` to `expected`, the modes its files were given: a later
- * refresh accepts only files with the same modes.
+ * Records, right after a full rebuild of `dotGit` to `expected`, the modes its folders and files were
+ * given: a later refresh accepts only the same modes.
  */
 export function recordRebuiltGit(dotGit: string, expected: ExpectedGit): void {
   modesByGit.delete(dotGit);
   const modes = new Map<string, number>();
   try {
-    for (const path of expected.files.keys()) modes.set(path, lstatSync(join(dotGit, path)).mode);
+    for (const path of ["", ...expected.folders, ...expected.files.keys()])
+      modes.set(path, lstatSync(join(dotGit, path)).mode);
   } catch {
     return;
   }
@@ -39,22 +40,25 @@ export function recordRebuiltGit(dotGit: string, expected: ExpectedGit): void {
 /**
  * Makes `dotGit` hold exactly `expected` by rewriting the files whose bytes differ (each written beside
  * itself and renamed over it: a link is replaced, never written through), when its folders and files are
- * exactly the expected ones, each a real folder or a regular file with one link and its recorded mode.
- * Returns false, changing nothing, otherwise.
+ * exactly the expected ones, each a real folder or a regular file with one link, each with its recorded mode.
+ * Returns false otherwise, having changed nothing (or, when a write failed, only some of those files).
  */
 export function refreshCheckoutGit(dotGit: string, expected: ExpectedGit): boolean {
   const modes = modesByGit.get(dotGit);
   if (!modes) return false;
   const stale: string[] = [];
   try {
-    if (!lstatSync(dotGit).isDirectory()) return false;
+    const root = lstatSync(dotGit);
+    if (!root.isDirectory() || root.mode !== modes.get("")) return false;
     let entries = 0;
     const walk = (relative: string): boolean => {
       for (const entry of readdirSync(join(dotGit, relative), { withFileTypes: true })) {
         const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
         entries++;
         if (entry.isDirectory()) {
-          if (!expected.folders.has(path) || !walk(path)) return false;
+          if (!expected.folders.has(path) || lstatSync(join(dotGit, path)).mode !== modes.get(path))
+            return false;
+          if (!walk(path)) return false;
           continue;
         }
         const bytes = expected.files.get(path);
@@ -69,14 +73,19 @@ export function refreshCheckoutGit(dotGit: string, expected: ExpectedGit): boole
   } catch {
     return false;
   }
-  for (const path of stale) {
-    const target = join(dotGit, path);
-    const written = `${target}.${randomUUID()}`;
-    writeFileSync(written, expected.files.get(path) as Buffer, {
-      flag: "wx",
-      mode: (modes.get(path) ?? 0) & 0o7777,
-    });
-    renameSync(written, target);
+  // A write that fails (a full disk) leaves the rest to the full rebuild, which replaces everything.
+  try {
+    for (const path of stale) {
+      const target = join(dotGit, path);
+      const written = `${target}.${randomUUID()}`;
+      writeFileSync(written, expected.files.get(path) as Buffer, {
+        flag: "wx",
+        mode: (modes.get(path) ?? 0) & 0o7777,
+      });
+      renameSync(written, target);
+    }
+  } catch {
+    return false;
   }
   return true;
 }
