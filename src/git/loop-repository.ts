@@ -5,8 +5,9 @@
  * private git directory of its own (config, HEAD, one index per checkout), with no system, global or
  * checkout configuration, writing objects straight into the user's object store. The `.git` each
  * checkout holds (for the maker's and the gates' own git commands) is rebuilt by loopwright before
- * every use and never read: whatever a maker writes there (`gitdir:` to the user's repository, hooks,
- * `core.fsmonitor`, filters, a symlink) is discarded unused. The user's repository receives only the
+ * every use (or, when it is exactly what the last rebuild made but for its files' contents, those files
+ * rewritten: checkout-git-refresh.ts), and never read by git: whatever a maker writes there (`gitdir:` to
+ * the user's repository, hooks, `core.fsmonitor`, filters, a symlink) is discarded unused. The user's repository receives only the
  * commits loopwright makes, on refs it names.
  */
 
