@@ -133,7 +133,7 @@ function timeProcess(
       stdio: [input === "" ? "ignore" : "pipe", "pipe", "ignore"],
     });
     let stdout = "";
-    child.stdout.on("data", (chunk) => {
+    child.stdout?.on("data", (chunk) => {
       stdout += chunk;
     });
     child.on("error", reject);
