@@ -126,18 +126,23 @@ function timeProcess(
 ): Promise<{ ms: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
+    // No input (the `node -e ''` baseline, which reads none): no stdin pipe, which it may close unread.
+    const child = spawn(command, args, {
+      cwd,
+      env,
+      stdio: [input === "" ? "ignore" : "pipe", "pipe", "ignore"],
+    });
     let stdout = "";
-    child.stdout.on("data", (chunk) => {
+    child.stdout?.on("data", (chunk) => {
       stdout += chunk;
     });
     child.on("error", reject);
     // A hook that exits without reading stdin (a launcher that cannot find Node) fails the sample, not the run.
-    child.stdin.on("error", reject);
+    child.stdin?.on("error", reject);
     child.on("close", (code) => {
       if (code !== 0) reject(new Error(`${command} ${args.join(" ")} exited ${code}`));
       else resolve({ ms: performance.now() - started, stdout });
     });
-    child.stdin.end(input);
+    child.stdin?.end(input);
   });
 }

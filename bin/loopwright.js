@@ -42,6 +42,22 @@ function entry(path) {
   return chosen.href;
 }
 
+/**
+ * The hook path's module: from dist/, its one-file bundle when the build made it (one module to load
+ * instead of ~25: scripts/bundle-hook-path.ts), else hook-main itself, as from src/ and when the
+ * bundle is missing or does not load.
+ */
+async function hookModule() {
+  const main = entry("hooks/hook-main");
+  const bundle = new URL("../dist/hooks/hook-main.bundle.js", import.meta.url);
+  if (main.endsWith(".js") && existsSync(bundle)) {
+    try {
+      return await import(bundle.href);
+    } catch {}
+  }
+  return import(main);
+}
+
 /** Says what is wrong: a hook as its JSON answer (exit 0, nothing blocked), the CLI on stderr (exit 2). */
 function fail(message) {
   if (isHook) process.stdout.write(`${JSON.stringify({ systemMessage: `loopwright: ${message}` })}\n`);
@@ -67,7 +83,7 @@ try {
 } catch {}
 
 if (isHook) {
-  const { runHook } = await import(entry("hooks/hook-main"));
+  const { runHook } = await hookModule();
   process.exitCode = await runHook(argv.slice(1));
 } else {
   // `validate`'s sandbox probe (a bwrap process, whose namespaces take tens of ms to set up and tear

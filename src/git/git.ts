@@ -317,7 +317,7 @@ export async function gitResult(
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
   const subcommand = subcommandOf(args);
-  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommand}\n`);
+  traceGit(args);
   const answer = networkSubcommands.has(subcommand)
     ? undefined
     : await throughShell(singleCommand, ["--no-pager", ...neutralisingArguments, ...args], cwd, env, {
@@ -478,8 +478,7 @@ export async function gitSequence(
   lines.unshift(
     `{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=$(pwd -P); export PWD`,
   );
-  if (traceFile)
-    for (const command of commands) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(command)}\n`);
+  for (const command of commands) traceGit(command);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
   const shellEnv = plainShellEnvironment(env);
   const answer = await throughShell(lines.join("\n"), parameters, cwd, shellEnv, {
@@ -551,6 +550,11 @@ export function gitExecutable(path: string | undefined): string {
  */
 const traceFile = process.env.LOOPWRIGHT_GIT_TRACE || undefined;
 
+/** One trace line: the start time, the subcommand, then the arguments as JSON (for reading, not parsing). */
+function traceGit(args: readonly string[]): void {
+  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)} ${JSON.stringify(args)}\n`);
+}
+
 function subcommandOf(args: readonly string[]): string {
   for (let index = 0; index < args.length; index++) {
     if (args[index] === "-c") index++;
@@ -569,7 +573,7 @@ export async function gitBytes(
   options: Pick<GitOptions, "env" | "input"> = {},
 ): Promise<Buffer> {
   const env = gitEnvironment(options.env);
-  if (traceFile) appendFileSync(traceFile, `${Date.now()} ${subcommandOf(args)}\n`);
+  traceGit(args);
   const answer = await throughShell(
     singleCommand,
     ["--no-pager", ...neutralisingArguments, ...args],

@@ -5,17 +5,20 @@
  * private git directory of its own (config, HEAD, one index per checkout), with no system, global or
  * checkout configuration, writing objects straight into the user's object store. The `.git` each
  * checkout holds (for the maker's and the gates' own git commands) is rebuilt by loopwright before
- * every use and never read: whatever a maker writes there (`gitdir:` to the user's repository, hooks,
- * `core.fsmonitor`, filters, a symlink) is discarded unused. The user's repository receives only the
+ * every use (or, when it is exactly what the last rebuild made but for its files' contents, those files
+ * rewritten: checkout-git-refresh.ts), and never read by git: whatever a maker writes there (`gitdir:` to
+ * the user's repository, hooks, `core.fsmonitor`, filters, a symlink) is discarded unused. The user's repository receives only the
  * commits loopwright makes, on refs it names.
  */
 
 import { randomUUID } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
+import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checkout-git-refresh.ts";
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
+import { indexEntryCount, maximumIndexEntries, missingIndexPaths } from "./missing-index-paths.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
@@ -79,6 +82,14 @@ function repositoryPaths(root: string): Promise<{ objects: string; exclude: stri
   return paths;
 }
 
+/** The tracked files of the checkout that are missing: `checkOut` writes them again. */
+const deletedListing: readonly string[] = ["ls-files", "-z", "--deleted"];
+
+/** The size of the object ids of the repository whose commit `sha` names in full; else undefined. */
+function hashBytesOf(sha: string): 20 | 32 | undefined {
+  return /^[0-9a-f]{40}$/.test(sha) ? 20 : /^[0-9a-f]{64}$/.test(sha) ? 32 : undefined;
+}
+
 /** What `checkOut` may skip. */
 export interface CheckOutOptions {
   /**
@@ -120,19 +131,30 @@ export async function checkOut(
   // folder's files as up to date through the symlink (a gate had moved the folder, stat data and all)
   // and then removed the symlink, leaving the checkout without them. A folder created just now holds
   // nothing to clean.
-  const commands: string[][] = [];
+  const commands: (readonly string[])[] = [];
   if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
   const writes = created || !options.filesMatch;
   if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
   // An IGNORED symlink where a tracked folder was survives clean, and read-tree, writing a changed file
   // there, replaces it by a real folder holding only the files it wrote: the others, seen up to date
   // through the symlink, are gone. Any tracked file missing afterwards means the stat data misled git:
-  // the files are written again from an index without any.
+  // the files are written again from an index without any. The missing files are listed from the index
+  // read-tree wrote (`missingIndexPaths`: the same lstats `ls-files --deleted` makes, without starting
+  // git), or by git when that index is large or of a form the reader does not take; git's listing runs
+  // in the same process as the checkout when the index before it was already large.
   const listsMissing = writes && !created;
-  if (listsMissing) commands.push(["ls-files", "-z", "--deleted"]);
+  const hashBytes = hashBytesOf(sha);
+  const gitLists =
+    listsMissing && (hashBytes === undefined || (indexEntryCount(indexFile) ?? 0) > maximumIndexEntries);
+  if (gitLists) commands.push(deletedListing);
   if (writes) forgetIndex(indexFile);
-  const missing = await gitSequence(commands, checkout, { env });
-  if (listsMissing && missing !== "") {
+  const listed = await gitSequence(commands, checkout, { env });
+  let missing = gitLists && listed !== "";
+  if (listsMissing && !gitLists) {
+    const found = hashBytes && missingIndexPaths(indexFile, checkout, hashBytes);
+    missing = found ? found.length > 0 : (await git(deletedListing, checkout, { env })) !== "";
+  }
+  if (missing) {
     await rm(indexFile, { force: true });
     await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
   }
@@ -318,6 +340,10 @@ async function rebuildCheckoutGit(
 ): Promise<void> {
   const dotGit = join(checkout, ".git");
   const fresh = await freshGitDirectory(repository);
+  // The `.git` this process rebuilt last time, untouched since but for the contents of its files (HEAD,
+  // the branch's ref, the index): those files are rewritten, and nothing else needs to be.
+  const expected = expectedGit(repository, fresh, index, sha, head);
+  if (expected && refreshCheckoutGit(dotGit, expected)) return;
   // A dozen small files and folders: written synchronously, each a few microseconds, rather than a
   // round trip through libuv's thread pool each (milliseconds in all, per checkout, on a busy machine).
   moveAside(repository, dotGit);
@@ -327,6 +353,46 @@ async function rebuildCheckoutGit(
   writeFileSync(join(dotGit, "objects", "info", "alternates"), `${repository.objectDirectory}\n`);
   await pointHead(checkout, dotGit, sha, head, fresh.refFiles);
   await copyFile(join(repository.directory, `${index}.index`), join(dotGit, "index")).catch(() => {});
+  if (expected) recordRebuiltGit(dotGit, expected);
+}
+
+/**
+ * Every folder and file (with its bytes) of the `.git` that `rebuildCheckoutGit` writes without git: a
+ * copy of the fresh `.git` read into memory, its alternates, HEAD and the branch's ref file, and the
+ * checkout's private index as it is now. Undefined where git writes the refs (see `pointHead`).
+ */
+function expectedGit(
+  repository: LoopRepository,
+  fresh: FreshGit,
+  index: string,
+  sha: string,
+  head: CheckoutHead,
+): ExpectedGit | undefined {
+  if (
+    !fresh.content ||
+    !fresh.refFiles ||
+    !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(sha) ||
+    ("branch" in head && !isPlainBranchPath(head.branch))
+  )
+    return undefined;
+  const folders = new Set(fresh.content.folders);
+  const files = new Map(fresh.content.files.map((file) => [file.path, file.bytes]));
+  folders.add("objects").add("objects/info");
+  files.set("objects/info/alternates", Buffer.from(`${repository.objectDirectory}\n`));
+  if ("branch" in head) {
+    const segments = ["refs", "heads", ...head.branch.split("/")];
+    for (let count = 1; count < segments.length; count++) folders.add(segments.slice(0, count).join("/"));
+    files.set(segments.join("/"), Buffer.from(`${sha}\n`));
+    files.set("HEAD", Buffer.from(`ref: refs/heads/${head.branch}\n`));
+  } else {
+    files.set("HEAD", Buffer.from(`${sha}\n`));
+  }
+  try {
+    files.set("index", readFileSync(join(repository.directory, `${index}.index`)));
+  } catch {
+    // No index to copy: the rebuild copies none either.
+  }
+  return { folders, files };
 }
 
 /**

@@ -1,0 +1,101 @@
+/**
+ * `git ls-files --deleted` without starting git, for the small index files loopwright's checkouts use:
+ * the index's paths read from the file itself (format version 2, or 3 without extended entries), each
+ * `lstat`ed in the checkout as ls-files does (a failed lstat is a deleted file, whatever the error).
+ * Starting git costs far more than reading a small index and a few lstats. Anything this reader is not
+ * sure of (another version, an extended entry, a split or sparse index, a large index, a truncated or
+ * damaged file) is no answer: the caller asks git.
+ */
+import { closeSync, lstatSync, openSync, readFileSync, readSync } from "../files/node-fs.ts";
+
+/** More entries than this are listed by git (its lstats cost less than a process start for fewer). */
+export const maximumIndexEntries = 2000;
+
+/** An index file's signature ("DIRC") and the size of its header. */
+const signature = 0x44495243;
+const headerBytes = 12;
+/** ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each): before the object id. */
+const statBytes = 40;
+/** The entry flags after the object id: bit 14 marks an extended entry, the low 12 bits the name's length. */
+const extendedFlag = 0x4000;
+
+/**
+ * How many entries the index file at `path` holds, from its header; undefined when it cannot be read
+ * or is not an index of version 2, 3 or 4.
+ */
+export function indexEntryCount(path: string): number | undefined {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, "r");
+    const header = Buffer.alloc(headerBytes);
+    if (readSync(descriptor, header, 0, headerBytes, 0) !== headerBytes) return undefined;
+    if (header.readUInt32BE(0) !== signature) return undefined;
+    const version = header.readUInt32BE(4);
+    return version >= 2 && version <= 4 ? header.readUInt32BE(8) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+/**
+ * The paths of the index file `indexFile` (object ids of `hashBytes` bytes: 20 for SHA-1, 32 for
+ * SHA-256) that `lstat` does not find in `checkout`, as `git ls-files --deleted` lists them (raw bytes,
+ * sorted as the index is); undefined when the index is not one this reader is sure of (see above).
+ */
+export function missingIndexPaths(
+  indexFile: string,
+  checkout: string,
+  hashBytes: 20 | 32,
+): Buffer[] | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(indexFile);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length < headerBytes || bytes.readUInt32BE(0) !== signature) return undefined;
+  const version = bytes.readUInt32BE(4);
+  const count = bytes.readUInt32BE(8);
+  if ((version !== 2 && version !== 3) || count > maximumIndexEntries) return undefined;
+  const nameStart = statBytes + hashBytes + 2;
+  const folder = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
+  const missing: Buffer[] = [];
+  let offset = headerBytes;
+  for (let entry = 0; entry < count; entry++) {
+    if (offset + nameStart > bytes.length) return undefined;
+    const flags = bytes.readUInt16BE(offset + statBytes + hashBytes);
+    if (flags & extendedFlag) return undefined;
+    const end = bytes.indexOf(0, offset + nameStart);
+    if (end < 0) return undefined;
+    const name = bytes.subarray(offset + nameStart, end);
+    // The length in the flags is the name's, up to 0xFFF (longer names say 0xFFF).
+    if ((flags & 0xfff) !== Math.min(name.length, 0xfff) || name.length === 0) return undefined;
+    try {
+      lstatSync(Buffer.concat([folder, name]));
+    } catch {
+      missing.push(Buffer.from(name));
+    }
+    // Padded with 1 to 8 NULs to a multiple of 8 bytes.
+    offset += (nameStart + name.length + 8) & ~7;
+  }
+  return onlyOwnEntries(bytes, offset, hashBytes) ? missing : undefined;
+}
+
+/**
+ * Whether the extensions after the entries (from `offset` to the closing checksum) are all well formed
+ * and none says that other entries live elsewhere: a split index (`link`: most entries are in a shared
+ * file) or a sparse one (`sdir`).
+ */
+function onlyOwnEntries(bytes: Buffer, offset: number, hashBytes: number): boolean {
+  const end = bytes.length - hashBytes;
+  let at = offset;
+  while (at < end) {
+    if (at + 8 > end) return false;
+    const name = bytes.toString("latin1", at, at + 4);
+    if (name === "link" || name === "sdir") return false;
+    at += 8 + bytes.readUInt32BE(at + 4);
+  }
+  return at === end;
+}

@@ -1,0 +1,128 @@
+/**
+ * The hook path's bundle (scripts/bundle-hook-path.ts), which bin/loopwright.js runs from dist/: the
+ * hooks answer through it as through the modules it replaces (the spec's parser and the gate runner
+ * reached unbundled), the launcher falls back to hook-main when it is missing or does not load, and
+ * the build refuses a bundle that would hold a second copy of a module or move `import.meta`.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { bundleHookPath } from "../scripts/bundle-hook-path.ts";
+import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+
+const spec = `name: bundled
+goal: add() adds.
+maker: { engine: command, run: "true" }
+gates:
+  - { id: tests, kind: tests-pass, run: "grep -q 'a + b' math.js" }
+`;
+const source = new URL("../src", import.meta.url).pathname;
+/** What the stand-in for dist/hooks/hook-main.js answers: the fallback ran. */
+const standIn = { systemMessage: "hook-main ran" };
+
+describe("the hook bundle, run by bin/loopwright.js from a package without src/", () => {
+  let sandbox: Sandbox;
+  let pkg: string;
+  before(async () => {
+    sandbox = await createSandbox({ "math.js": "export const add = (a, b) => a - b;\n", "loop.yaml": spec });
+    delete sandbox.env.NODE_TEST_CONTEXT;
+    pkg = join(sandbox.root, "pkg");
+    mkdirSync(join(pkg, "bin"), { recursive: true });
+    mkdirSync(join(pkg, "dist", "hooks"), { recursive: true });
+    copyFileSync(binary, join(pkg, "bin", "loopwright.js"));
+    copyFileSync(new URL("../package.json", import.meta.url), join(pkg, "package.json"));
+    writeFileSync(
+      join(pkg, "dist", "hooks", "hook-main.js"),
+      `export async function runHook() { process.stdout.write(${JSON.stringify(`${JSON.stringify(standIn)}\n`)}); return 0; }\n`,
+    );
+    // Bundled from src/: its unbundled modules are then src/'s, which Node runs as they are.
+    await bundleHookPath({ code: source, into: join(pkg, "dist") });
+  });
+  after(() => sandbox.cleanup());
+
+  const hook = (event: string, entry = join(pkg, "bin", "loopwright.js")) => {
+    const run = spawnSync(process.execPath, [entry, "hook", event], {
+      cwd: sandbox.repo,
+      env: { ...sandbox.env, LOOPWRIGHT_FROM: "", XDG_CACHE_HOME: join(sandbox.root, "cache") },
+      input: JSON.stringify({ cwd: sandbox.repo, session_id: "s1" }),
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    return JSON.parse(run.stdout) as Record<string, unknown>;
+  };
+
+  test("a stop runs its gate (spec parsed, gate run: both unbundled) and answers as the sources do", async () => {
+    await sandbox.write({ "math.js": "export const add = (a, b) => a * b;\n" });
+    const blocked = hook("stop");
+    assert.equal(blocked.decision, "block", JSON.stringify(blocked));
+    assert.match(String(blocked.reason), /tests/);
+    await sandbox.write({ "math.js": "export const add = (a, b) => a + b;\n" });
+    assert.deepEqual(hook("stop"), {});
+    // The checkout's own run (src/) gives the same answers at the same state.
+    assert.deepEqual(hook("stop", binary), {});
+    // A prompt counts a turn: the two answers differ in their turn counts alone.
+    const uncounted = (output: Record<string, unknown>) =>
+      JSON.stringify(output).replace(/\d+ turns?/g, "N turns");
+    const fromBundle = hook("prompt");
+    assert.match(JSON.stringify(fromBundle), /1 file changed since the work opened/);
+    assert.equal(uncounted(fromBundle), uncounted(hook("prompt", binary)));
+  });
+
+  test("without the bundle, or with one that does not load, hook-main answers", () => {
+    const bundle = join(pkg, "dist", "hooks", "hook-main.bundle.js");
+    copyFileSync(bundle, `${bundle}.kept`);
+    try {
+      writeFileSync(bundle, "export const runHook = ;\n");
+      assert.deepEqual(hook("stop"), standIn);
+      rmSync(bundle);
+      assert.deepEqual(hook("stop"), standIn);
+    } finally {
+      copyFileSync(`${bundle}.kept`, bundle);
+    }
+    assert.notDeepEqual(hook("stop"), standIn);
+  });
+});
+
+describe("the bundle's build refuses what would change behaviour", () => {
+  let sandbox: Sandbox;
+  before(async () => {
+    sandbox = await createSandbox();
+  });
+  after(() => sandbox.cleanup());
+
+  /** A code folder named src (so .ts) with hook-main, the two unbundled modules and `files`. */
+  const codeFolder = (name: string, files: Record<string, string>) => {
+    const code = join(sandbox.root, name, "src");
+    const all: Record<string, string> = {
+      "hooks/hook-gates.ts": "export const runHookGates = () => [];\n",
+      "core/spec-file.ts": "export const parseSpecTextForAnyMode = () => ({});\n",
+      ...files,
+    };
+    for (const [path, text] of Object.entries(all)) {
+      mkdirSync(join(code, path, ".."), { recursive: true });
+      writeFileSync(join(code, path), text);
+    }
+    return code;
+  };
+
+  test("a module both in the bundle and reached by an unbundled one (two copies of its state)", async () => {
+    const code = codeFolder("twice", {
+      "state.ts": "export const counts = new Map();\n",
+      "core/spec-file.ts": 'import { counts } from "../state.ts";\nexport const parse = () => counts;\n',
+      "hooks/hook-main.ts":
+        'import { counts } from "../state.ts";\nexport async function runHook() { counts.clear(); return (await import("../core/spec-file.ts")).parse(); }\n',
+    });
+    await assert.rejects(bundleHookPath({ code }), /second copy of .*state\.ts/);
+  });
+
+  test("import.meta in a bundled module outside hooks/ (it would be the bundle's URL)", async () => {
+    const code = codeFolder("meta", {
+      "files/where.ts": "export const where = () => import.meta.url;\n",
+      "hooks/hook-main.ts":
+        'import { where } from "../files/where.ts";\nexport const runHook = () => where();\n',
+    });
+    await assert.rejects(bundleHookPath({ code }), /import\.meta would be the bundle's URL in .*where\.ts/);
+  });
+});
