@@ -106,3 +106,31 @@ test("an entry is used only under the exact key it was written with", {
     await sandbox.cleanup();
   }
 });
+
+test("doctor probes the sandbox itself: a kept success is not what it reports", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const sandbox = await createSandbox();
+  try {
+    const tools = join(sandbox.root, "tools");
+    const starts = join(sandbox.root, "bwrap-starts");
+    const refuse = join(sandbox.root, "refuse");
+    // A bwrap whose answer changes while its file does not: what the key cannot see (a policy reloaded).
+    mkdirSync(tools, { recursive: true });
+    writeFileSync(
+      join(tools, "bwrap"),
+      `#!/bin/sh\necho started >> '${starts}'\nif [ -e '${refuse}' ]; then echo 'bwrap: policy refused' >&2; exit 1; fi\nexit 0\n`,
+    );
+    chmodSync(join(tools, "bwrap"), 0o755);
+    const env = { PATH: `${tools}:${process.env.PATH}` };
+    const path = await sandbox.spec(spec);
+    assert.equal((await sandbox.cli(["validate", path], { env })).code, 0);
+    assert.equal(startsIn(starts), 1);
+    writeFileSync(refuse, "");
+    const report = await sandbox.cli(["doctor"], { env });
+    assert.equal(startsIn(starts), 2, "doctor ran the probe");
+    assert.match(report.stdout, /✗ sandbox: .*policy refused/);
+  } finally {
+    await sandbox.cleanup();
+  }
+});

@@ -22,6 +22,17 @@ export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): Sandb
   return cached;
 }
 
+/**
+ * The probe run now, never a kept answer: `doctor` reports what bwrap does on this machine, including
+ * what the kept success's key cannot see. Its answer is then this process's (and kept when a success).
+ */
+export function sandboxAvailabilityNow(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
+  if (env[sandboxSwitchVariable] === "off")
+    return { available: false, reason: `switched off by ${sandboxSwitchVariable}=off` };
+  cached = remembered(probe());
+  return cached;
+}
+
 /** The probe `primeSandboxAvailability` started, while it runs: a second call waits for it. */
 let probing: Promise<void> | undefined;
 

@@ -8,7 +8,7 @@ import { loadSpecFileForAnyMode } from "../../core/spec-file.ts";
 import { checkEngines } from "../../engines/engine-doctor.ts";
 import { unsandboxedWarning } from "../../engines/engine-notes.ts";
 import { checkForge } from "../../forge/forge-doctor.ts";
-import { sandboxAvailability } from "../../sandbox/sandbox-availability.ts";
+import { sandboxAvailabilityNow } from "../../sandbox/sandbox-availability.ts";
 
 const costWords: Record<string, string> = {
   live: "cost watched live",
@@ -39,7 +39,7 @@ export async function doctorCommand(options: { json?: boolean; spec?: string }):
   const forge = await checkForge(process.cwd(), finish);
   process.stdout.write(`${forge.ok ? "✓" : "✗"} ${forge.line}\n`);
   for (const warning of forge.warnings) process.stdout.write(`  warning: ${warning}\n`);
-  const sandbox = sandboxAvailability();
+  const sandbox = sandboxAvailabilityNow();
   process.stdout.write(
     sandbox.available
       ? "✓ sandbox: bubblewrap (verifiers read-only, makers write only their worktree and temp, no process outlives a turn)\n"
