@@ -1,5 +1,5 @@
 /**
- * `missingIndexPaths` lists what `git ls-files --deleted` lists, read from the index file without git,
+ * `missingIndexPaths` lists what `git diff-files --diff-filter=D` lists, read from the index file without git,
  * or gives no answer (the caller asks git) for an index it is not sure of; and `checkOut` keeps every
  * tracked file when a gate moved a tracked folder behind an ignored symlink, whichever of the two listed
  * the missing files (a small index read here, a large one or a version-4 one listed by git).
@@ -26,7 +26,7 @@ import { commitEverything, newFolder, newRepository, writeFiles } from "./git-fi
 
 const indexOf = (root: string) => join(root, ".git", "index");
 const byGit = async (root: string) =>
-  (await git(["ls-files", "-z", "--deleted"], root))
+  (await git(["diff-files", "--name-only", "-z", "--diff-filter=D"], root))
     .split("\0")
     .filter((path) => path !== "")
     .sort();
@@ -36,7 +36,7 @@ const byReader = (root: string, hashBytes: 20 | 32 = 20) =>
     .sort();
 
 describe("missingIndexPaths", () => {
-  it("lists what ls-files --deleted lists: deleted files, files behind a removed folder, names beyond ASCII, long paths; a file replaced by a folder is not missing", async () => {
+  it("lists what git diff-files lists as deleted: deleted files, files behind a removed folder, names beyond ASCII, long paths, a file replaced by a folder", async () => {
     const root = await newRepository({
       "a.txt": "a\n",
       "dir/b.txt": "b\n",
@@ -55,19 +55,23 @@ describe("missingIndexPaths", () => {
     assert.deepEqual(byReader(root), await byGit(root));
     assert.deepEqual(
       byReader(root),
-      ["a.txt", "dir/deep/c.txt", "é/ü ñ.txt", `${"a-long-folder-name/".repeat(20)}file.txt`].sort(),
+      ["a.txt", "dir/deep/c.txt", "é/ü ñ.txt", "kept.txt", `${"a-long-folder-name/".repeat(20)}file.txt`].sort(),
     );
   });
 
-  it("sees through a symlinked folder as lstat does (a file there is not missing), and a dangling one as missing", async () => {
-    const root = await newRepository({ "tests/a.js": "a\n", "tests/b.js": "b\n", "top.txt": "t\n" });
+  it("does not look through a symlinked folder, as git does not (ls-files --deleted would): its files are missing, dangling or not", async () => {
+    const root = await newRepository({ "tests/a.js": "a\n", "tests/deep/b.js": "b\n", "top.txt": "t\n" });
     const elsewhere = join(await newFolder("elsewhere"), "tests");
     await rename(join(root, "tests"), elsewhere);
     await symlink(elsewhere, join(root, "tests"));
     assert.deepEqual(byReader(root), await byGit(root));
-    assert.deepEqual(byReader(root), []);
-    await rm(join(elsewhere, "b.js"));
-    assert.deepEqual(byReader(root), ["tests/b.js"]);
+    assert.deepEqual(byReader(root), ["tests/a.js", "tests/deep/b.js"]);
+    await rm(join(root, "tests"));
+    await mkdir(join(root, "tests"));
+    await symlink(join(elsewhere, "deep"), join(root, "tests", "deep"));
+    await writeFile(join(root, "tests", "a.js"), "a\n");
+    assert.deepEqual(byReader(root), ["tests/deep/b.js"]);
+    assert.deepEqual(byReader(root), await byGit(root));
     await rm(elsewhere, { recursive: true });
     assert.deepEqual(byReader(root), await byGit(root));
   });
@@ -183,4 +187,85 @@ describe("checkOut after a gate's racy edit", () => {
     assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "aaaa\n");
     assert.equal(await git(["status", "--porcelain"], gates), "");
   });
+});
+
+describe("checkOut after a gate hid its changes from clean and read-tree", () => {
+  for (const shape of ["small index", "large index", "index version 4"] as const) {
+    const prepare = async (ignoreTests = false) => {
+      const files: Record<string, string> = {
+        "tests/a.test.js": "a\n",
+        "tests/b.test.js": "b\n",
+        ".gitignore": "node_modules/\n",
+      };
+      if (shape === "large index")
+        for (let index = 0; index <= maximumIndexEntries; index++) files[`many/${index}.txt`] = `${index}\n`;
+      const root = await newRepository(files);
+      // Tracked files stay tracked under a .gitignore that names their folder (a build output kept in git).
+      if (ignoreTests) await writeFiles(root, { ".gitignore": "node_modules/\ntests\n" });
+      const first = ignoreTests
+        ? await commitEverything(root, "ignore the folder")
+        : await git(["rev-parse", "HEAD"], root, { trim: true });
+      await writeFiles(root, { "app.js": "x\n" });
+      const second = await commitEverything(root, "the maker leaves tests/ alone");
+      const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+      const gates = join(await newFolder("gates"), "checkout");
+      return { repository, gates, first, second };
+    };
+    const withShape = async (run: () => Promise<void>) => {
+      const saved = process.env.GIT_INDEX_VERSION;
+      if (shape === "index version 4") process.env.GIT_INDEX_VERSION = "4";
+      try {
+        await run();
+      } finally {
+        if (saved === undefined) delete process.env.GIT_INDEX_VERSION;
+        else process.env.GIT_INDEX_VERSION = saved;
+      }
+    };
+    const assertExact = async (gates: string) => {
+      assert.ok((await lstat(join(gates, "tests"))).isDirectory(), "tests/ is a real folder again");
+      assert.deepEqual((await readdir(join(gates, "tests"))).sort(), ["a.test.js", "b.test.js"]);
+      assert.equal(await git(["status", "--porcelain", "--ignored"], gates), "");
+    };
+
+    it(`a tracked folder moved behind a relative symlink that the gate's own .gitignore edit hid (${shape})`, async () => {
+      const { repository, gates, first, second } = await prepare();
+      await withShape(async () => {
+        await checkOut(repository, gates, "gates", first, { detached: true });
+        await mkdir(join(gates, ".cache"));
+        await rename(join(gates, "tests"), join(gates, ".cache", "tests"));
+        await writeFile(join(gates, ".cache", "tests", "a.test.js"), "emptied\n");
+        await symlink(".cache/tests", join(gates, "tests"));
+        await writeFile(join(gates, ".gitignore"), "node_modules/\n/tests\n/.cache/\n");
+        await checkOut(repository, gates, "gates", second, { detached: true });
+        await assertExact(gates);
+        assert.equal(await readFile(join(gates, "tests", "a.test.js"), "utf8"), "a\n");
+      });
+    });
+
+    it(`a tracked folder the project itself ignores, moved behind a symlink (${shape})`, async () => {
+      const { repository, gates, first, second } = await prepare(true);
+      await withShape(async () => {
+        await checkOut(repository, gates, "gates", first, { detached: true });
+        const moved = join(await newFolder("moved"), "tests");
+        await rename(join(gates, "tests"), moved);
+        await symlink(moved, join(gates, "tests"));
+        await checkOut(repository, gates, "gates", second, { detached: true });
+        assert.ok((await lstat(join(gates, "tests"))).isDirectory(), "tests/ is a real folder again");
+        assert.deepEqual((await readdir(join(gates, "tests"))).sort(), ["a.test.js", "b.test.js"]);
+        assert.equal(await git(["status", "--porcelain"], gates), "");
+      });
+    });
+
+    it(`an untracked file the gate's own .gitignore edit hid from clean (${shape})`, async () => {
+      const { repository, gates, first, second } = await prepare();
+      await withShape(async () => {
+        await checkOut(repository, gates, "gates", first, { detached: true });
+        await writeFile(join(gates, "conftest.py"), "# marks every test passed\n");
+        await writeFile(join(gates, ".gitignore"), "node_modules/\n/conftest.py\n");
+        await checkOut(repository, gates, "gates", second, { detached: true });
+        await assert.rejects(stat(join(gates, "conftest.py")), { code: "ENOENT" });
+        await assertExact(gates);
+      });
+    });
+  }
 });

@@ -83,7 +83,11 @@ function repositoryPaths(root: string): Promise<{ objects: string; exclude: stri
 }
 
 /** The tracked files of the checkout that are missing: `checkOut` writes them again. */
-const deletedListing: readonly string[] = ["ls-files", "-z", "--deleted"];
+/**
+ * The tracked files missing from a checkout, as git lists them: lstat fails, or a folder on the way is
+ * not a real folder (a symlink where a tracked folder was: `ls-files --deleted` would look through it).
+ */
+const deletedListing: readonly string[] = ["diff-files", "--name-only", "-z", "--diff-filter=D"];
 
 /** The size of the object ids of the repository whose commit `sha` names in full; else undefined. */
 function hashBytesOf(sha: string): 20 | 32 | undefined {
@@ -131,17 +135,22 @@ export async function checkOut(
   // folder's files as up to date through the symlink (a gate had moved the folder, stat data and all)
   // and then removed the symlink, leaving the checkout without them. A folder created just now holds
   // nothing to clean.
+  // Clean runs again after read-tree: the first one obeyed the .gitignore files the gate left, which
+  // read-tree has just written back as committed (a gate that ignored what it planted is not obeyed).
   const commands: (readonly string[])[] = [];
-  if (!created && !(options.filesMatch && options.cleaned)) commands.push(["clean", "-ffd", "--quiet"]);
+  const cleans = !created && !(options.filesMatch && options.cleaned);
+  if (cleans) commands.push(["clean", "-ffd", "--quiet"]);
   const writes = created || !options.filesMatch;
   if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
-  // An IGNORED symlink where a tracked folder was survives clean, and read-tree, writing a changed file
-  // there, replaces it by a real folder holding only the files it wrote: the others, seen up to date
-  // through the symlink, are gone. Any tracked file missing afterwards means the stat data misled git:
-  // the files are written again from an index without any. The missing files are listed from the index
-  // read-tree wrote (`missingIndexPaths`: the same lstats `ls-files --deleted` makes, without starting
-  // git), or by git when that index is large or of a form the reader does not take; git's listing runs
-  // in the same process as the checkout when the index before it was already large.
+  if (cleans && writes) commands.push(["clean", "-ffd", "--quiet"]);
+  // An IGNORED symlink where a tracked folder was survives clean, and read-tree sees the files behind it
+  // as up to date (or, writing a changed file there, replaces it by a real folder holding only the
+  // files it wrote). Any tracked file missing afterwards, or behind something that is not a real folder,
+  // means the stat data misled git: the files are written again from an index without any (git replaces
+  // a symlink on a file's way by a folder). They are listed from the index read-tree wrote
+  // (`missingIndexPaths`, without starting git), or by git when that index is large or of a form the
+  // reader does not take; git's listing runs in the same process as the checkout when the index before
+  // it was already large.
   const listsMissing = writes && !created;
   const hashBytes = hashBytesOf(sha);
   const gitLists =

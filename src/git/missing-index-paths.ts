@@ -1,8 +1,11 @@
 /**
- * `git ls-files --deleted` without starting git, for the small index files loopwright's checkouts use:
- * the index's paths read from the file itself (format version 2, or 3 without extended entries), each
- * `lstat`ed in the checkout as ls-files does (a failed lstat is a deleted file, whatever the error).
- * Starting git costs far more than reading a small index and a few lstats. Anything this reader is not
+ * The tracked files `git diff-files --diff-filter=D` lists as deleted, without starting git, for the
+ * small index files loopwright's checkouts use: the index's paths read from the file itself (format
+ * version 2, or 3 without extended entries), each missing when a folder on its way is not a real folder
+ * (a symlink, a file, nothing), its own `lstat` fails (whatever the error), or it is a folder and the
+ * entry no submodule. (`ls-files --deleted` looks
+ * through a symlinked folder: a gate could hide a tracked folder's files behind one.) Starting git
+ * costs far more than reading a small index and a few lstats. Anything this reader is not
  * sure of (another version, an extended entry, a split or sparse index, a large index, a truncated or
  * damaged file) is no answer: the caller asks git.
  */
@@ -16,6 +19,10 @@ const signature = 0x44495243;
 const headerBytes = 12;
 /** ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each): before the object id. */
 const statBytes = 40;
+/** Where the entry's mode is among those, its object type bits, and the type of a submodule. */
+const modeAt = 24;
+const typeBits = 0o170000;
+const gitlinkType = 0o160000;
 /** The entry flags after the object id: bit 14 marks an extended entry, the low 12 bits the name's length. */
 const extendedFlag = 0x4000;
 
@@ -61,6 +68,7 @@ export function missingIndexPaths(
   if ((version !== 2 && version !== 3) || count > maximumIndexEntries) return undefined;
   const nameStart = statBytes + hashBytes + 2;
   const folder = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
+  const realFolders = new Map<string, boolean>();
   const missing: Buffer[] = [];
   let offset = headerBytes;
   for (let entry = 0; entry < count; entry++) {
@@ -72,15 +80,37 @@ export function missingIndexPaths(
     const name = bytes.subarray(offset + nameStart, end);
     // The length in the flags is the name's, up to 0xFFF (longer names say 0xFFF).
     if ((flags & 0xfff) !== Math.min(name.length, 0xfff) || name.length === 0) return undefined;
+    let present = onRealFolders(folder, name, realFolders);
     try {
-      lstatSync(Buffer.concat([folder, name]));
+      // A folder where a file (not a submodule) was is that file deleted, as git sees it.
+      if (present && lstatSync(Buffer.concat([folder, name])).isDirectory())
+        present = (bytes.readUInt32BE(offset + modeAt) & typeBits) === gitlinkType;
     } catch {
-      missing.push(Buffer.from(name));
+      present = false;
     }
+    if (!present) missing.push(Buffer.from(name));
     // Padded with 1 to 8 NULs to a multiple of 8 bytes.
     offset += (nameStart + name.length + 8) & ~7;
   }
   return onlyOwnEntries(bytes, offset, hashBytes) ? missing : undefined;
+}
+
+/** Whether every folder on `name`'s way in `folder` is a real folder (answers kept in `known`). */
+function onRealFolders(folder: Buffer, name: Buffer, known: Map<string, boolean>): boolean {
+  for (let slash = name.indexOf(0x2f); slash >= 0; slash = name.indexOf(0x2f, slash + 1)) {
+    const key = name.toString("latin1", 0, slash);
+    let real = known.get(key);
+    if (real === undefined) {
+      try {
+        real = lstatSync(Buffer.concat([folder, name.subarray(0, slash)])).isDirectory();
+      } catch {
+        real = false;
+      }
+      known.set(key, real);
+    }
+    if (!real) return false;
+  }
+  return true;
 }
 
 /**
