@@ -55,7 +55,13 @@ describe("missingIndexPaths", () => {
     assert.deepEqual(byReader(root), await byGit(root));
     assert.deepEqual(
       byReader(root),
-      ["a.txt", "dir/deep/c.txt", "é/ü ñ.txt", "kept.txt", `${"a-long-folder-name/".repeat(20)}file.txt`].sort(),
+      [
+        "a.txt",
+        "dir/deep/c.txt",
+        "é/ü ñ.txt",
+        "kept.txt",
+        `${"a-long-folder-name/".repeat(20)}file.txt`,
+      ].sort(),
     );
   });
 
