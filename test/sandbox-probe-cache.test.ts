@@ -4,7 +4,7 @@
  * refusal, or an entry written under another key all mean the probe runs again; a refusal is never kept.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { probeKey, probeSucceededBefore, recordProbeSuccess } from "../src/sandbox/sandbox-probe-cache.ts";
@@ -94,6 +94,12 @@ test("an entry is used only under the exact key it was written with", {
     assert.notEqual(probeKey(["--", "true"], env), key);
     assert.equal(probeKey(["--", "true"], { PATH: `bin:${env.PATH}` }), undefined);
     assert.equal(probeKey(["--", "true"], { PATH: "/nonexistent" }), undefined, "no bwrap: no key");
+    // The dynamic loader's variables decide which libraries bwrap loads: other keys.
+    assert.notEqual(
+      probeKey(["--ro-bind", "/", "/", "--", "true"], { ...env, LD_LIBRARY_PATH: "/elsewhere" }),
+      key,
+    );
+    assert.notEqual(probeKey(["--ro-bind", "/", "/", "--", "true"], { ...env, LD_PRELOAD: "/x.so" }), key);
     // An entry edited by hand to another key, or to say anything but a success, is no entry.
     const entry = join(home, "cache", "sandbox-probe.json");
     writeFileSync(entry, JSON.stringify({ key: `${key}x`, available: true }));
@@ -130,6 +136,39 @@ test("doctor probes the sandbox itself: a kept success is not what it reports", 
     const report = await sandbox.cli(["doctor"], { env });
     assert.equal(startsIn(starts), 2, "doctor ran the probe");
     assert.match(report.stdout, /✗ sandbox: .*policy refused/);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("a sandboxed command that fails drops the kept success: the next command probes again", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const sandbox = await createSandbox();
+  try {
+    const tools = join(sandbox.root, "tools");
+    const starts = join(sandbox.root, "bwrap-starts");
+    const refuse = join(sandbox.root, "refuse");
+    mkdirSync(tools, { recursive: true });
+    writeFileSync(
+      join(tools, "bwrap"),
+      `#!/bin/sh\necho started >> '${starts}'\nif [ -e '${refuse}' ]; then echo 'bwrap: error while loading shared libraries' >&2; exit 127; fi\nexit 0\n`,
+    );
+    chmodSync(join(tools, "bwrap"), 0o755);
+    const env = { PATH: `${tools}:${process.env.PATH}` };
+    const path = await sandbox.spec(spec);
+    assert.equal((await sandbox.cli(["validate", path], { env })).code, 0);
+    const entry = join(sandbox.home, "cache", "sandbox-probe.json");
+    assert.ok(existsSync(entry), "the success is kept");
+    // What the key cannot see changes (a library bwrap loads): the kept success is now wrong.
+    writeFileSync(refuse, "");
+    const run = await sandbox.cli(["run", path], { env });
+    assert.match(`${run.stdout}${run.stderr}`, /error while loading shared libraries/);
+    assert.equal(existsSync(entry), false, "the failed sandboxed turn dropped the kept success");
+    const before = startsIn(starts);
+    const again = await sandbox.cli(["validate", path], { env });
+    assert.equal(startsIn(starts), before + 1, "validate probed");
+    assert.match(again.stdout, /warning: no operating-system sandbox/);
   } finally {
     await sandbox.cleanup();
   }

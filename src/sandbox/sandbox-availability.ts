@@ -6,7 +6,12 @@
  */
 import { execFile, spawnSync } from "node:child_process";
 import { bubblewrapArguments, readOnlyPlan } from "./sandbox-plan.ts";
-import { probeKey, probeSucceededBefore, recordProbeSuccess } from "./sandbox-probe-cache.ts";
+import {
+  forgetProbeSuccess,
+  probeKey,
+  probeSucceededBefore,
+  recordProbeSuccess,
+} from "./sandbox-probe-cache.ts";
 
 export type SandboxAvailability = { available: true } | { available: false; reason: string };
 
@@ -31,6 +36,15 @@ export function sandboxAvailabilityNow(env: NodeJS.ProcessEnv = process.env): Sa
     return { available: false, reason: `switched off by ${sandboxSwitchVariable}=off` };
   cached = remembered(probe());
   return cached;
+}
+
+/**
+ * A sandboxed command failed: the kept success (if this process's answer came from it, or was kept by
+ * it) is dropped from the home, so that the next command probes bwrap again rather than trust an answer
+ * that may have gone stale in a way its key cannot see. This process's own answer stands.
+ */
+export function sandboxedCommandFailed(): void {
+  if (cached?.available) forgetProbeSuccess();
 }
 
 /** The probe `primeSandboxAvailability` started, while it runs: a second call waits for it. */

@@ -18,6 +18,7 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "../files/node-fs.ts";
@@ -39,6 +40,9 @@ const decidingFiles = [
   "/proc/self/limits",
   "/proc/self/mountinfo",
 ];
+
+/** The dynamic loader's files: which libraries bwrap gets (an `ldconfig` after an upgrade rewrites the cache). */
+const loaderFiles = ["/etc/ld.so.cache", "/etc/ld.so.preload"];
 
 /** The lines of /proc/self/status that decide it (credentials, capabilities, seccomp). */
 const decidingStatus =
@@ -65,6 +69,12 @@ export function probeKey(
     return [
       `bwrap ${bwrap} ${stats.dev}:${stats.ino} ${stats.size} ${stats.mode} ${stats.uid}:${stats.gid} ${stats.mtimeNs} ${stats.ctimeNs}`,
       `arguments ${JSON.stringify(probeArguments)}`,
+      // What the dynamic loader reads before bwrap runs: its variables, and its cache and preload list.
+      ...Object.keys(env)
+        .filter((name) => name.startsWith("LD_") || name === "GCONV_PATH")
+        .sort()
+        .map((name) => `env ${name}=${env[name]}`),
+      ...loaderFiles.map((file) => `${file} ${identity(file)}`),
       ...status,
       ...namespaces.map((name) => `ns ${name} ${readlinkSync(`/proc/self/ns/${name}`)}`),
       ...decidingFiles.map((file) => `${file}\n${readOrDash(file)}`),
@@ -101,8 +111,27 @@ export function recordProbeSuccess(key: string, home: string = loopwrightHome())
   }
 }
 
+/**
+ * Drops the kept success, if any (a sandboxed command failed: the success may be stale, in a way the key
+ * cannot see, such as a library bwrap loads). The next command probes again; a failure to remove it
+ * changes nothing more.
+ */
+export function forgetProbeSuccess(home: string = loopwrightHome()): void {
+  try {
+    rmSync(entryPath(home), { force: true });
+  } catch {
+    // Left as it is: its key decides.
+  }
+}
+
 function entryPath(home: string): string {
   return join(home, "cache", "sandbox-probe.json");
+}
+
+/** A file's identity and times (`-` when it is missing). */
+function identity(file: string): string {
+  const stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stats ? `${stats.dev}:${stats.ino} ${stats.size} ${stats.mtimeNs} ${stats.ctimeNs}` : "-";
 }
 
 function readOrDash(file: string): string {
