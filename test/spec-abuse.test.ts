@@ -105,3 +105,17 @@ test("a scripted engine's script file that is a FIFO or too large is a spec erro
     assertSpecError(await cli("validate", "scripted.yaml"), problem);
   }
 });
+
+test("a strategy named alone that needs settings (tasks, metric) is a spec error naming them, exit 2", async () => {
+  for (const kind of ["tasks", "metric"]) {
+    await writeFile(
+      join(sandbox.root, `bare-${kind}.yaml`),
+      `name: bare\ngoal: g\nmaker: { engine: command, run: "true" }\ngates:\n  - { id: t, kind: tests-pass, run: "true" }\nstrategy: ${kind}\n`,
+    );
+    for (const command of ["validate", "run"])
+      assertSpecError(
+        await cli(command, `bare-${kind}.yaml`),
+        new RegExp(`strategy: expected a mapping, got '${kind}'`),
+      );
+  }
+});

@@ -105,7 +105,18 @@ const strategyObjectSchema = z.discriminatedUnion("kind", [
 ]);
 
 export const strategySchema = z.union([
-  z.enum(strategyKinds).transform((kind) => strategyObjectSchema.parse({ kind }, { jitless: true })),
+  // Named alone, a kind takes its defaults; one with required settings is a spec problem (the union
+  // then reports that a mapping was expected), never a throw.
+  z.enum(strategyKinds).transform((kind, context) => {
+    const parsed = strategyObjectSchema.safeParse({ kind }, { jitless: true });
+    if (parsed.success) return parsed.data;
+    const needed = parsed.error.issues.map((issue) => issue.path.join(".")).join(", ");
+    context.addIssue({
+      code: "custom",
+      message: `strategy ${kind} needs its settings (${needed}): write strategy: { kind: ${kind}, ... }`,
+    });
+    return z.NEVER;
+  }),
   strategyObjectSchema,
 ]);
 
