@@ -275,3 +275,32 @@ describe("checkOut after a gate hid its changes from clean and read-tree", () =>
     });
   }
 });
+
+describe("checkOut after a gate planted files under a .gitignore of its own", () => {
+  it("an untracked .gitignore that ignores itself and what it sits beside does not keep them", async () => {
+    const root = await newRepository({ "tests/a.test.js": "a\n", ".gitignore": "node_modules/\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "app.js": "x\n" });
+    const second = await commitEverything(root, "the maker leaves tests/ alone");
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", first, { detached: true });
+    // Beside tracked files, and in a folder of its own; one level down, and two.
+    await writeFile(join(gates, "tests", ".gitignore"), "*\n");
+    await writeFile(join(gates, "tests", "conftest.py"), "# marks every test passed\n");
+    await mkdir(join(gates, "evil", "deeper"), { recursive: true });
+    await writeFile(join(gates, "evil", ".gitignore"), "*\n");
+    await writeFile(join(gates, "evil", "deeper", ".gitignore"), "*\n");
+    await writeFile(join(gates, "evil", "deeper", "plugin.js"), "// loaded by the next gates\n");
+    // Files the project itself ignores stay, by design (installed dependencies).
+    await mkdir(join(gates, "node_modules", "dep"), { recursive: true });
+    await writeFile(join(gates, "node_modules", "dep", "index.js"), "// installed\n");
+    await writeFile(join(gates, "node_modules", "dep", ".gitignore"), "*\n");
+    await checkOut(repository, gates, "gates", second, { detached: true });
+    await assert.rejects(stat(join(gates, "tests", "conftest.py")), { code: "ENOENT" });
+    await assert.rejects(stat(join(gates, "tests", ".gitignore")), { code: "ENOENT" });
+    await assert.rejects(stat(join(gates, "evil")), { code: "ENOENT" });
+    assert.equal(await readFile(join(gates, "node_modules", "dep", "index.js"), "utf8"), "// installed\n");
+    assert.equal(await git(["status", "--porcelain"], gates), "");
+  });
+});

@@ -89,6 +89,13 @@ function repositoryPaths(root: string): Promise<{ objects: string; exclude: stri
  */
 const deletedListing: readonly string[] = ["diff-files", "--name-only", "-z", "--diff-filter=D"];
 
+/** Removes untracked files and folders, and untracked .gitignore files even where they ignore themselves. */
+const cleanCommand: readonly string[] = ["clean", "-ffd", "-e", "!.gitignore"];
+/** A line of clean's output that removed a .gitignore (quoted by git when its path is unusual). */
+const removedIgnoreFile = /^Removing .*\.gitignore"?$/m;
+/** Folders of nested untracked .gitignore files peeled, at most (each pass one level). */
+const maximumCleanPasses = 64;
+
 /** The size of the object ids of the repository whose commit `sha` names in full; else undefined. */
 function hashBytesOf(sha: string): 20 | 32 | undefined {
   return /^[0-9a-f]{40}$/.test(sha) ? 20 : /^[0-9a-f]{64}$/.test(sha) ? 32 : undefined;
@@ -137,30 +144,32 @@ export async function checkOut(
   // nothing to clean.
   // Clean runs again after read-tree: the first one obeyed the .gitignore files the gate left, which
   // read-tree has just written back as committed (a gate that ignored what it planted is not obeyed).
+  // Each clean also removes the untracked .gitignore files it meets (`-e '!.gitignore'`: a pattern on
+  // the command line wins over the files' own), and while the last one removed any, clean runs again,
+  // a folder deeper each time: what is left is ignored by the committed rules alone (installed
+  // dependencies stay).
   const commands: (readonly string[])[] = [];
   const cleans = !created && !(options.filesMatch && options.cleaned);
-  if (cleans) commands.push(["clean", "-ffd", "--quiet"]);
   const writes = created || !options.filesMatch;
+  if (cleans) commands.push(writes ? [...cleanCommand, "--quiet"] : cleanCommand);
   if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
-  if (cleans && writes) commands.push(["clean", "-ffd", "--quiet"]);
+  if (cleans && writes) commands.push(cleanCommand);
+  if (writes) forgetIndex(indexFile);
+  let removed = await gitSequence(commands, checkout, { env });
+  for (let pass = 0; cleans && removedIgnoreFile.test(removed) && pass < maximumCleanPasses; pass++)
+    removed = await git(cleanCommand, checkout, { env });
   // An IGNORED symlink where a tracked folder was survives clean, and read-tree sees the files behind it
   // as up to date (or, writing a changed file there, replaces it by a real folder holding only the
   // files it wrote). Any tracked file missing afterwards, or behind something that is not a real folder,
   // means the stat data misled git: the files are written again from an index without any (git replaces
   // a symlink on a file's way by a folder). They are listed from the index read-tree wrote
   // (`missingIndexPaths`, without starting git), or by git when that index is large or of a form the
-  // reader does not take; git's listing runs in the same process as the checkout when the index before
-  // it was already large.
-  const listsMissing = writes && !created;
-  const hashBytes = hashBytesOf(sha);
-  const gitLists =
-    listsMissing && (hashBytes === undefined || (indexEntryCount(indexFile) ?? 0) > maximumIndexEntries);
-  if (gitLists) commands.push(deletedListing);
-  if (writes) forgetIndex(indexFile);
-  const listed = await gitSequence(commands, checkout, { env });
-  let missing = gitLists && listed !== "";
-  if (listsMissing && !gitLists) {
-    const found = hashBytes && missingIndexPaths(indexFile, checkout, hashBytes);
+  // reader does not take.
+  let missing = false;
+  if (writes && !created) {
+    const hashBytes = hashBytesOf(sha);
+    const small = hashBytes !== undefined && (indexEntryCount(indexFile) ?? 0) <= maximumIndexEntries;
+    const found = small ? missingIndexPaths(indexFile, checkout, hashBytes) : undefined;
     missing = found ? found.length > 0 : (await git(deletedListing, checkout, { env })) !== "";
   }
   if (missing) {
