@@ -141,7 +141,7 @@ test("doctor probes the sandbox itself: a kept success is not what it reports", 
   }
 });
 
-test("a sandboxed command that fails drops the kept success: the next command probes again", {
+test("a stale kept success fails turns loudly until doctor's refusal drops it; then commands probe again", {
   skip: process.platform !== "linux",
 }, async () => {
   const sandbox = await createSandbox();
@@ -164,11 +164,33 @@ test("a sandboxed command that fails drops the kept success: the next command pr
     writeFileSync(refuse, "");
     const run = await sandbox.cli(["run", path], { env });
     assert.match(`${run.stdout}${run.stderr}`, /error while loading shared libraries/);
-    assert.equal(existsSync(entry), false, "the failed sandboxed turn dropped the kept success");
+    assert.ok(existsSync(entry), "a failing sandboxed command (any maker may fail) leaves it");
+    const doctor = await sandbox.cli(["doctor"], { env });
+    assert.match(doctor.stdout, /✗ sandbox: .*error while loading shared libraries/);
+    assert.equal(existsSync(entry), false, "doctor's refusal dropped the kept success");
     const before = startsIn(starts);
     const again = await sandbox.cli(["validate", path], { env });
     assert.equal(startsIn(starts), before + 1, "validate probed");
     assert.match(again.stdout, /warning: no operating-system sandbox/);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+test("a probe that does not answer in time is named so, not 'not installed', and is not kept", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const sandbox = await createSandbox();
+  try {
+    const tools = join(sandbox.root, "tools");
+    mkdirSync(tools, { recursive: true });
+    writeFileSync(join(tools, "bwrap"), "#!/bin/sh\nexec sleep 30\n");
+    chmodSync(join(tools, "bwrap"), 0o755);
+    const path = await sandbox.spec(spec);
+    const result = await sandbox.cli(["validate", path], { env: { PATH: `${tools}:${process.env.PATH}` } });
+    assert.match(result.stdout, /did not answer its probe within 10 s/);
+    assert.doesNotMatch(result.stdout, /not installed/);
+    assert.equal(existsSync(join(sandbox.home, "cache", "sandbox-probe.json")), false);
   } finally {
     await sandbox.cleanup();
   }

@@ -6,7 +6,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { createOutputTail } from "../core/output-tail.ts";
 import { createLineRedactor, type Redact } from "../core/redact.ts";
 import { mkdtempSync, rmSync, statSync } from "../files/node-fs.ts";
-import { sandboxAvailability, sandboxedCommandFailed } from "../sandbox/sandbox-availability.ts";
+import { sandboxAvailability } from "../sandbox/sandbox-availability.ts";
 import { bubblewrapArguments, type SandboxPlan } from "../sandbox/sandbox-plan.ts";
 import { resolvePlan } from "../sandbox/turn-sandbox.ts";
 import { logLimitFromEnvironment, openCappedLog } from "./capped-log.ts";
@@ -195,7 +195,6 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     child.stderr?.destroy();
     await settlesWithin(streamsClosed, streamCloseWaitMs);
   }
-  if (sandbox && end.code !== 0 && !timedOut && !cancelled) sandboxedCommandFailed();
   return outcome({
     exitCode: end.code,
     signal: end.signal,

@@ -29,22 +29,16 @@ export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): Sandb
 
 /**
  * The probe run now, never a kept answer: `doctor` reports what bwrap does on this machine, including
- * what the kept success's key cannot see. Its answer is then this process's (and kept when a success).
+ * what the kept success's key cannot see (a library bwrap loads, a policy reloaded). Its answer is then
+ * this process's: a success is kept, a refusal drops any kept success, so that the commands after it
+ * probe too (a stale success made every sandboxed turn fail on bwrap's error).
  */
 export function sandboxAvailabilityNow(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
   if (env[sandboxSwitchVariable] === "off")
     return { available: false, reason: `switched off by ${sandboxSwitchVariable}=off` };
   cached = remembered(probe());
+  if (!cached.available) forgetProbeSuccess();
   return cached;
-}
-
-/**
- * A sandboxed command failed: the kept success (if this process's answer came from it, or was kept by
- * it) is dropped from the home, so that the next command probes bwrap again rather than trust an answer
- * that may have gone stale in a way its key cannot see. This process's own answer stands.
- */
-export function sandboxedCommandFailed(): void {
-  if (cached?.available) forgetProbeSuccess();
 }
 
 /** The probe `primeSandboxAvailability` started, while it runs: a second call waits for it. */
@@ -123,11 +117,17 @@ function probe(): SandboxAvailability {
 
 /** The probe's outcome in words: available, or why not. */
 function interpret(result: { error?: Error; status: number | null; stderr: string }): SandboxAvailability {
-  if (result.error)
+  if (result.error) {
+    const error = result.error as NodeJS.ErrnoException & { killed?: boolean };
+    if (error.code === "ENOENT")
+      return { available: false, reason: "bwrap (bubblewrap) is not installed: ENOENT" };
+    if (error.code === "ETIMEDOUT" || error.killed)
+      return { available: false, reason: "bwrap (bubblewrap) did not answer its probe within 10 s" };
     return {
       available: false,
-      reason: `bwrap (bubblewrap) is not installed: ${(result.error as NodeJS.ErrnoException).code ?? result.error.message}`,
+      reason: `bwrap (bubblewrap) could not be started: ${error.code ?? error.message}`,
     };
+  }
   if (result.status !== 0)
     return {
       available: false,
