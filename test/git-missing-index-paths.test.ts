@@ -304,3 +304,27 @@ describe("checkOut after a gate planted files under a .gitignore of its own", ()
     assert.equal(await git(["status", "--porcelain"], gates), "");
   });
 });
+
+describe("checkOut after a gate wrote into a submodule's folder", () => {
+  it("leaves the folder empty, as a fresh checkout has it, without following a symlink planted there", async () => {
+    const root = await newRepository({ "a.test.js": "a\n" });
+    const commit = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await git(["update-index", "--add", "--cacheinfo", `160000,${commit},mod`], root);
+    await mkdir(join(root, "mod"));
+    const first = await commitEverything(root, "a submodule");
+    await writeFiles(root, { "app.js": "x\n" });
+    const second = await commitEverything(root, "next");
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", first, { detached: true });
+    assert.deepEqual(await readdir(join(gates, "mod")), []);
+    const outside = await newFolder("outside");
+    await writeFile(join(outside, "kept.txt"), "outside\n");
+    await mkdir(join(gates, "mod", "deep"), { recursive: true });
+    await writeFile(join(gates, "mod", "deep", "planted.test.js"), "evil\n");
+    await symlink(outside, join(gates, "mod", "link"));
+    await checkOut(repository, gates, "gates", second, { detached: true });
+    assert.deepEqual(await readdir(join(gates, "mod")), []);
+    assert.equal(await readFile(join(outside, "kept.txt"), "utf8"), "outside\n");
+  });
+});

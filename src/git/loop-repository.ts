@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
 import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checkout-git-refresh.ts";
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
@@ -165,13 +165,17 @@ export async function checkOut(
   // a symlink on a file's way by a folder). They are listed from the index read-tree wrote
   // (`missingIndexPaths`, without starting git), or by git when that index is large or of a form the
   // reader does not take.
+  // A submodule's folder, which clean and read-tree leave alone, is emptied, as a fresh checkout has
+  // it (only where the index reader lists the submodules: a large or unusual index leaves it as is).
   let missing = false;
+  const submodules: Buffer[] = [];
   if (writes && !created) {
     const hashBytes = hashBytesOf(sha);
     const small = hashBytes !== undefined && (indexEntryCount(indexFile) ?? 0) <= maximumIndexEntries;
-    const found = small ? missingIndexPaths(indexFile, checkout, hashBytes) : undefined;
+    const found = small ? missingIndexPaths(indexFile, checkout, hashBytes, submodules) : undefined;
     missing = found ? found.length > 0 : (await git(deletedListing, checkout, { env })) !== "";
   }
+  emptyFolders(checkout, submodules);
   if (missing) {
     await rm(indexFile, { force: true });
     await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
@@ -179,6 +183,19 @@ export async function checkOut(
   if (writes) recordIndex(indexFile, `commit:${sha}`);
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return created;
+}
+
+/**
+ * Removes what each folder `names` (relative to `checkout`, real folders on real folders: the index
+ * reader checked them) holds; a symlink inside is removed, never followed.
+ */
+function emptyFolders(checkout: string, names: readonly Buffer[]): void {
+  const base = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
+  for (const name of names) {
+    const folder = Buffer.concat([base, name, Buffer.from("/")]);
+    for (const entry of readdirSync(folder, { encoding: "buffer" }))
+      rmSync(Buffer.concat([folder, entry]), { recursive: true, force: true });
+  }
 }
 
 /**

@@ -55,6 +55,8 @@ export function missingIndexPaths(
   indexFile: string,
   checkout: string,
   hashBytes: 20 | 32,
+  /** Given, the submodule entries whose folder is there are added to it. */
+  submodules?: Buffer[],
 ): Buffer[] | undefined {
   let bytes: Buffer;
   try {
@@ -83,8 +85,10 @@ export function missingIndexPaths(
     let present = onRealFolders(folder, name, realFolders);
     try {
       // A folder where a file (not a submodule) was is that file deleted, as git sees it.
-      if (present && lstatSync(Buffer.concat([folder, name])).isDirectory())
+      if (present && lstatSync(Buffer.concat([folder, name])).isDirectory()) {
         present = (bytes.readUInt32BE(offset + modeAt) & typeBits) === gitlinkType;
+        if (present) submodules?.push(Buffer.from(name));
+      }
     } catch {
       present = false;
     }
