@@ -33,6 +33,11 @@ const awkward = [
   "",
   "é ü 中文",
   "'\n) ; exit 0\n(",
+  // Values that end a line (as input: a here-document's body, which the shell must not read).
+  "ends a line\n",
+  "\n",
+  "EOF\n$HOME `date` $(date)\n\\\n\t\tindented\n",
+  "~00000000000000000000000000000000\n",
 ];
 
 /** A folder holding a fake `git`: a Node script that does what its last argument says. */

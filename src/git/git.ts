@@ -460,23 +460,29 @@ export async function gitSequence(
     parameters.push(value);
     return `"\${${parameters.length}}"`;
   };
+  const last = commands.length - 1;
   const lines = commands.map((command, index) => {
     const names = ["--no-pager", ...neutralisingArguments, ...command]
       .map((argument) => (index > resultOf && argument === keptOutput ? `"$lw_kept"` : name(argument)))
       .join(" ");
+    // The last command is the script's last (its status is the script's): the shell starts it in its
+    // own place (exec), one process fewer.
+    if (index === last && index !== resultOf) return `"$lw_git" ${names} >/dev/null`;
     if (index !== resultOf) return `"$lw_git" ${names} >/dev/null || exit`;
     // The last command's output, when nothing needs it kept, is passed on as it is (NULs included).
     if (!captured) return `"$lw_git" ${names}`;
-    // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one).
+    // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one),
+    // printed at once: a command after it that fails fails the sequence, whatever was printed.
     const kept = `lw_kept=$("$lw_git" ${names}) || exit`;
-    if (options.onlyIf === undefined) return kept;
-    return `${kept}\n[ "$lw_kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$lw_kept"; exit 0; }`;
+    const print = `printf '%s\\n' "$lw_kept"`;
+    if (options.onlyIf === undefined) return `${kept}\n${print}`;
+    return `${kept}\n[ "$lw_kept" = ${name(options.onlyIf)} ] || { ${print}; exit 0; }\n${print}`;
   });
-  if (captured) lines.push(`printf '%s\\n' "$lw_kept"`);
   // What dash started from this process exports: the inherited PWD when it names this folder, else the
-  // physical path (a no-op there; a waiting shell exports the environment's PWD as it is).
+  // physical path (a no-op there; a waiting shell exports the environment's PWD as it is, and names the
+  // physical path, which its `cd -P` found, in `lw_pwd`: no process to ask `pwd -P`).
   lines.unshift(
-    `{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=$(pwd -P); export PWD`,
+    `{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=\${lw_pwd:-$(pwd -P)}; export PWD`,
   );
   for (const command of commands) traceGit(command);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
@@ -491,7 +497,7 @@ export async function gitSequence(
     if (answer.code !== 0) throw new GitError(args, cwd, { ...answer, stdout });
     return options.trim ? stdout.trimEnd() : stdout;
   }
-  const script = `lw_git=$0\n${lines.join("\n")}`;
+  const script = `lw_git=$0 lw_pwd=\n${lines.join("\n")}`;
   const pending = execFileAsync<string>("/bin/sh", ["-c", script, executable, ...parameters], {
     cwd,
     env: shellEnv,
