@@ -113,6 +113,7 @@ async function throughShell(
   if (!shellRunner) return undefined;
   const executable = gitExecutable(env.PATH);
   if (!isAbsolute(executable)) return undefined;
+  const free = options.commands.every((command) => startsNoProgram(command, env));
   const answer = await shellRunner({
     script,
     parameters,
@@ -123,7 +124,12 @@ async function throughShell(
     encoding: options.encoding,
     maximumOutputBytes: maxOutputBytes,
     timeoutMs: options.timeoutMs ?? 0,
-    startsNoProgram: options.commands.every((command) => startsNoProgram(command, env)),
+    startsNoProgram:
+      free ||
+      (options.commands.every(
+        (command) => startsNoProgram(command, env) || startsNoProgramWithoutPromisor(command, env),
+      ) &&
+        (await hasNoPromisorRemote(cwd, env))),
   }).catch((error: Error) => {
     throw new Error(`cannot run git in ${cwd}: ${error.message}`);
   });
@@ -200,6 +206,69 @@ export function startsNoProgram(args: readonly string[], env: NodeJS.ProcessEnv 
   if (!free) return false;
   return !args.some((argument) => /^(--filters|--textconv|-S|--gpg-sign|--ext-diff)/.test(argument));
 }
+
+/**
+ * Whether `git <args>` starts no other program in a repository without a promisor remote (not a
+ * partial clone), whatever its configuration: a `diff-tree` that prints no external diff and converts
+ * no text (`--no-ext-diff --no-textconv`), with no setting on its command line but `core.quotePath`
+ * and none given by a variable. What is left of the configuration (drivers' `xfuncname`, `binary`,
+ * colours, rename limits) changes what it prints, never what it runs; the submodule settings that run
+ * a `git diff` in a submodule are the porcelain's, which `diff-tree` does not read. Its only way to
+ * start a program is then the lazy fetch of an object missing from a partial clone.
+ */
+export function startsNoProgramWithoutPromisor(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): boolean {
+  if (subcommandOf(args) !== "diff-tree") return false;
+  if (!args.includes("--no-ext-diff") || !args.includes("--no-textconv")) return false;
+  if (args.some((argument) => /^(--ext-diff|--textconv)/.test(argument))) return false;
+  for (let index = 0; index < args.length; index++)
+    if (args[index] === "-c" && !/^core\.quotePath=/i.test(args[index + 1] ?? "")) return false;
+  return (
+    env.GIT_CONFIG_PARAMETERS === undefined &&
+    env.GIT_CONFIG_COUNT === undefined &&
+    env.GIT_CONFIG === undefined &&
+    env.GIT_EXTERNAL_DIFF === undefined
+  );
+}
+
+/**
+ * Whether the repository at `cwd`, with `env`, has no promisor remote (`extensions.partialClone`, or a
+ * remote with `promisor` set): asked of git once per process, folder and configuration variables (a
+ * repository made a partial clone while a loop runs is not seen until the next run). Any doubt (git
+ * fails, prints anything) is false.
+ */
+function hasNoPromisorRemote(cwd: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const key = [
+    cwd,
+    ...Object.entries(env)
+      .filter(([name]) => configurationVariable.test(name))
+      .sort()
+      .flat(),
+  ].join("\0");
+  let answer = promisorFree.get(key);
+  if (!answer) {
+    if (promisorFree.size >= 1000) promisorFree.clear();
+    // In the request's own environment (every variable of it: this adds none and removes none).
+    const same = Object.fromEntries(
+      Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
+    answer = gitResult(
+      ["config", "--get-regexp", "^(extensions\\.partialclone|remote\\..*\\.promisor)$"],
+      cwd,
+      { env: same },
+    )
+      .then((result) => result.code === 1 && result.stdout === "")
+      .catch(() => false);
+    promisorFree.set(key, answer);
+  }
+  return answer;
+}
+
+/** Variables that say which configuration git reads. */
+const configurationVariable = /^(GIT_|HOME$|XDG_CONFIG_HOME$)/;
+const promisorFree = new Map<string, Promise<boolean>>();
 
 /** The script of one git command for a waiting shell. */
 const singleCommand = `exec "$lw_git" "$@"`;
