@@ -196,7 +196,8 @@ function decode(bytes: Buffer, request: ShellRequest): string | Buffer {
 
 /**
  * The request's text: `cd` to its folder (answering `nocwd` when that fails), then in a subshell the
- * environment, the parameters (`set --`) and the script, with stdin the input or /dev/null, its stdout
+ * environment, the parameters (`set --`) and the script, with stdin the input (a here-document when it
+ * ends a line, else a pipe from printf) or /dev/null, its stdout
  * and stderr fresh pipes each copied by a `cat` onto the shell's own (descriptor 5 holds the shell's
  * stdout inside `$(...)`, whose stdout carries the status, on descriptor 3); the shell that waits for
  * the subshell has its stderr on /dev/null (dash's `Killed` is not git's output). A request whose git

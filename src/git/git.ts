@@ -75,7 +75,8 @@ export interface ShellRequest {
   /** Kill git (and what it started) after this many milliseconds; 0: no limit. */
   timeoutMs: number;
   /**
-   * Every git command of the script starts no other program (`startsNoProgram`): once they ended, no
+   * Every git command of the script starts no other program (`startsNoProgram`, or
+   * `startsNoProgramWithoutPromisor` in a repository without a promisor remote): once they ended, no
    * process is left that could still write their output.
    */
   startsNoProgram: boolean;
