@@ -101,6 +101,16 @@ test("odd refs, a linked worktree, a symlinked .git and a damaged record are git
   const pointer = await newFolder("pointer");
   await symlink(join(root, ".git"), join(pointer, ".git"));
   assert.equal(await verifiedHeadAt(pointer, "HEAD", home), undefined);
+  // Replacement refs (git replace), loose or packed: git reads another object in place of one named.
+  await writeFiles(root, { "a.txt": "replacement\n" });
+  const other = await commitEverything(root, "replacement");
+  await git(["reset", "-q", "--hard", answer.commit], root);
+  await git(["replace", answer.commit, other], root);
+  assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined);
+  await git(["pack-refs", "--all"], root);
+  assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined);
+  await git(["replace", "-d", answer.commit], root);
+  assert.deepEqual(await verifiedHeadAt(root, "HEAD", home), answer);
   // A damaged record, a record of another shape.
   await writeFile(verifiedCommitsPath(home), "{ not json");
   assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined);

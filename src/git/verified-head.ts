@@ -8,12 +8,13 @@
  * it before for the same git directory (kept in the home's `cache/verified-commits.json`): an object
  * name is a hash of the object's content, so an object git found to be a commit is a commit while it
  * exists, and a branch keeps what it names from being pruned. Anything else (another base, a branch
- * git has not confirmed, a tag, an odd ref, a linked worktree, a symlinked `.git`) is git's to answer.
+ * git has not confirmed, a tag, an odd ref, replacement refs, a linked worktree, a symlinked `.git`)
+ * is git's to answer.
  */
 
 import { dirname, join, resolve } from "node:path";
 import { makeFolders } from "../files/make-folders.ts";
-import { readFileSync, renameSync, writeFileSync } from "../files/node-fs.ts";
+import { readdirSync, readFileSync, renameSync, writeFileSync } from "../files/node-fs.ts";
 import { plainRepositoryAt } from "./plain-repository.ts";
 import { readBranchFile } from "./ref-files.ts";
 
@@ -51,7 +52,7 @@ export async function verifiedHeadAt(
   if (commitish !== "HEAD") return undefined;
   try {
     const repository = plainRepositoryAt(resolve(path));
-    if (!repository) return undefined;
+    if (!repository || hasReplaceRefs(repository.commonDirectory)) return undefined;
     const commit = await headObjectName(repository.root, repository.commonDirectory);
     if (commit === undefined) return undefined;
     const known = readVerified(home).some(
@@ -73,6 +74,24 @@ async function headObjectName(root: string, gitDirectory: string): Promise<strin
   if (objectName.test(detached) && head.length - detached.length <= 1) return detached;
   const symbolic = /^ref: refs\/heads\/([^\n]+)\n?$/.exec(head);
   return symbolic ? readBranchFile(root, symbolic[1]) : undefined;
+}
+
+/**
+ * Whether the repository has replacement refs (`git replace`): git then reads another object in place of
+ * one it names, which could change what `^{commit}` finds; such a repository is left to git. A folder
+ * that cannot be listed counts as having some.
+ */
+function hasReplaceRefs(gitDirectory: string): boolean {
+  try {
+    if (readdirSync(join(gitDirectory, "refs", "replace")).length > 0) return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return true;
+  }
+  try {
+    return readFileSync(join(gitDirectory, "packed-refs"), "latin1").includes(" refs/replace/");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
 }
 
 /**
