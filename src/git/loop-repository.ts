@@ -20,6 +20,7 @@ import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import { indexEntryCount, maximumIndexEntries, missingIndexPaths } from "./missing-index-paths.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
+import { attributesName, strayCheckoutFiles, trackedFolders } from "./stray-checkout-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -93,6 +94,11 @@ const deletedListing: readonly string[] = ["diff-files", "--name-only", "-z", "-
 const cleanCommand: readonly string[] = ["clean", "-ffd", "-e", "!.gitignore"];
 /** A line of clean's output that removed a .gitignore (quoted by git when its path is unusual). */
 const removedIgnoreFile = /^Removing .*\.gitignore"?$/m;
+/**
+ * A line of clean's output that removed a .gitattributes (a file, a symlink, or a folder: a slash
+ * after), in any case (a file system that ignores case opens `.GitAttributes` for git).
+ */
+const removedAttributesFile = /^Removing .*\.gitattributes"?\/?"?$/im;
 /** Folders of nested untracked .gitignore files peeled, at most (each pass one level). */
 const maximumCleanPasses = 64;
 
@@ -115,9 +121,10 @@ export interface CheckOutOptions {
 
 /**
  * Makes `checkout` hold exactly the files of `sha`: tracked files written, files of the previous
- * checkout that `sha` lacks and untracked files removed, IGNORED files (node_modules, .env) kept. Then
- * gives it a fresh `.git` on `head`. A checkout that is missing, or that is not a real folder (a
- * symlink), is created anew. `index` names the checkout's private index (`maker`, `gates`, ...).
+ * checkout that `sha` lacks and untracked files removed, IGNORED files (node_modules, .env) kept but
+ * for an untracked `.gitattributes` or `.git` in a folder that holds tracked files (see
+ * stray-checkout-files.ts). Then gives it a fresh `.git` on `head`. A checkout that is missing, or
+ * that is not a real folder (a symlink), is created anew. `index` names the checkout's private index (`maker`, `gates`, ...).
  * Resolves true when the checkout was created anew (nothing was there before), false otherwise.
  */
 export async function checkOut(
@@ -156,8 +163,12 @@ export async function checkOut(
   if (cleans && writes) commands.push(cleanCommand);
   if (writes) forgetIndex(indexFile);
   let removed = await gitSequence(commands, checkout, { env });
-  for (let pass = 0; cleans && removedIgnoreFile.test(removed) && pass < maximumCleanPasses; pass++)
+  // A .gitattributes that a clean after read-tree removed was there while read-tree wrote the files.
+  let attributesRemoved = writes && removedAttributesFile.test(removed);
+  for (let pass = 0; cleans && removedIgnoreFile.test(removed) && pass < maximumCleanPasses; pass++) {
     removed = await git(cleanCommand, checkout, { env });
+    attributesRemoved ||= removedAttributesFile.test(removed);
+  }
   // An IGNORED symlink where a tracked folder was survives clean, and read-tree sees the files behind it
   // as up to date (or, writing a changed file there, replaces it by a real folder holding only the
   // files it wrote). Any tracked file missing afterwards, or behind something that is not a real folder,
@@ -167,22 +178,57 @@ export async function checkOut(
   // reader does not take.
   // A submodule's folder, which clean and read-tree leave alone, is emptied, as a fresh checkout has
   // it (only where the index reader lists the submodules: a large or unusual index leaves it as is).
-  let missing = false;
-  const submodules: Buffer[] = [];
+  // An untracked .gitattributes in a folder holding tracked paths (kept by clean: a gate's .gitignore
+  // edit, a folder the project ignores) made read-tree convert the files it wrote (git 2.39 has no
+  // --attr-source), and their stat data now says they are up to date; an untracked `.git` there is a
+  // repository for the next gates' git. Both are removed (never followed), and after a .gitattributes
+  // the files are written again from an index without any, as are missing ones.
+  let rewrite = attributesRemoved;
+  const found = { submodules: [] as Buffer[], strays: [] as Buffer[] };
   if (writes && !created) {
     const hashBytes = hashBytesOf(sha);
     const small = hashBytes !== undefined && (indexEntryCount(indexFile) ?? 0) <= maximumIndexEntries;
-    const found = small ? missingIndexPaths(indexFile, checkout, hashBytes, submodules) : undefined;
-    missing = found ? found.length > 0 : (await git(deletedListing, checkout, { env })) !== "";
+    const listed = small ? missingIndexPaths(indexFile, checkout, hashBytes, found) : undefined;
+    if (listed) rewrite ||= listed.length > 0;
+    else {
+      const byGit = await listedByGit(checkout, env);
+      rewrite ||= byGit.rewrite;
+      found.strays = byGit.strays;
+    }
   }
-  emptyFolders(checkout, submodules);
-  if (missing) {
+  emptyFolders(checkout, found.submodules);
+  for (const stray of found.strays) {
+    rmSync(stray, { recursive: true, force: true });
+    rewrite ||= stray.toString("latin1").endsWith(attributesName);
+  }
+  if (rewrite) {
     await rm(indexFile, { force: true });
     await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
   }
   if (writes) recordIndex(indexFile, `commit:${sha}`);
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return created;
+}
+
+/**
+ * What `missingIndexPaths` finds, asked of git for an index it does not read: whether tracked files
+ * are missing (or a path could not be looked at: a name that is not UTF-8), and the stray files of the
+ * folders holding tracked paths. Two git processes, side by side.
+ */
+async function listedByGit(
+  checkout: string,
+  env: Record<string, string>,
+): Promise<{ rewrite: boolean; strays: Buffer[] }> {
+  const [deleted, paths] = await Promise.all([
+    git(deletedListing, checkout, { env }),
+    git(["ls-files", "-z"], checkout, { env }),
+  ]);
+  const tracked = trackedFolders(paths.split("\0").filter((path) => path !== ""));
+  const latin1 = (names: Iterable<string>) => [...names].map((name) => Buffer.from(name).toString("latin1"));
+  return {
+    rewrite: deleted !== "" || paths.includes("\uFFFD"),
+    strays: strayCheckoutFiles(checkout, latin1(tracked.folders), new Set(latin1(tracked.attributes))),
+  };
 }
 
 /**

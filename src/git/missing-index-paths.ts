@@ -10,6 +10,7 @@
  * damaged file) is no answer: the caller asks git.
  */
 import { closeSync, lstatSync, openSync, readFileSync, readSync } from "../files/node-fs.ts";
+import { attributesName, strayCheckoutFiles } from "./stray-checkout-files.ts";
 
 /** More entries than this are listed by git (its lstats cost less than a process start for fewer). */
 export const maximumIndexEntries = 2000;
@@ -55,8 +56,11 @@ export function missingIndexPaths(
   indexFile: string,
   checkout: string,
   hashBytes: 20 | 32,
-  /** Given, the submodule entries whose folder is there are added to it. */
-  submodules?: Buffer[],
+  /**
+   * Given, the submodule entries whose folder is there are added to `submodules`, and the stray files
+   * (stray-checkout-files.ts) of the real folders that hold the index's paths to `strays`.
+   */
+  found?: { submodules: Buffer[]; strays: Buffer[] },
 ): Buffer[] | undefined {
   let bytes: Buffer;
   try {
@@ -70,7 +74,8 @@ export function missingIndexPaths(
   if ((version !== 2 && version !== 3) || count > maximumIndexEntries) return undefined;
   const nameStart = statBytes + hashBytes + 2;
   const folder = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
-  const realFolders = new Map<string, boolean>();
+  const realFolders = new Map<string, boolean>([["", true]]);
+  const trackedAttributes = new Set<string>();
   const missing: Buffer[] = [];
   let offset = headerBytes;
   for (let entry = 0; entry < count; entry++) {
@@ -87,16 +92,24 @@ export function missingIndexPaths(
       // A folder where a file (not a submodule) was is that file deleted, as git sees it.
       if (present && lstatSync(Buffer.concat([folder, name])).isDirectory()) {
         present = (bytes.readUInt32BE(offset + modeAt) & typeBits) === gitlinkType;
-        if (present) submodules?.push(Buffer.from(name));
+        if (present) found?.submodules.push(Buffer.from(name));
       }
     } catch {
       present = false;
     }
     if (!present) missing.push(Buffer.from(name));
+    const slash = name.lastIndexOf(0x2f);
+    if (name.toString("latin1", slash + 1) === attributesName)
+      trackedAttributes.add(slash < 0 ? "" : name.toString("latin1", 0, slash));
     // Padded with 1 to 8 NULs to a multiple of 8 bytes.
     offset += (nameStart + name.length + 8) & ~7;
   }
-  return onlyOwnEntries(bytes, offset, hashBytes) ? missing : undefined;
+  if (!onlyOwnEntries(bytes, offset, hashBytes)) return undefined;
+  if (found) {
+    const real = [...realFolders].filter(([, isReal]) => isReal).map(([key]) => key);
+    found.strays.push(...strayCheckoutFiles(checkout, real, trackedAttributes));
+  }
+  return missing;
 }
 
 /** Whether every folder on `name`'s way in `folder` is a real folder (answers kept in `known`). */
