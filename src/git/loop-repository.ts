@@ -18,7 +18,12 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checkout-git-refresh.ts";
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
-import { indexEntryCount, maximumIndexEntries, missingIndexPaths } from "./missing-index-paths.ts";
+import {
+  indexEntryCount,
+  indexStrayFiles,
+  maximumIndexEntries,
+  missingIndexPaths,
+} from "./missing-index-paths.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
 import { attributesName, strayCheckoutFiles, trackedFolders } from "./stray-checkout-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
@@ -191,9 +196,11 @@ export async function checkOut(
     const listed = small ? missingIndexPaths(indexFile, checkout, hashBytes, found) : undefined;
     if (listed) rewrite ||= listed.length > 0;
     else {
-      const byGit = await listedByGit(checkout, env);
+      // A large index of a form the reader takes gives its folders without a process; git lists the rest.
+      const strays = hashBytes && indexStrayFiles(indexFile, checkout, hashBytes);
+      const byGit = await listedByGit(checkout, env, strays === undefined);
       rewrite ||= byGit.rewrite;
-      found.strays = byGit.strays;
+      found.strays = strays ?? byGit.strays;
     }
   }
   emptyFolders(checkout, found.submodules);
@@ -212,16 +219,17 @@ export async function checkOut(
 
 /**
  * What `missingIndexPaths` finds, asked of git for an index it does not read: whether tracked files
- * are missing (or a path could not be looked at: a name that is not UTF-8), and the stray files of the
- * folders holding tracked paths. Two git processes, side by side.
+ * are missing (or a path could not be looked at: a name that is not UTF-8), and `withStrays`, the
+ * stray files of the folders holding tracked paths (a second git process, side by side).
  */
 async function listedByGit(
   checkout: string,
   env: Record<string, string>,
+  withStrays: boolean,
 ): Promise<{ rewrite: boolean; strays: Buffer[] }> {
   const [deleted, paths] = await Promise.all([
     git(deletedListing, checkout, { env }),
-    git(["ls-files", "-z"], checkout, { env }),
+    withStrays ? git(["ls-files", "-z"], checkout, { env }) : "",
   ]);
   const tracked = trackedFolders(paths.split("\0").filter((path) => path !== ""));
   const latin1 = (names: Iterable<string>) => [...names].map((name) => Buffer.from(name).toString("latin1"));

@@ -7,10 +7,15 @@
  * through a symlinked folder: a gate could hide a tracked folder's files behind one.) Starting git
  * costs far more than reading a small index and a few lstats. Anything this reader is not
  * sure of (another version, an extended entry, a split or sparse index, a large index, a truncated or
- * damaged file) is no answer: the caller asks git.
+ * damaged file) is no answer: the caller asks git. The same reader gives the folders holding the
+ * index's paths, whose stray files (stray-checkout-files.ts) `checkOut` removes, for an index of any size.
  */
 import { closeSync, lstatSync, openSync, readFileSync, readSync } from "../files/node-fs.ts";
-import { attributesName, strayCheckoutFiles } from "./stray-checkout-files.ts";
+import {
+  attributesName,
+  strayCheckoutFiles,
+  trackedFolders as trackedFoldersOf,
+} from "./stray-checkout-files.ts";
 
 /** More entries than this are listed by git (its lstats cost less than a process start for fewer). */
 export const maximumIndexEntries = 2000;
@@ -62,6 +67,74 @@ export function missingIndexPaths(
    */
   found?: { submodules: Buffer[]; strays: Buffer[] },
 ): Buffer[] | undefined {
+  const entries = indexEntries(indexFile, hashBytes, maximumIndexEntries);
+  if (!entries) return undefined;
+  const folder = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
+  const realFolders = new Map<string, boolean>([["", true]]);
+  const missing: Buffer[] = [];
+  const attributes = new Set<string>();
+  for (const { name, mode } of entries) {
+    let present = onRealFolders(folder, name, realFolders);
+    try {
+      // A folder where a file (not a submodule) was is that file deleted, as git sees it.
+      if (present && lstatSync(Buffer.concat([folder, name])).isDirectory()) {
+        present = (mode & typeBits) === gitlinkType;
+        if (present) found?.submodules.push(Buffer.from(name));
+      }
+    } catch {
+      present = false;
+    }
+    if (!present) missing.push(Buffer.from(name));
+    if (isAttributesFile(name))
+      attributes.add(name.toString("latin1", 0, Math.max(name.lastIndexOf(0x2f), 0)));
+  }
+  if (found) {
+    const real = [...realFolders].filter(([, isReal]) => isReal).map(([key]) => key);
+    found.strays.push(...strayCheckoutFiles(checkout, real, attributes));
+  }
+  return missing;
+}
+
+/**
+ * The stray files (stray-checkout-files.ts) of `checkout`'s folders that hold the paths of the index
+ * file `indexFile`, however many entries it has (only the folders are looked at); undefined when the
+ * index is not one this reader is sure of (see above: the caller asks git).
+ */
+export function indexStrayFiles(
+  indexFile: string,
+  checkout: string,
+  hashBytes: 20 | 32,
+): Buffer[] | undefined {
+  const entries = indexEntries(indexFile, hashBytes, Number.POSITIVE_INFINITY);
+  if (!entries) return undefined;
+  const { folders, attributes } = trackedFolders(entries);
+  return strayCheckoutFiles(checkout, folders, attributes);
+}
+
+/** The folders holding the `entries` and those where a `.gitattributes` is tracked (latin1 names). */
+function trackedFolders(entries: readonly { name: Buffer }[]) {
+  return trackedFoldersOf(entries.map(({ name }) => name.toString("latin1")));
+}
+
+const attributesBytes = Buffer.from(`/${attributesName}`);
+
+/** Whether the index path `name` is a `.gitattributes` (at the root or in a folder). */
+function isAttributesFile(name: Buffer): boolean {
+  const length = attributesBytes.length;
+  return name.length === length - 1
+    ? attributesBytes.compare(name, 0, length - 1, 1) === 0
+    : name.length > length && attributesBytes.compare(name, name.length - length) === 0;
+}
+
+/**
+ * The entries (name, mode) of the index file at `path`, of at most `maximum` entries, when it is one
+ * this reader is sure of (see above); else undefined.
+ */
+function indexEntries(
+  indexFile: string,
+  hashBytes: 20 | 32,
+  maximum: number,
+): { name: Buffer; mode: number }[] | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexFile);
@@ -71,12 +144,9 @@ export function missingIndexPaths(
   if (bytes.length < headerBytes || bytes.readUInt32BE(0) !== signature) return undefined;
   const version = bytes.readUInt32BE(4);
   const count = bytes.readUInt32BE(8);
-  if ((version !== 2 && version !== 3) || count > maximumIndexEntries) return undefined;
+  if ((version !== 2 && version !== 3) || count > maximum) return undefined;
   const nameStart = statBytes + hashBytes + 2;
-  const folder = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
-  const realFolders = new Map<string, boolean>([["", true]]);
-  const trackedAttributes = new Set<string>();
-  const missing: Buffer[] = [];
+  const entries: { name: Buffer; mode: number }[] = [];
   let offset = headerBytes;
   for (let entry = 0; entry < count; entry++) {
     if (offset + nameStart > bytes.length) return undefined;
@@ -87,29 +157,11 @@ export function missingIndexPaths(
     const name = bytes.subarray(offset + nameStart, end);
     // The length in the flags is the name's, up to 0xFFF (longer names say 0xFFF).
     if ((flags & 0xfff) !== Math.min(name.length, 0xfff) || name.length === 0) return undefined;
-    let present = onRealFolders(folder, name, realFolders);
-    try {
-      // A folder where a file (not a submodule) was is that file deleted, as git sees it.
-      if (present && lstatSync(Buffer.concat([folder, name])).isDirectory()) {
-        present = (bytes.readUInt32BE(offset + modeAt) & typeBits) === gitlinkType;
-        if (present) found?.submodules.push(Buffer.from(name));
-      }
-    } catch {
-      present = false;
-    }
-    if (!present) missing.push(Buffer.from(name));
-    const slash = name.lastIndexOf(0x2f);
-    if (name.toString("latin1", slash + 1) === attributesName)
-      trackedAttributes.add(slash < 0 ? "" : name.toString("latin1", 0, slash));
+    entries.push({ name, mode: bytes.readUInt32BE(offset + modeAt) });
     // Padded with 1 to 8 NULs to a multiple of 8 bytes.
     offset += (nameStart + name.length + 8) & ~7;
   }
-  if (!onlyOwnEntries(bytes, offset, hashBytes)) return undefined;
-  if (found) {
-    const real = [...realFolders].filter(([, isReal]) => isReal).map(([key]) => key);
-    found.strays.push(...strayCheckoutFiles(checkout, real, trackedAttributes));
-  }
-  return missing;
+  return onlyOwnEntries(bytes, offset, hashBytes) ? entries : undefined;
 }
 
 /** Whether every folder on `name`'s way in `folder` is a real folder (answers kept in `known`). */

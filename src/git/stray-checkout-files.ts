@@ -22,7 +22,10 @@ export function trackedFolders(paths: Iterable<string>): { folders: Set<string>;
   for (const path of paths) {
     const slash = path.lastIndexOf("/");
     const folder = slash < 0 ? "" : path.slice(0, slash);
-    if (path.slice(slash + 1) === attributesName) attributes.add(folder);
+    if (path.endsWith(attributesName) && path.length - slash - 1 === attributesName.length)
+      attributes.add(folder);
+    // A folder is added with all its parents: once known, nothing above it is new.
+    if (folders.has(folder)) continue;
     for (let at = path.indexOf("/"); at >= 0; at = path.indexOf("/", at + 1)) folders.add(path.slice(0, at));
   }
   return { folders, attributes };
@@ -49,12 +52,8 @@ export function strayCheckoutFiles(
     for (const name of names) {
       if (name === attributesName && attributes.has(folder)) continue;
       const path = Buffer.concat([prefix, Buffer.from(name)]);
-      try {
-        lstatSync(path);
-        strays.push(path);
-      } catch {
-        // Not there: nothing to remove.
-      }
+      // No exception for a missing file (the usual answer): building one costs more than the lstat.
+      if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) strays.push(path);
     }
   }
   return strays;
