@@ -20,6 +20,7 @@ import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import { indexEntryCount, maximumIndexEntries, missingIndexPaths } from "./missing-index-paths.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
+import { repositoryPaths } from "./repository-paths.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -56,30 +57,6 @@ export async function openLoopRepository(root: string, directory: string): Promi
     await copyFile(exclude, join(directory, "info", "exclude")).catch(() => {});
   }
   return { root, objectDirectory: resolve(root, objects), directory };
-}
-
-/**
- * Where the user's repository at `root` keeps its objects and its `info/exclude`, asked of git once per
- * process and repository: every loop of a repository (the service runs many) shares the answer. A
- * failed answer is not kept.
- */
-const pathsByRoot = new Map<string, Promise<{ objects: string; exclude: string }>>();
-
-function repositoryPaths(root: string): Promise<{ objects: string; exclude: string }> {
-  let paths = pathsByRoot.get(root);
-  if (!paths) {
-    paths = git(
-      ["rev-parse", "--path-format=absolute", "--git-path", "objects", "--git-path", "info/exclude"],
-      root,
-      { trim: true },
-    ).then((output) => {
-      const [objects, exclude] = output.split("\n");
-      return { objects, exclude };
-    });
-    pathsByRoot.set(root, paths);
-    paths.catch(() => pathsByRoot.delete(root));
-  }
-  return paths;
 }
 
 /** The tracked files of the checkout that are missing: `checkOut` writes them again. */
