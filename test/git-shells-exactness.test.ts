@@ -9,7 +9,14 @@ import { existsSync } from "node:fs";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { gitBytes, gitResult, gitSequence, setShellRunner, startsNoProgram } from "../src/git/git.ts";
+import {
+  gitBytes,
+  gitResult,
+  gitSequence,
+  setShellRunner,
+  startsNoProgram,
+  startsNoProgramWithoutPromisor,
+} from "../src/git/git.ts";
 import { gitShellPids, useGitShells } from "../src/git/git-shells.ts";
 import { newFolder, newRepository } from "./git-fixtures.ts";
 
@@ -20,6 +27,11 @@ async function fakeGit(): Promise<string> {
   const folder = await newFolder("exact-fake-git");
   const script = `#!${process.execPath}
 const mode = process.argv.at(-1);
+if (process.argv.includes("config")) {
+  const line = process.env.FAKE_PROMISOR;
+  if (line) process.stdout.write(line + "\\n");
+  process.exit(line ? 0 : 1);
+}
 if (mode === "report") process.stdout.write(JSON.stringify({ env: process.env, parent: process.ppid }));
 else if (mode === "selfkill") process.kill(process.pid, "SIGKILL");
 else if (mode === "linger") {
@@ -175,6 +187,64 @@ describe("git through shells: execFile's answers in the hard cases", () => {
       startsNoProgram(["add"], { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }),
       false,
     );
+  });
+
+  it("a diff-tree with no external diff and no text conversion starts no program but a lazy fetch", () => {
+    const patch = [
+      "-c",
+      "core.quotePath=false",
+      "diff-tree",
+      "--stdin",
+      "-p",
+      "--no-ext-diff",
+      "--no-textconv",
+    ];
+    assert.equal(startsNoProgram(patch), false);
+    assert.equal(startsNoProgramWithoutPromisor(patch), true);
+    assert.equal(startsNoProgramWithoutPromisor(["diff-tree", "-p", "--no-ext-diff"]), false);
+    assert.equal(startsNoProgramWithoutPromisor(["diff-tree", "-p", "--no-textconv"]), false);
+    assert.equal(startsNoProgramWithoutPromisor([...patch, "--ext-diff"]), false);
+    assert.equal(startsNoProgramWithoutPromisor([...patch, "--textconv"]), false);
+    assert.equal(startsNoProgramWithoutPromisor(["-c", "diff.x.command=cat", ...patch]), false);
+    assert.equal(startsNoProgramWithoutPromisor(["diff", "-p", "--no-ext-diff", "--no-textconv"]), false);
+    for (const variable of ["GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_EXTERNAL_DIFF"])
+      assert.equal(startsNoProgramWithoutPromisor(patch, { [variable]: "x" }), false, variable);
+  });
+
+  it("in a partial clone such a diff-tree's output is waited for as any git's that may start a program", async () => {
+    // The fake git's configuration names a promisor remote: a process it leaves behind (as a lazy fetch
+    // would) still writes into this request's output, never the next one's.
+    const env = {
+      PATH: `${await fakeGit()}:${process.env.PATH}`,
+      FAKE_PROMISOR: "remote.origin.promisor true",
+    };
+    const cwd = await newFolder("partial-clone");
+    useGitShells();
+    const patch = ["diff-tree", "--no-ext-diff", "--no-textconv", "linger"];
+    const first = await gitResult(patch, cwd, { env });
+    const second = await gitResult(["slow"], cwd, { env });
+    assert.deepEqual(first, { code: 0, stdout: "first\nLATE\n", stderr: "LATE-ERR\n", timedOut: false });
+    assert.deepEqual(second, { code: 0, stdout: "second\n", stderr: "", timedOut: false });
+  });
+
+  it("a diff-tree's patch through the shells is the one git prints started from this process", async () => {
+    const repo = await newRepository({ "a.txt": "one\n", ".gitattributes": "*.txt diff=x\n" });
+    await writeFile(join(repo, "a.txt"), "two\n");
+    await gitResult(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two"], repo);
+    const args = [
+      "-c",
+      "core.quotePath=false",
+      "diff-tree",
+      "-r",
+      "-p",
+      "--no-ext-diff",
+      "--no-textconv",
+      "HEAD~1",
+      "HEAD",
+    ];
+    const { spawned, shells } = await bothWays(() => gitResult(args, repo));
+    assert.deepEqual(shells, spawned);
+    assert.match(String((spawned as { stdout: string }).stdout), /^\+two$/m);
   });
 
   it("network commands (push, fetch, ls-remote) start git from this process", async () => {

@@ -33,6 +33,11 @@ const awkward = [
   "",
   "é ü 中文",
   "'\n) ; exit 0\n(",
+  // Values that end a line (as input: a here-document's body, which the shell must not read).
+  "ends a line\n",
+  "\n",
+  "EOF\n$HOME `date` $(date)\n\\\n\t\tindented\n",
+  "~00000000000000000000000000000000\n",
 ];
 
 /** A folder holding a fake `git`: a Node script that does what its last argument says. */
@@ -275,6 +280,50 @@ describe("git through waiting shells", () => {
     );
     assert.deepEqual(blobs, expected);
     assert.ok(gitShellPids().length <= 4);
+  });
+
+  it("a sequence whose output is kept fails when a later command fails, and stops where onlyIf says", async () => {
+    useGitShells();
+    const root = await newRepository({ "a.txt": "a\n" });
+    const head = await git(["rev-parse", "HEAD"], root, { trim: true });
+    const other = "0".repeat(40);
+    // The branch is not at `other`: the commit is made, the move refused, the whole sequence fails.
+    await assert.rejects(
+      gitSequence(
+        [
+          [...setupIdentity, "commit-tree", `${head}^{tree}`, "-p", head, "-F", "-"],
+          ["update-ref", "refs/heads/main", keptOutput, other],
+        ],
+        root,
+        { input: "message\n", trim: true, resultOf: 0 },
+      ),
+      (error: unknown) => error instanceof GitError && /update-ref/.test(error.message),
+    );
+    assert.equal(await git(["rev-parse", "refs/heads/main"], root, { trim: true }), head);
+    // The kept output is not what onlyIf asks: it is the answer, and nothing after it runs.
+    const tree = await gitSequence(
+      [
+        ["rev-parse", `${head}^{tree}`],
+        ["update-ref", "refs/heads/moved", head],
+      ],
+      root,
+      { trim: true, resultOf: 0, onlyIf: other },
+    );
+    assert.equal(tree, await git(["rev-parse", `${head}^{tree}`], root, { trim: true }));
+    assert.equal((await gitResult(["rev-parse", "--verify", "--quiet", "refs/heads/moved"], root)).code, 1);
+    // And when it is, the rest runs.
+    await gitSequence(
+      [
+        ["rev-parse", head],
+        ["update-ref", "refs/heads/moved", head],
+      ],
+      root,
+      {
+        resultOf: 0,
+        onlyIf: head,
+      },
+    );
+    assert.equal(await git(["rev-parse", "refs/heads/moved"], root, { trim: true }), head);
   });
 
   it("quotes for the shell so that it reads back exactly the value", async () => {

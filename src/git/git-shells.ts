@@ -196,7 +196,8 @@ function decode(bytes: Buffer, request: ShellRequest): string | Buffer {
 
 /**
  * The request's text: `cd` to its folder (answering `nocwd` when that fails), then in a subshell the
- * environment, the parameters (`set --`) and the script, with stdin the input or /dev/null, its stdout
+ * environment, the parameters (`set --`) and the script, with stdin the input (a here-document when it
+ * ends a line, else a pipe from printf) or /dev/null, its stdout
  * and stderr fresh pipes each copied by a `cat` onto the shell's own (descriptor 5 holds the shell's
  * stdout inside `$(...)`, whose stdout carries the status, on descriptor 3); the shell that waits for
  * the subshell has its stderr on /dev/null (dash's `Killed` is not git's output). A request whose git
@@ -220,17 +221,27 @@ function requestText(request: ShellRequest, marker: string): string | undefined 
   }
   for (const parameter of request.parameters) size += Buffer.byteLength(parameter) + 1;
   if (size > maximumRequestBytes) return undefined;
+  // Input that ends a line is a here-document (delimited by the marker, which no input holds: dash
+  // writes it into a pipe itself); other input comes through a pipe from printf, a process more.
+  const inputRedirection =
+    request.input === "" ? "</dev/null " : request.input.endsWith("\n") ? `<<'${marker}' ` : "";
   const subshell = [
     "(",
-    // cd exported PWD and OLDPWD in the shell; the command's environment says what they are.
+    // The physical folder `cd -P` made current, for a script that needs it (`gitSequence`), then
+    // PWD and OLDPWD, which cd exported in the shell, as the command's environment says they are.
+    "lw_pwd=$PWD",
     "unset PWD OLDPWD",
     ...exports,
     `set -- ${request.parameters.map(shellQuote).join(" ")}`,
     `lw_git=${shellQuote(request.executable)}`,
     request.script,
-    `) ${request.input === "" ? "</dev/null " : ""}2>&6 3>&- 6>&-`,
+    `) ${inputRedirection}2>&6 3>&- 6>&-`,
+    ...(inputRedirection.startsWith("<<") ? [`${request.input}${marker}`] : []),
   ].join("\n");
-  const git = request.input === "" ? subshell : `printf '%s' ${shellQuote(request.input)} | ${subshell}`;
+  const git =
+    request.input === "" || inputRedirection !== ""
+      ? subshell
+      : `printf '%s' ${shellQuote(request.input)} | ${subshell}`;
   // A git that starts no other program leaves no writer behind: its output on the shell's own pipes.
   const run = request.startsNoProgram
     ? ["{", git, "lw_status=$?; } 6>&2 2>/dev/null"]

@@ -75,7 +75,8 @@ export interface ShellRequest {
   /** Kill git (and what it started) after this many milliseconds; 0: no limit. */
   timeoutMs: number;
   /**
-   * Every git command of the script starts no other program (`startsNoProgram`): once they ended, no
+   * Every git command of the script starts no other program (`startsNoProgram`, or
+   * `startsNoProgramWithoutPromisor` in a repository without a promisor remote): once they ended, no
    * process is left that could still write their output.
    */
   startsNoProgram: boolean;
@@ -113,6 +114,7 @@ async function throughShell(
   if (!shellRunner) return undefined;
   const executable = gitExecutable(env.PATH);
   if (!isAbsolute(executable)) return undefined;
+  const free = options.commands.every((command) => startsNoProgram(command, env));
   const answer = await shellRunner({
     script,
     parameters,
@@ -123,7 +125,12 @@ async function throughShell(
     encoding: options.encoding,
     maximumOutputBytes: maxOutputBytes,
     timeoutMs: options.timeoutMs ?? 0,
-    startsNoProgram: options.commands.every((command) => startsNoProgram(command, env)),
+    startsNoProgram:
+      free ||
+      (options.commands.every(
+        (command) => startsNoProgram(command, env) || startsNoProgramWithoutPromisor(command, env),
+      ) &&
+        (await hasNoPromisorRemote(cwd, env))),
   }).catch((error: Error) => {
     throw new Error(`cannot run git in ${cwd}: ${error.message}`);
   });
@@ -200,6 +207,69 @@ export function startsNoProgram(args: readonly string[], env: NodeJS.ProcessEnv 
   if (!free) return false;
   return !args.some((argument) => /^(--filters|--textconv|-S|--gpg-sign|--ext-diff)/.test(argument));
 }
+
+/**
+ * Whether `git <args>` starts no other program in a repository without a promisor remote (not a
+ * partial clone), whatever its configuration: a `diff-tree` that prints no external diff and converts
+ * no text (`--no-ext-diff --no-textconv`), with no setting on its command line but `core.quotePath`
+ * and none given by a variable. What is left of the configuration (drivers' `xfuncname`, `binary`,
+ * colours, rename limits) changes what it prints, never what it runs; the submodule settings that run
+ * a `git diff` in a submodule are the porcelain's, which `diff-tree` does not read. Its only way to
+ * start a program is then the lazy fetch of an object missing from a partial clone.
+ */
+export function startsNoProgramWithoutPromisor(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): boolean {
+  if (subcommandOf(args) !== "diff-tree") return false;
+  if (!args.includes("--no-ext-diff") || !args.includes("--no-textconv")) return false;
+  if (args.some((argument) => /^(--ext-diff|--textconv)/.test(argument))) return false;
+  for (let index = 0; index < args.length; index++)
+    if (args[index] === "-c" && !/^core\.quotePath=/i.test(args[index + 1] ?? "")) return false;
+  return (
+    env.GIT_CONFIG_PARAMETERS === undefined &&
+    env.GIT_CONFIG_COUNT === undefined &&
+    env.GIT_CONFIG === undefined &&
+    env.GIT_EXTERNAL_DIFF === undefined
+  );
+}
+
+/**
+ * Whether the repository at `cwd`, with `env`, has no promisor remote (`extensions.partialClone`, or a
+ * remote with `promisor` set): asked of git once per process, folder and configuration variables (a
+ * repository made a partial clone while a loop runs is not seen until the next run). Any doubt (git
+ * fails, prints anything) is false.
+ */
+function hasNoPromisorRemote(cwd: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const key = [
+    cwd,
+    ...Object.entries(env)
+      .filter(([name]) => configurationVariable.test(name))
+      .sort()
+      .flat(),
+  ].join("\0");
+  let answer = promisorFree.get(key);
+  if (!answer) {
+    if (promisorFree.size >= 1000) promisorFree.clear();
+    // In the request's own environment (every variable of it: this adds none and removes none).
+    const same = Object.fromEntries(
+      Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
+    answer = gitResult(
+      ["config", "--get-regexp", "^(extensions\\.partialclone|remote\\..*\\.promisor)$"],
+      cwd,
+      { env: same },
+    )
+      .then((result) => result.code === 1 && result.stdout === "")
+      .catch(() => false);
+    promisorFree.set(key, answer);
+  }
+  return answer;
+}
+
+/** Variables that say which configuration git reads. */
+const configurationVariable = /^(GIT_|HOME$|XDG_CONFIG_HOME$)/;
+const promisorFree = new Map<string, Promise<boolean>>();
 
 /** The script of one git command for a waiting shell. */
 const singleCommand = `exec "$lw_git" "$@"`;
@@ -460,23 +530,29 @@ export async function gitSequence(
     parameters.push(value);
     return `"\${${parameters.length}}"`;
   };
+  const last = commands.length - 1;
   const lines = commands.map((command, index) => {
     const names = ["--no-pager", ...neutralisingArguments, ...command]
       .map((argument) => (index > resultOf && argument === keptOutput ? `"$lw_kept"` : name(argument)))
       .join(" ");
+    // The last command is the script's last (its status is the script's): the shell starts it in its
+    // own place (exec), one process fewer.
+    if (index === last && index !== resultOf) return `"$lw_git" ${names} >/dev/null`;
     if (index !== resultOf) return `"$lw_git" ${names} >/dev/null || exit`;
     // The last command's output, when nothing needs it kept, is passed on as it is (NULs included).
     if (!captured) return `"$lw_git" ${names}`;
-    // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one).
+    // Kept without its trailing newlines (and never with a NUL: a shell variable cannot hold one),
+    // printed at once: a command after it that fails fails the sequence, whatever was printed.
     const kept = `lw_kept=$("$lw_git" ${names}) || exit`;
-    if (options.onlyIf === undefined) return kept;
-    return `${kept}\n[ "$lw_kept" = ${name(options.onlyIf)} ] || { printf '%s\\n' "$lw_kept"; exit 0; }`;
+    const print = `printf '%s\\n' "$lw_kept"`;
+    if (options.onlyIf === undefined) return `${kept}\n${print}`;
+    return `${kept}\n[ "$lw_kept" = ${name(options.onlyIf)} ] || { ${print}; exit 0; }\n${print}`;
   });
-  if (captured) lines.push(`printf '%s\\n' "$lw_kept"`);
   // What dash started from this process exports: the inherited PWD when it names this folder, else the
-  // physical path (a no-op there; a waiting shell exports the environment's PWD as it is).
+  // physical path (a no-op there; a waiting shell exports the environment's PWD as it is, and names the
+  // physical path, which its `cd -P` found, in `lw_pwd`: no process to ask `pwd -P`).
   lines.unshift(
-    `{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=$(pwd -P); export PWD`,
+    `{ [ "\${PWD#/}" != "$PWD" ] && [ "$PWD" -ef . ]; } 2>/dev/null || PWD=\${lw_pwd:-$(pwd -P)}; export PWD`,
   );
   for (const command of commands) traceGit(command);
   const args = commands.flatMap((command, index) => (index === 0 ? command : ["&&", "git", ...command]));
@@ -491,7 +567,7 @@ export async function gitSequence(
     if (answer.code !== 0) throw new GitError(args, cwd, { ...answer, stdout });
     return options.trim ? stdout.trimEnd() : stdout;
   }
-  const script = `lw_git=$0\n${lines.join("\n")}`;
+  const script = `lw_git=$0 lw_pwd=\n${lines.join("\n")}`;
   const pending = execFileAsync<string>("/bin/sh", ["-c", script, executable, ...parameters], {
     cwd,
     env: shellEnv,

@@ -76,3 +76,59 @@ export function takePreparedMakerCheckout(context: RunContext): string | undefin
 export function dropPreparedMakerCheckout(context: RunContext): void {
   preparedMakerCheckouts.delete(context);
 }
+
+/**
+ * The gates' checkout of a commit just made, started by the commit step as soon as the commit exists, so
+ * that it runs while the change is screened (git on one core, the screen on the other). Nothing runs in
+ * the gates' folder between the two steps: only the step after the screen takes it (`takeEarlyGateCheckout`),
+ * and every other step waits for it to end first (`executeAction`). Held in this process's memory only: a
+ * controller that died leaves nothing, and the next one checks out as before.
+ */
+interface EarlyGateCheckout {
+  sha: string;
+  /** What the gates' index held before (for re-running setup when lockfiles changed), once known. */
+  previous?: string;
+  /** Resolves true once the checkout is made, false when it failed (the step then checks out itself). */
+  done: Promise<boolean>;
+}
+
+const earlyGateCheckouts = new WeakMap<RunContext, EarlyGateCheckout>();
+
+/**
+ * Starts checking out `sha` in the gates' folder (see `EarlyGateCheckout`), noting first what it held
+ * (`previousOf`) as the gate step would. One at a time: a checkout still running is waited for.
+ */
+export function startEarlyGateCheckout(
+  context: RunContext,
+  sha: string,
+  previousOf: () => Promise<string>,
+  checkOutGates: () => Promise<unknown>,
+): void {
+  const before = earlyGateCheckouts.get(context)?.done ?? Promise.resolve(true);
+  const early: EarlyGateCheckout = { sha, done: Promise.resolve(false) };
+  early.done = before.then(async () => {
+    try {
+      early.previous = await previousOf();
+      await checkOutGates();
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  earlyGateCheckouts.set(context, early);
+}
+
+/**
+ * The early checkout of the gates' folder, once it has ended, for the step about to run (and never
+ * again): its commit and what the folder held before, or undefined when none was started. `made` is
+ * false when it failed: the folder's state is unknown, and the step checks out itself.
+ */
+export async function takeEarlyGateCheckout(
+  context: RunContext,
+): Promise<{ sha: string; previous?: string; made: boolean } | undefined> {
+  const early = earlyGateCheckouts.get(context);
+  if (!early) return undefined;
+  earlyGateCheckouts.delete(context);
+  const made = await early.done;
+  return { sha: early.sha, previous: early.previous, made };
+}
