@@ -83,9 +83,14 @@ export async function bundleDist(options: BundleOptions): Promise<string> {
     target: "node24",
     entryNames: "[name]",
     chunkNames: "chunk-[hash]",
-    // A bundled CommonJS package's `require` of a Node builtin (esbuild's own shim throws in an ES module).
+    // A bundled CommonJS package's `require` of a Node builtin (esbuild's own shim throws in an ES module),
+    // made at its first call: most chunks never call it.
     banner: {
-      js: 'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);',
+      js: [
+        "let __createdRequire;",
+        "const require = (id) =>",
+        '  (__createdRequire ??= process.getBuiltinModule("node:module").createRequire(import.meta.url))(id);',
+      ].join("\n"),
     },
     keepNames: true,
     metafile: true,
