@@ -94,7 +94,8 @@ export async function bundleDist(options: BundleOptions): Promise<string> {
     },
     keepNames: true,
     metafile: true,
-    logLevel: "error",
+    // esbuild's errors are in what it throws (the build fails with them); not printed twice.
+    logLevel: "silent",
     plugins: [packagesOutside(), ownModuleUrls(code, outdir, extension)],
   });
   checkPackages(result.metafile, code);

@@ -17,6 +17,7 @@ import { type CliResult, createSandbox, type Sandbox } from "./support/loop-sand
 import { startService, stopService, submit, waitForStopped } from "./support/service-harness.ts";
 
 const root = new URL("..", import.meta.url).pathname;
+const tracer = new URL("./support/module-trace.mjs", import.meta.url).pathname;
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
 const loopSpec = `name: shipped
 goal: answer.txt says 42.
@@ -85,6 +86,41 @@ describe("the package as `npm run build` makes it, run from its bin without src/
     const shown = await shipped.cli(["show", "shipped", "--json"]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.equal((JSON.parse(shown.stdout) as { status: string }).status, "stopped");
+  });
+
+  test("ls and show load from the bundle what they load from the modules: no package, no heavy builtin", () => {
+    // A chunk's imports from outside the bundle load with it: a module sharing its chunk could add some.
+    for (const args of [["ls"], ["show", "shipped"]]) {
+      const trace = join(sandbox.root, `trace-${args[0]}.txt`);
+      const result = spawnSync(
+        process.execPath,
+        ["--import", tracer, join(pkg, "bin", "loopwright.js"), ...args],
+        {
+          cwd: sandbox.repo,
+          env: { ...sandbox.env, LOOPWRIGHT_FROM: "", LOOPWRIGHT_MODULE_TRACE: trace },
+          encoding: "utf8",
+        },
+      );
+      assert.equal(result.status, 0, result.stdout + result.stderr);
+      const loaded = readFileSync(trace, "utf8").split("\n").filter(Boolean);
+      assert.ok(
+        loaded.some((url) => url.includes("/dist/bundle/")),
+        "the bundle ran",
+      );
+      const unwanted = [
+        "/node_modules/",
+        "builtin:child_process",
+        "builtin:net",
+        "builtin:tty",
+        "builtin:crypto",
+        "builtin:worker_threads",
+      ];
+      assert.deepEqual(
+        loaded.filter((url) => unwanted.some((name) => url.includes(name))),
+        [],
+        `${args.join(" ")} from the bundle`,
+      );
+    }
   });
 
   test("a hook's stop runs its gate and blocks", async () => {
