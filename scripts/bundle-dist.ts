@@ -4,8 +4,8 @@
  * or Node starts as a script of its own (the service's controllers), and chunks they share. The hooks
  * have a bundle of their own, one file (scripts/bundle-hook-path.ts): through this one's chunks a hook
  * loaded 17 files instead of 2, and a hook process loads nothing of the CLI.
- * Why: Node resolving, reading and linking each module one by one was ~130 ms of `run`'s start and the
- * largest cost of a hook over a bare `node -e ''`. esbuild, a dev dependency, is the tool made for this.
+ * Why: Node resolving, reading and linking each module one by one was ~130 ms of a profiled `run`'s
+ * start (~310 files before the maker; ~130 from the bundle). esbuild, a dev dependency, does this.
  *
  * One build with code splitting: each module exists once (in one entry or chunk), so its state is one
  * whatever entry reached it, and an `import()` stays a chunk loaded when it runs. The packages on the
@@ -17,9 +17,10 @@
  * `import.meta.url` and `.dirname`/`.filename` are that module's, computed from the chunk's URL. dist/'s
  * per-module files therefore stay, and are what a `tsc`-only build runs. A module that starts a bundle
  * entry as a process by a path beside itself (`inBundleFolder`) resolves it in the bundle's folder.
- * Anything else the build cannot keep as it was fails the build: another `import.meta` property, an
- * `import.meta.resolve` of a relative path, a bundled package that uses `import.meta`, `__dirname` or
- * `__filename` (they would be the chunk's, or undefined in an ES module).
+ * `import.meta.resolve` resolves a relative path from the module's own URL, a package from the chunk's
+ * (the same node_modules). Anything else the build cannot keep as it was fails the build: another
+ * `import.meta` property, a bundled package that uses `import.meta`, `__dirname` or `__filename` (they
+ * would be the chunk's, or undefined in an ES module).
  *
  * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-dist.ts`); the tests also run
  * `bundleDist` on src/ into a package of their own.
@@ -41,8 +42,9 @@ export const bundleEntries = {
 export const bundleFolder = "bundle";
 
 /**
- * Packages bundled in (with what they import): those `run`, the read-only commands and the hooks load.
- * zod stays out: the AI SDK, which stays out, validates with it too.
+ * Packages bundled in (with what they import): those `run`, the read-only commands and `validate` load.
+ * zod stays out: the AI SDK, which stays out, validates with it too (and the spec parser's import of it
+ * keeps its English-only locale hook, src/core/spec-parser-import.ts).
  */
 export const bundledPackages = ["yaml", "picomatch", "croner", "@noble/hashes", "commander"];
 
