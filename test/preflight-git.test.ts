@@ -48,6 +48,26 @@ describe("validate's questions to git", () => {
     assert.equal(result.commands.length, 1, result.commands.join("\n"));
   });
 
+  test("validated again, a HEAD git confirmed is read from files: no git process, the same answer", async () => {
+    const path = await sandbox.spec(spec(), join(sandbox.root, "again.yaml"));
+    const first = await validate(sandbox, path);
+    assert.equal(first.code, 0, first.stderr);
+    const again = await validate(sandbox, path);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, first.stdout);
+    assert.deepEqual(again.commands, []);
+    // A new commit is git's to confirm, once.
+    await sandbox.git("commit", "-q", "--allow-empty", "-m", "moved");
+    const moved = await sandbox.git("rev-parse", "HEAD");
+    for (const expected of [1, 0]) {
+      const result = await validate(sandbox, path);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, new RegExp(`from HEAD \\(${moved.slice(0, 12)}\\)`));
+      assert.equal(result.commands.length, expected, result.commands.join("\n"));
+    }
+    await sandbox.git("reset", "-q", "--hard", head);
+  });
+
   test("a base naming a branch resolves to its commit", async () => {
     await sandbox.git("branch", "stable");
     const result = await validate(

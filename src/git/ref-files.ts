@@ -3,9 +3,8 @@
  * is one small file away. Anything unusual (a reftable, a symbolic ref, a name that is not a plain
  * path) is left to git.
  */
-import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { lstatSync } from "../files/node-fs.ts";
+import { lstatSync, readFileSync } from "../files/node-fs.ts";
 
 /** Text of ASCII characters only: a file read as latin1 is then the same text git's bytes are. */
 export function isAscii(text: string): boolean {
@@ -53,7 +52,8 @@ const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  * (no `.git` folder of its own (see `isOwnGitDirectory`), a name beyond ASCII, a symbolic ref, a loose ref that is a symbolic link — git reads it
  * as a symbolic ref, which a file read would follow elsewhere or find dangling and then trust a stale
  * packed line —, a name that is not a plain path, a branch found in neither file, a file being
- * rewritten): ask git then. The object is not checked to be a commit.
+ * rewritten): ask git then. The object is not checked to be a commit. The files are read synchronously
+ * (two small files at most): node:fs/promises alone loads nine more of Node's modules.
  */
 export async function readBranchFile(root: string, branch: string): Promise<string | undefined> {
   if (!isPlainBranchPath(branch)) return undefined;
@@ -63,17 +63,16 @@ export async function readBranchFile(root: string, branch: string): Promise<stri
   // may not read, a folder where the file should be) is git's to answer.
   let missing = false;
   const loosePath = join(dotGit, "refs", "heads", ...branch.split("/"));
-  if ((await lstat(loosePath).catch(() => undefined))?.isSymbolicLink()) return undefined;
-  const loose = await readFile(loosePath, "latin1").catch((error: NodeJS.ErrnoException) => {
+  if (isSymbolicLink(loosePath)) return undefined;
+  const loose = readOrUndefined(loosePath, (error) => {
     missing = error.code === "ENOENT" || error.code === "ENOTDIR";
-    return undefined;
   });
   if (!missing && loose === undefined) return undefined;
   if (loose !== undefined) {
     const name = loose.trim();
     return objectName.test(name) ? name : undefined;
   }
-  const packed = await readFile(join(dotGit, "packed-refs"), "latin1").catch(() => undefined);
+  const packed = readOrUndefined(join(dotGit, "packed-refs"), () => {});
   const suffix = ` refs/heads/${branch}`;
   for (const line of packed?.split("\n") ?? []) {
     if (!line.endsWith(suffix)) continue;
@@ -81,4 +80,23 @@ export async function readBranchFile(root: string, branch: string): Promise<stri
     return objectName.test(name) ? name : undefined;
   }
   return undefined;
+}
+
+/** The file's text as latin1, or undefined (`failed` is told why) when it cannot be read. */
+function readOrUndefined(path: string, failed: (error: NodeJS.ErrnoException) => void): string | undefined {
+  try {
+    return readFileSync(path, "latin1");
+  } catch (error) {
+    failed(error as NodeJS.ErrnoException);
+    return undefined;
+  }
+}
+
+/** Whether `path` is a symbolic link; false when it cannot be looked at (the read that follows says why). */
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

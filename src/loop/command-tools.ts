@@ -4,7 +4,6 @@
  * `npx <tool>` should be installed in the repository (else npx downloads it from the registry, at
  * every run, unpinned).
  */
-import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
 import { existsSync, readFileSync } from "../files/node-fs.ts";
 
@@ -29,6 +28,8 @@ export async function missingPythonModule(words: string[], directory: string): P
   if (words[index] !== "-m") return undefined;
   const module = words[index + 1];
   if (!module || !/^[\w.]+$/.test(module)) return undefined;
+  // node:child_process is taken when a module is asked about: importing it loads net and the streams.
+  const { execFile } = process.getBuiltinModule("node:child_process");
   const exitCode = await new Promise<number | null>((resolve) => {
     execFile(words[0], ["-c", findSpec, module], { cwd: directory, timeout: 15_000 }, (error) =>
       resolve(error ? (typeof error.code === "number" ? error.code : null) : 0),

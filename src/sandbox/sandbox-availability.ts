@@ -4,7 +4,6 @@
  * trivial command in it; elsewhere the reason, in one line, for `doctor` and the timeline. A success is
  * kept in the home and used while everything that decides it is unchanged (sandbox-probe-cache.ts).
  */
-import { execFile, spawnSync } from "node:child_process";
 import { bubblewrapArguments, readOnlyPlan } from "./sandbox-plan.ts";
 import {
   forgetProbeSuccess,
@@ -65,6 +64,9 @@ async function probeInBackground(): Promise<void> {
     cached = probe();
     return;
   }
+  // node:child_process is taken when a probe runs: importing it loads net and the streams, which a
+  // kept success (the usual case) never needs.
+  const { execFile } = process.getBuiltinModule("node:child_process");
   const outcome = await new Promise<{ error?: Error; status: number | null; stderr: string }>((resolve) => {
     execFile("bwrap", probeArguments(), { timeout: 10_000, encoding: "utf8" }, (error, _stdout, stderr) => {
       const code = (error as (Error & { code?: unknown }) | null)?.code;
@@ -107,6 +109,7 @@ function probeArguments(): string[] {
 function probe(): SandboxAvailability {
   if (process.platform !== "linux")
     return { available: false, reason: `no sandbox on ${process.platform} yet (bubblewrap is Linux only)` };
+  const { spawnSync } = process.getBuiltinModule("node:child_process");
   const result = spawnSync("bwrap", probeArguments(), {
     stdio: ["ignore", "ignore", "pipe"],
     encoding: "utf8",
