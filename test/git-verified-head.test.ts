@@ -136,3 +136,109 @@ test("the record keeps the most recently confirmed commits", async () => {
   rememberVerifiedCommit(home, answer);
   assert.deepEqual(await verifiedHeadAt(root, "HEAD", home), answer);
 });
+
+// Review findings: each case below is one where git fails HEAD^{commit} (or may, later) while the files
+// alone name an object git confirmed once; the files must then leave the answer to git.
+
+test("a repository whose objects live elsewhere (alternates, a shared clone) is git's", async () => {
+  const home = await newFolder("home");
+  const upstream = await newRepository({ "a.txt": "a\n" });
+  const shared = join(await newFolder("shared"), "repo");
+  await git(["clone", "-q", "--shared", upstream, shared], upstream);
+  await confirm(home, shared);
+  // The upstream may prune the commit at any time: git would then fail, the files would not know.
+  assert.equal(await verifiedHeadAt(shared, "HEAD", home), undefined);
+});
+
+test("loose refs git rejects are not read: leading or odd whitespace after the name", async () => {
+  const home = await newFolder("home");
+  const root = await newRepository({ "a.txt": "a\n" });
+  const answer = await confirm(home, root);
+  const loose = join(root, ".git", "refs", "heads", "main");
+  for (const text of [
+    ` ${answer.commit}\n`,
+    `${answer.commit}\u00a0\n`,
+    `${answer.commit}\v`,
+    `\t${answer.commit}`,
+  ]) {
+    await writeFile(loose, text, "latin1");
+    assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined, JSON.stringify(text));
+  }
+  await writeFile(loose, `${answer.commit}\r\n`);
+  assert.deepEqual(await verifiedHeadAt(root, "HEAD", home), answer, "git accepts a CR before the LF");
+});
+
+test("branch names git refuses are not read from files", async () => {
+  const home = await newFolder("home");
+  const root = await newRepository({ "a.txt": "a\n" });
+  const answer = await confirm(home, root);
+  for (const name of ["a.", "x@{y}", "ends.lock.", "@"]) {
+    await writeFile(join(root, ".git", "refs", "heads", name), `${answer.commit}\n`);
+    await writeFile(join(root, ".git", "HEAD"), `ref: refs/heads/${name}\n`);
+    assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined, name);
+  }
+});
+
+test("replacement refs at the time git answered, or under GIT_REPLACE_REF_BASE, keep the answer from being kept", async () => {
+  const home = await newFolder("home");
+  const root = await newRepository({ "a.txt": "a\n" });
+  const head = await git(["rev-parse", "HEAD"], root, { trim: true });
+  const blob = await git(["rev-parse", "HEAD:a.txt"], root, { trim: true });
+  // refs/heads/main names a blob that a replacement makes look like the commit.
+  await git(["replace", "-f", blob, head], root);
+  await writeFile(join(root, ".git", "refs", "heads", "main"), `${blob}\n`);
+  const replaced = await repositoryCommitAt(root, "HEAD");
+  assert.equal(replaced?.commit, blob, "git answers through the replacement");
+  if (replaced) rememberVerifiedCommit(home, replaced);
+  await git(["replace", "-d", blob], root);
+  assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined, "kept while a replacement was active");
+
+  const other = await newRepository({ "b.txt": "b\n" });
+  const previous = process.env.GIT_REPLACE_REF_BASE;
+  process.env.GIT_REPLACE_REF_BASE = "refs/alt-replace/";
+  try {
+    const answer = await repositoryCommitAt(other, "HEAD");
+    assert.ok(answer);
+    rememberVerifiedCommit(home, answer);
+    assert.equal(await verifiedHeadAt(other, "HEAD", home), undefined, "replacements elsewhere: git's");
+  } finally {
+    if (previous === undefined) delete process.env.GIT_REPLACE_REF_BASE;
+    else process.env.GIT_REPLACE_REF_BASE = previous;
+  }
+  assert.equal(await verifiedHeadAt(other, "HEAD", home), undefined, "not kept under the variable either");
+});
+
+test("a large packed-refs is git's to read (git searches it; reading it whole cost more than git)", async () => {
+  const home = await newFolder("home");
+  const root = await newRepository({ "a.txt": "a\n" });
+  const answer = await confirm(home, root);
+  const lines = ["# pack-refs with: peeled fully-peeled sorted "];
+  for (let index = 0; index < 20_000; index++)
+    lines.push(`${answer.commit} refs/pull/${String(index).padStart(6, "0")}/head`);
+  await writeFile(join(root, ".git", "packed-refs"), `${lines.join("\n")}\n`);
+  assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined);
+});
+
+test("a shallow or grafted repository is git's", async () => {
+  const home = await newFolder("home");
+  const root = await newRepository({ "a.txt": "a\n" });
+  const answer = await confirm(home, root);
+  await writeFile(join(root, ".git", "shallow"), `${answer.commit}\n`);
+  assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined, "shallow");
+  await rm(join(root, ".git", "shallow"));
+  await mkdir(join(root, ".git", "info"), { recursive: true });
+  await writeFile(join(root, ".git", "info", "grafts"), `${answer.commit}\n`);
+  assert.equal(await verifiedHeadAt(root, "HEAD", home), undefined, "grafts");
+});
+
+test("a record that cannot be written leaves no temporary file behind", async () => {
+  const home = await newFolder("home");
+  const root = await newRepository({ "a.txt": "a\n" });
+  await mkdir(verifiedCommitsPath(home), { recursive: true });
+  const answer = await repositoryCommitAt(root, "HEAD");
+  assert.ok(answer);
+  rememberVerifiedCommit(home, answer);
+  rememberVerifiedCommit(home, answer);
+  const { readdir } = await import("node:fs/promises");
+  assert.deepEqual(await readdir(join(home, "cache")), ["verified-commits.json"]);
+});

@@ -69,6 +69,9 @@ budget: { maxIterations: 1 }
   // read from git's files.
   for (const question of ["for-each-ref", "show-ref", "symbolic-ref", "worktree"])
     assert.equal(count(question), 0, commands.join(" "));
+  // One rev-parse (preflight's): it also finds where the loop's private git takes its objects from and
+  // the exclude file it copies, which are not asked again.
+  assert.equal(count("rev-parse"), 1, commands.join(" "));
 });
 
 test("the maker's first turn finds exactly the base commit's files, on the loop's branch at the base", async () => {

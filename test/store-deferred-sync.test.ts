@@ -271,3 +271,89 @@ test("a store's first append in a boot is flushed even when deferred: the boot i
   assert.ok((flushes.first ?? 0) >= 1, stderr);
   assert.equal(flushes.second ?? 0, 0, stderr);
 });
+
+test("a loop created with its first event: both in one transaction, the boot recorded, ids reserved after a reboot", async () => {
+  const path = join(temporary, "with-event.db");
+  const store = openSqliteStore(path);
+  const loop = { id: "first", name: "first", repoRoot: "/repo", specPath: "/spec", spec: { a: 1 } };
+  try {
+    const { loop: record, event } = await store.createLoopWithEvent(loop, {
+      type: "loop_created",
+      data: { base: "x" },
+      version: 2,
+    });
+    assert.equal(record.id, "first");
+    assert.deepEqual(await store.findLoop("first"), record);
+    assert.deepEqual(await store.readEvents("first"), [event]);
+    assert.equal(event.seq, 1);
+    assert.equal(event.version, 2);
+    assert.deepEqual(event.data, { base: "x" });
+    // The store's first append recorded the boot, as `appendEvent`'s does.
+    const facts = new DatabaseSync(path, { readOnly: true });
+    const boot = facts.prepare("SELECT value FROM store_facts WHERE name = 'boot'").get();
+    facts.close();
+    assert.ok(boot, "no boot recorded");
+    // A name taken in the repository: neither the loop nor an event is written.
+    await assert.rejects(
+      store.createLoopWithEvent({ ...loop, id: "second" }, { type: "loop_created", data: {} }),
+      /already exists/,
+    );
+    assert.equal(await store.findLoop("second"), undefined);
+    assert.deepEqual(await store.readEvents("second"), []);
+  } finally {
+    await store.close();
+  }
+  rebootedSince(path);
+  const afterReboot = openSqliteStore(path);
+  try {
+    const { event } = await afterReboot.createLoopWithEvent(
+      { ...loop, id: "third", name: "third" },
+      { type: "loop_created", data: {} },
+    );
+    assert.ok(event.id > 1_000_000, `id ${event.id}: no reservation after the reboot`);
+  } finally {
+    await afterReboot.close();
+  }
+});
+
+test("a loop created with its first event flushes the disk as one synced append does, not as two", {
+  skip: hasStrace ? false : "strace is not installed",
+}, async () => {
+  const { path, store } = await storeWithLoop("one-flush");
+  await store.close();
+  const script = `
+      const { openSqliteStore } = await import(${JSON.stringify(storeModule)});
+      const { writeSync } = await import("node:fs");
+      const store = openSqliteStore(${JSON.stringify(path)});
+      // The first write of a fresh WAL file creates it (flushing the file and its folder) whatever the mode.
+      await store.appendEvent("loop", "synced", {});
+      const loop = (id) => ({ id, name: id, repoRoot: "/repo", specPath: "/spec", spec: {} });
+      writeSync(2, "PHASE two\\n");
+      await store.createLoop(loop("a"));
+      await store.appendEvent("a", "loop_created", {});
+      writeSync(2, "PHASE one\\n");
+      await store.createLoopWithEvent(loop("b"), { type: "loop_created", data: {} });
+      writeSync(2, "PHASE end\\n");
+    `;
+  const { stderr } = await execFileAsync("strace", [
+    "-f",
+    "-qq",
+    "-e",
+    "trace=fsync,fdatasync,write",
+    "-e",
+    "signal=none",
+    process.execPath,
+    "--input-type=module",
+    "-e",
+    script,
+  ]);
+  const flushes: Record<string, number> = {};
+  let phase = "open";
+  for (const line of stderr.split("\n")) {
+    const marker = /PHASE (\w+)/.exec(line);
+    if (marker && line.includes("write(2")) phase = marker[1];
+    else if (/\b(fsync|fdatasync)\(/.test(line)) flushes[phase] = (flushes[phase] ?? 0) + 1;
+  }
+  assert.ok((flushes.one ?? 0) >= 1, stderr);
+  assert.equal(flushes.two, 2 * (flushes.one ?? 0), stderr);
+});

@@ -25,6 +25,7 @@ import {
   missingIndexPaths,
 } from "./missing-index-paths.ts";
 import { isPlainBranchPath } from "./ref-files.ts";
+import { repositoryPaths } from "./repository-paths.ts";
 import { attributesName, strayCheckoutFiles, trackedFolders } from "./stray-checkout-files.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
@@ -57,35 +58,30 @@ export async function openLoopRepository(root: string, directory: string): Promi
   );
   if (!exists) {
     await mkdir(directory, { recursive: true });
-    await git(["init", "--quiet", "--bare", "--template=", directory], directory, { env: noOutsideConfig });
+    // The fresh `.git` that its checkouts copy (`freshGitDirectory`) is made in the same git request
+    // (one round trip where two ran one after the other: each checkout's write waited on both).
+    const making = freshByDirectory.has(directory) ? undefined : join(directory, `fresh-git.${randomUUID()}`);
+    try {
+      if (making) await mkdir(making);
+      await gitSequence(
+        [
+          ["init", "--quiet", "--bare", "--template=", directory],
+          ...(making ? [["init", "--quiet", "--template=", making]] : []),
+        ],
+        directory,
+        { env: noOutsideConfig },
+      );
+    } catch (error) {
+      if (making) await rm(making, { recursive: true, force: true });
+      throw error;
+    }
+    if (making && !freshByDirectory.has(directory))
+      rememberFreshGit(directory, makeFreshGitDirectory(directory, making));
+    else if (making) await rm(making, { recursive: true, force: true });
     await mkdir(join(directory, "info"), { recursive: true });
     await copyFile(exclude, join(directory, "info", "exclude")).catch(() => {});
   }
   return { root, objectDirectory: resolve(root, objects), directory };
-}
-
-/**
- * Where the user's repository at `root` keeps its objects and its `info/exclude`, asked of git once per
- * process and repository: every loop of a repository (the service runs many) shares the answer. A
- * failed answer is not kept.
- */
-const pathsByRoot = new Map<string, Promise<{ objects: string; exclude: string }>>();
-
-function repositoryPaths(root: string): Promise<{ objects: string; exclude: string }> {
-  let paths = pathsByRoot.get(root);
-  if (!paths) {
-    paths = git(
-      ["rev-parse", "--path-format=absolute", "--git-path", "objects", "--git-path", "info/exclude"],
-      root,
-      { trim: true },
-    ).then((output) => {
-      const [objects, exclude] = output.split("\n");
-      return { objects, exclude };
-    });
-    pathsByRoot.set(root, paths);
-    paths.catch(() => pathsByRoot.delete(root));
-  }
-  return paths;
 }
 
 /** The tracked files of the checkout that are missing: `checkOut` writes them again. */
@@ -604,29 +600,43 @@ async function readContent(root: string): Promise<FreshGit["content"]> {
 }
 
 function freshGitDirectory(repository: LoopRepository): Promise<FreshGit> {
-  let fresh = freshByDirectory.get(repository.directory);
-  if (!fresh) {
-    fresh = makeFreshGitDirectory(repository.directory);
-    freshByDirectory.set(repository.directory, fresh);
-    fresh.catch(() => freshByDirectory.delete(repository.directory));
-  }
+  return (
+    freshByDirectory.get(repository.directory) ??
+    rememberFreshGit(repository.directory, makeFreshGitDirectory(repository.directory))
+  );
+}
+
+/** Keeps `fresh` as the private git directory's fresh `.git` (forgotten if it fails). */
+function rememberFreshGit(directory: string, fresh: Promise<FreshGit>): Promise<FreshGit> {
+  freshByDirectory.set(directory, fresh);
+  fresh.catch(() => {
+    if (freshByDirectory.get(directory) === fresh) freshByDirectory.delete(directory);
+  });
   return fresh;
 }
 
-async function makeFreshGitDirectory(directory: string): Promise<FreshGit> {
+/**
+ * The fresh `.git` of the private git directory `directory`, made there unless it is already; `made`: a
+ * folder in `directory` where `git init --template=` has just made one (`openLoopRepository`), put in
+ * place instead.
+ */
+async function makeFreshGitDirectory(directory: string, made?: string): Promise<FreshGit> {
   const folder = join(directory, "fresh-git");
   const dotGit = join(folder, ".git");
   if (
-    await lstat(join(dotGit, "HEAD")).then(
+    made === undefined &&
+    (await lstat(join(dotGit, "HEAD")).then(
       (stats) => stats.isFile(),
       () => false,
-    )
+    ))
   )
     return { path: dotGit, refFiles: await keepsRefFiles(dotGit), content: await readContent(dotGit) };
-  const making = join(directory, `fresh-git.${randomUUID()}`);
+  const making = made ?? join(directory, `fresh-git.${randomUUID()}`);
   try {
-    await mkdir(making, { recursive: true });
-    await git(["init", "--quiet", "--template=", making], making, { env: noOutsideConfig });
+    if (made === undefined) {
+      await mkdir(making, { recursive: true });
+      await git(["init", "--quiet", "--template=", making], making, { env: noOutsideConfig });
+    }
     await rm(folder, { recursive: true, force: true });
     await rename(making, folder);
   } finally {

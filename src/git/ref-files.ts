@@ -26,16 +26,19 @@ export function isOwnGitDirectory(dotGit: string): boolean {
 }
 
 /**
- * A branch name whose ref file is a plain path inside `refs/heads/`: no empty, `.`-led or `..`
- * segment, no `.lock` ending, nothing git refuses in a ref name (control characters, space, `~^:?*[\`).
+ * A branch name whose ref file is a plain path inside `refs/heads/` and that git accepts (its
+ * `check-ref-format` rules): no empty, `.`-led or `.`-ended segment, no `..`, no `.lock` ending, no
+ * `@{`, not `@` alone, nothing git refuses in a ref name (control characters, space, `~^:?*[\`).
  */
 export function isPlainBranchPath(branch: string): boolean {
+  if (branch === "@" || branch.includes("@{")) return false;
   return branch
     .split("/")
     .every(
       (segment) =>
         segment !== "" &&
         !segment.startsWith(".") &&
+        !segment.endsWith(".") &&
         !segment.endsWith(".lock") &&
         !segment.includes("..") &&
         !/[\s~^:?*[\\]/.test(segment) &&
@@ -45,6 +48,11 @@ export function isPlainBranchPath(branch: string): boolean {
 
 /** A full object name, SHA-1 or SHA-256. */
 const objectName = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/**
+ * A loose ref file as git reads it: the object name first (no whitespace before it), then the end or one
+ * of git's whitespace characters (space, tab, CR, LF) and anything after.
+ */
+const looseRef = /^([0-9a-f]{40}|[0-9a-f]{64})(?:[ \t\r\n][\s\S]*)?$/;
 
 /**
  * The commit `refs/heads/<branch>` of the repository whose main checkout is `root` names, read from its
@@ -69,8 +77,7 @@ export async function readBranchFile(root: string, branch: string): Promise<stri
   });
   if (!missing && loose === undefined) return undefined;
   if (loose !== undefined) {
-    const name = loose.trim();
-    return objectName.test(name) ? name : undefined;
+    return looseRef.exec(loose)?.[1];
   }
   const packed = readOrUndefined(join(dotGit, "packed-refs"), () => {});
   const suffix = ` refs/heads/${branch}`;

@@ -8,6 +8,7 @@ import { UsageError } from "../errors.ts";
 import { realpathSync, statSync } from "../files/node-fs.ts";
 import { firstErrorLine, git, gitResult } from "./git.ts";
 import { plainRepositoryAt } from "./plain-repository.ts";
+import { rememberRepositoryPaths, repositoryPathArguments } from "./repository-paths.ts";
 
 /** Where a repository lives. */
 export interface Repository {
@@ -111,6 +112,8 @@ export async function repositoryCommitAt(
         "--git-common-dir",
         "--git-dir",
         "--show-toplevel",
+        // Where the loop's private git finds the objects and the exclude file: asked here, not again.
+        ...repositoryPathArguments,
         "--verify",
         "--quiet",
         `${commitish}^{commit}`,
@@ -118,10 +121,14 @@ export async function repositoryCommitAt(
       absolute,
       { trim: true },
     );
-    const [common, gitDirectory, top, commit] = probe.code === 0 ? probe.stdout.split("\n") : [];
-    if (common && common === gitDirectory && top && commit) {
+    const [common, gitDirectory, top, objects, exclude, commit] =
+      probe.code === 0 ? probe.stdout.split("\n") : [];
+    if (common && common === gitDirectory && top && objects && exclude && commit) {
       const commonDirectory = realpathSync(common);
-      if (commonDirectory === join(top, ".git")) return { root: top, commonDirectory, commit };
+      if (commonDirectory === join(top, ".git")) {
+        rememberRepositoryPaths(top, { objects, exclude });
+        return { root: top, commonDirectory, commit };
+      }
     }
   }
   return undefined;

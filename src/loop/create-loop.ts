@@ -49,28 +49,30 @@ export async function createLoop(
       `branch ${spec.branch} already exists in ${repoRoot}; delete it or set \`branch:\` in the spec`,
     );
   }
-  const loop = await store.createLoop({
-    id: `${spec.name.slice(0, 24)}-${randomBytes(4).toString("hex")}`,
-    name: spec.name,
-    repoRoot,
-    specPath: loaded.specPath,
-    spec,
-  });
   const startBranch = await startingBranch(repoRoot, spec.base, branches);
-  const created = await store.appendEvent(
-    loop.id,
-    "loop_created",
+  // The loop and its first event in one transaction: one flush to the disk, and never a loop without it.
+  const { loop, event } = await store.createLoopWithEvent(
     {
+      id: `${spec.name.slice(0, 24)}-${randomBytes(4).toString("hex")}`,
       name: spec.name,
       repoRoot,
       specPath: loaded.specPath,
-      baseSha,
-      branch: spec.branch,
-      ...(startBranch ? { startBranch } : {}),
+      spec,
     },
-    eventSchemaVersion,
+    {
+      type: "loop_created",
+      data: {
+        name: spec.name,
+        repoRoot,
+        specPath: loaded.specPath,
+        baseSha,
+        branch: spec.branch,
+        ...(startBranch ? { startBranch } : {}),
+      },
+      version: eventSchemaVersion,
+    },
   );
-  crashPoint(created.seq);
+  crashPoint(event.seq);
   return loop;
 }
 

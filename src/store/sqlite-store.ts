@@ -234,23 +234,52 @@ class SqliteStore implements Store {
 
   async createLoop(loop: Omit<LoopRecord, "createdAt">): Promise<LoopRecord> {
     const record: LoopRecord = { ...loop, createdAt: new Date().toISOString() };
-    await this.#transaction(() => {
-      const existing = this.#statements.loopByName.get(loop.repoRoot, loop.name) as LoopRow | undefined;
-      if (existing) {
-        throw new UsageError(
-          `a loop named "${loop.name}" already exists in ${loop.repoRoot} (id ${existing.id}); pick another name or delete it first`,
-        );
-      }
-      this.#statements.insertLoop.run(
-        record.id,
-        record.name,
-        record.repoRoot,
-        record.specPath,
-        JSON.stringify(record.spec ?? null),
-        record.createdAt,
-      );
-    });
+    await this.#transaction(() => this.#insertLoop(record));
     return record;
+  }
+
+  async createLoopWithEvent(
+    loop: Omit<LoopRecord, "createdAt">,
+    event: { type: string; data: Record<string, unknown>; version?: number },
+  ): Promise<{ loop: LoopRecord; event: StoredEvent }> {
+    const record: LoopRecord = { ...loop, createdAt: new Date().toISOString() };
+    const at = new Date().toISOString();
+    const serialized = JSON.stringify(event.data);
+    const version = event.version ?? 1;
+    const recordedBoot = this.#bootChecked ? "same" : await this.#retrying(() => this.#recordedBoot());
+    const row = await this.#transaction(() => {
+      this.#insertLoop(record);
+      return this.#insertEvent(record.id, event.type, version, at, serialized, recordedBoot);
+    });
+    this.#bootChecked = true;
+    const stored: StoredEvent = {
+      id: row.id,
+      loopId: record.id,
+      seq: row.seq,
+      type: event.type,
+      version,
+      at,
+      data: JSON.parse(serialized),
+    };
+    return { loop: record, event: stored };
+  }
+
+  /** Inserts the loop's row, inside a transaction; `UsageError` when its repository has one of that name. */
+  #insertLoop(record: LoopRecord): void {
+    const existing = this.#statements.loopByName.get(record.repoRoot, record.name) as LoopRow | undefined;
+    if (existing) {
+      throw new UsageError(
+        `a loop named "${record.name}" already exists in ${record.repoRoot} (id ${existing.id}); pick another name or delete it first`,
+      );
+    }
+    this.#statements.insertLoop.run(
+      record.id,
+      record.name,
+      record.repoRoot,
+      record.specPath,
+      JSON.stringify(record.spec ?? null),
+      record.createdAt,
+    );
   }
 
   /**
@@ -298,19 +327,9 @@ class SqliteStore implements Store {
     const at = new Date().toISOString();
     const serialized = JSON.stringify(data);
     const recordedBoot = this.#bootChecked ? "same" : await this.#retrying(() => this.#recordedBoot());
-    const reserving = recordedBoot === "other";
     const insert = () => {
       this.#requireLoop(loopId);
-      if (recordedBoot === "missing") this.#statements.recordFactIfMissing.run("boot", currentBoot());
-      if (reserving) {
-        this.#statements.sequenceRow.run();
-        this.#statements.reserveIds.run(reservedIdGap);
-        this.#statements.recordFact.run("boot", currentBoot());
-      }
-      return this.#statements.insertEvent.get(loopId, type, version, at, serialized, loopId) as {
-        id: number;
-        seq: number;
-      };
+      return this.#insertEvent(loopId, type, version, at, serialized, recordedBoot);
     };
     // Unflushed only once the boot this process appends in is on the disk, and only where a power cut can
     // be told by the boot it ends (see `reservedIdGap`).
@@ -318,6 +337,30 @@ class SqliteStore implements Store {
     const row = await this.#transaction(insert, { sync });
     this.#bootChecked = true;
     return { id: row.id, loopId, seq: row.seq, type, version, at, data: JSON.parse(serialized) };
+  }
+
+  /**
+   * Inserts one event of an existing loop, inside a transaction, recording the boot first as
+   * `recordedBoot` requires (reserving ids after another boot: see `reservedIdGap`).
+   */
+  #insertEvent(
+    loopId: string,
+    type: string,
+    version: number,
+    at: string,
+    serialized: string,
+    recordedBoot: "same" | "missing" | "other",
+  ): { id: number; seq: number } {
+    if (recordedBoot === "missing") this.#statements.recordFactIfMissing.run("boot", currentBoot());
+    if (recordedBoot === "other") {
+      this.#statements.sequenceRow.run();
+      this.#statements.reserveIds.run(reservedIdGap);
+      this.#statements.recordFact.run("boot", currentBoot());
+    }
+    return this.#statements.insertEvent.get(loopId, type, version, at, serialized, loopId) as {
+      id: number;
+      seq: number;
+    };
   }
 
   /** A row whose data is not a JSON object comes back with `damage` set and empty data. */

@@ -111,6 +111,14 @@ export interface AppendOptions {
 export interface Store {
   /** Registers a loop. Throws `UsageError` when the repository already has a loop of that name. */
   createLoop(loop: Omit<LoopRecord, "createdAt">): Promise<LoopRecord>;
+  /**
+   * `createLoop`, then `appendEvent(loop.id, event...)` as the loop's first event, in ONE transaction:
+   * one flush to the disk where two were made, and no loop is ever seen without that event.
+   */
+  createLoopWithEvent(
+    loop: Omit<LoopRecord, "createdAt">,
+    event: { type: string; data: Record<string, unknown>; version?: number },
+  ): Promise<{ loop: LoopRecord; event: StoredEvent }>;
   /** Finds a loop by id, or by name within `repoRoot` (names are only unique per repository). */
   findLoop(reference: string, repoRoot?: string): Promise<LoopRecord | undefined>;
   /** Every loop, newest first; only those of `repoRoot` when given. */

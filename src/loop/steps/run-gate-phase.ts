@@ -16,24 +16,12 @@ import { checkOut, indexTree, knownIndexCommit } from "../../git/loop-repository
 import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
+import { loadDigest } from "./digest-module.ts";
 import { gatesIndex, loopRepositoryOf } from "./loop-git.ts";
 import { runSetup } from "./prepare.ts";
 
 const lockfilePattern =
   /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?|Cargo\.lock|go\.sum|poetry\.lock|uv\.lock|Pipfile\.lock|Gemfile\.lock|composer\.lock|mix\.lock)$/;
-
-let digestModule: Promise<typeof import("../../gates/digest/index.ts")> | undefined;
-
-/**
- * The digest (a parser per test runner's format, a few dozen modules) is loaded once, while the run's
- * first gate runs: its loading starts right after the gate's process has started, so that neither waits
- * for the other (the base gates come before the maker). A failed load is not lost: the digest of a
- * gate's log rethrows it.
- */
-function loadDigest(): Promise<typeof import("../../gates/digest/index.ts")> {
-  digestModule ??= import("../../gates/digest/index.ts");
-  return digestModule;
-}
 
 /**
  * Runs `gateIds` of iteration `iterationNumber` (0: the base commit) as `phase`, on that iteration's
@@ -118,7 +106,8 @@ export async function runGatePhase(
       signal: context.cancelSignal,
       onGateStarted: (gateId) => {
         record(() => context.append("gate_started", { iteration: iterationNumber, gateId, phase, sha }));
-        // Right after the gate's process has started (it is started synchronously after this call).
+        // Right after the gate's process has started (it is started synchronously after this call): the
+        // digest loads while the gate runs (see digest-module.ts).
         queueMicrotask(() => loadDigest().catch(() => {}));
       },
       onGateEnded: (outcome) =>
