@@ -4,7 +4,8 @@
  * root, beside tracked files, in a folder the gate's .gitignore edit ignores as a whole, in a folder the
  * project itself ignores, in a folder the next commit adds; as a file, a symlink or a folder; with
  * eol=crlf, ident and working-tree-encoding; for a small index (read without git), a large one and a
- * version-4 one (listed by git). And a `.git` planted in a tracked folder does not outlive a checkout.
+ * version-4 one (listed by git). And a `.git` planted in a tracked folder does not outlive a checkout; a
+ * tracked .gitattributes the gate rewrote and the next commit deletes is gone before read-tree writes.
  */
 import assert from "node:assert/strict";
 import { lstat, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
@@ -192,4 +193,22 @@ describe("checkOut after a gate planted an untracked .gitattributes", () => {
       });
     });
   }
+});
+
+describe("checkOut of a commit that deletes a tracked .gitattributes the gate rewrote", () => {
+  it("writes the commit's bytes (read-tree deletes it before it writes the files)", async () => {
+    const root = await newRepository({ "tests/a.test.js": "a\n", "tests/.gitattributes": "*.bin binary\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await git(["rm", "--quiet", "tests/.gitattributes"], root);
+    await writeFiles(root, { "app.js": "x\n" });
+    const second = await commitEverything(root, "no attributes");
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", first, { detached: true });
+    await writeFile(join(gates, "tests", ".gitattributes"), attributes["eol=crlf"]);
+    await writeFile(join(gates, "tests", "a.test.js"), "edited by the gate\n");
+    await checkOut(repository, gates, "gates", second, { detached: true });
+    await assertCommitBytes(root, gates, second);
+    await assert.rejects(lstat(join(gates, "tests", ".gitattributes")), { code: "ENOENT" });
+  });
 });
