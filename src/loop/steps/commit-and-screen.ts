@@ -11,15 +11,7 @@ import { excerpt } from "../../core/tamper-flag.ts";
 import { readTrailers, treeOf } from "../../git/commits.ts";
 import { diffText, diffTexts, normalizeDiff, rememberDiff, treeDiffTexts } from "../../git/diffs.ts";
 import { branchTip, commitOntoBranch, knownBranchTip } from "../../git/loop-branch.ts";
-import {
-  changedSince,
-  checkOut,
-  describeCheckoutGit,
-  indexTree,
-  knownIndexCommit,
-  type LoopRepository,
-  snapshotTree,
-} from "../../git/loop-repository.ts";
+import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
 import { filesAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
@@ -35,7 +27,7 @@ import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { evaluationFlags } from "../strategies/metric-tamper.ts";
 import { expectedTaskFile, taskFileFlags } from "../strategies/task-file-flags.ts";
-import { gatesIndex, loopRepositoryOf, makerIndex, startEarlyGateCheckout } from "./loop-git.ts";
+import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
 import { scrubSecretsFromChange } from "./scrub-secrets.ts";
 
@@ -84,14 +76,10 @@ export async function commitIteration(context: RunContext): Promise<void> {
     const answering = round === undefined ? "" : `, answering review round ${round}`;
     // The commit and the branch's move from the tip it read, in one process; the diffs of its tree (the
     // files it changes, the screen's diff from base) in another at the same time: they need only the tree.
-    // The gates' checkout of the commit starts as soon as it exists, to run while the change is screened.
     const [made, diffs] = await Promise.all([
       commitOntoBranch(repoRoot, branch, tree, tip, {
         message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
         trailers,
-      }).then((commit) => {
-        checkOutGatesEarly(context, repository, commit);
-        return commit;
       }),
       diffsOfTree(repoRoot, iteration.startSha, tree, context),
     ]);
@@ -114,21 +102,6 @@ export async function commitIteration(context: RunContext): Promise<void> {
     files,
     ...(makerGit ? { makerGit } : {}),
   });
-}
-
-/** Starts the gates' checkout of `sha` (see `startEarlyGateCheckout`), noting what it held for setup. */
-function checkOutGatesEarly(context: RunContext, repository: LoopRepository, sha: string): void {
-  const setup = context.state().spec.setup.length > 0;
-  startEarlyGateCheckout(
-    context,
-    sha,
-    async () =>
-      setup
-        ? (knownIndexCommit(repository, gatesIndex) ??
-          (await indexTree(repository, context.gateWorktree, gatesIndex)))
-        : sha,
-    () => checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true }),
-  );
 }
 
 /**

@@ -3,12 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
-import {
-  dropPreparedMakerCheckout,
-  takeEarlyGateCheckout,
-  takePreparedCheckouts,
-  takePreparedMakerCheckout,
-} from "./loop-git.ts";
+import { dropPreparedMakerCheckout, takePreparedCheckouts, takePreparedMakerCheckout } from "./loop-git.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { prepare } from "./prepare.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
@@ -59,12 +54,6 @@ export async function executeAction(context: RunContext, action: Action): Promis
   // but the base commit's gates (run in the gates' checkout) and the iteration's start.
   const makerPrepared = action.kind === "run_maker" ? takePreparedMakerCheckout(context) : undefined;
   if (!keepsPreparedMakerCheckout(action)) dropPreparedMakerCheckout(context);
-  // The gates' checkout the commit step started runs on while the change is screened (and its flags
-  // recorded); any other step waits for it to end, and the gate step uses it.
-  const early =
-    action.kind === "screen" || action.kind === "record_flags"
-      ? undefined
-      : await takeEarlyGateCheckout(context);
   switch (action.kind) {
     case "prepare":
       return prepare(context);
@@ -86,7 +75,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
     case "screen":
       return (await afterMaker.commit()).screenChange(context);
     case "run_gates":
-      return runGatePhase(context, action.iteration, action.phase, action.gateIds, prepared, early);
+      return runGatePhase(context, action.iteration, action.phase, action.gateIds, prepared);
     case "record_flags":
       for (const flag of action.flags)
         await context.append("tamper_flagged", { iteration: action.iteration, flag });

@@ -26,8 +26,7 @@ const lockfilePattern =
 /**
  * Runs `gateIds` of iteration `iterationNumber` (0: the base commit) as `phase`, on that iteration's
  * commit. `prepared`: checkouts known to hold a commit's files untouched (see `takePreparedCheckouts`);
- * the gates' checkout is not checked out again when it holds this commit. `early`: the gates' checkout the
- * commit step made (see `takeEarlyGateCheckout`), ended: not made again when it is of this commit.
+ * the gates' checkout is not checked out again when it holds this commit.
  */
 export async function runGatePhase(
   context: RunContext,
@@ -35,7 +34,6 @@ export async function runGatePhase(
   phase: GatePhase,
   gateIds: string[],
   prepared: ReadonlyMap<string, string> = new Map(),
-  early?: { sha: string; previous?: string; made: boolean },
 ): Promise<void> {
   const state = context.state();
   const iteration = iterationNumber === 0 ? undefined : currentIteration(state);
@@ -46,15 +44,13 @@ export async function runGatePhase(
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
   // only for re-running setup; without setup, spare the git run. The commit this process last checked
   // out there, when the index is still the one it left, needs no git (a recheck: the same commit).
-  // An early checkout (`takeEarlyGateCheckout`) knows what the folder held before it.
   const previous =
     state.spec.setup.length > 0
-      ? (early?.previous ??
-        knownIndexCommit(repository, gatesIndex) ??
+      ? (knownIndexCommit(repository, gatesIndex) ??
         (await indexTree(repository, context.gateWorktree, gatesIndex)))
       : sha;
-  const checkedOut = prepared.get(context.gateWorktree) === sha || (early?.made && early.sha === sha);
-  if (!checkedOut) await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
+  if (prepared.get(context.gateWorktree) !== sha)
+    await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
   if (previous !== sha) {
     const touched = await changedFiles(context.loop.repoRoot, previous, sha);
     if (touched.some((file) => lockfilePattern.test(file))) await runSetup(context, context.gateWorktree);
