@@ -29,48 +29,33 @@ const module = process.getBuiltinModule("node:module");
 const { homedir } = process.getBuiltinModule("node:os");
 const { join } = process.getBuiltinModule("node:path");
 
-/** The bundles' entries in dist/ (scripts/bundle-dist.ts), by the module each bundles. */
-const bundled = {
-  "cli/main": "bundle/main",
-  "cli/read-commands": "bundle/read-commands",
-  "sandbox/sandbox-availability": "bundle/sandbox-availability",
-  // The hook path's own one-file bundle (scripts/bundle-hook-path.ts).
-  "hooks/hook-main": "hooks/hook-main.bundle",
-};
-
-/**
- * The module `path` (no extension) from src/ in a checkout, else from dist/: its bundle's entry when the
- * build made the bundle (a few files to load instead of ~340), else dist/'s own module, as a `tsc`-only
- * build has it. LOOPWRIGHT_FROM decides src/ or dist/.
- */
+/** The module `path` (no extension) from src/ in a checkout, else from dist/; LOOPWRIGHT_FROM decides. */
 function entry(path) {
   const from = process.env.LOOPWRIGHT_FROM || undefined;
   const source = new URL(`../src/${path}.ts`, import.meta.url);
+  const built = new URL(`../dist/${path}.js`, import.meta.url);
   if (from !== undefined && from !== "src" && from !== "dist")
     return fail(`LOOPWRIGHT_FROM is "${from}": use src or dist`);
-  if (from === "src" || (from === undefined && existsSync(source))) {
-    if (!existsSync(source)) return fail(`${source.pathname} is missing`);
-    return source.href;
-  }
-  const bundle = new URL(`../dist/${bundled[path]}.js`, import.meta.url);
-  if (existsSync(bundle)) return bundle.href;
-  const built = new URL(`../dist/${path}.js`, import.meta.url);
-  if (!existsSync(built)) return fail(`${built.pathname} is missing (run npm run build)`);
-  return built.href;
+  const chosen = from === "dist" || (from === undefined && !existsSync(source)) ? built : source;
+  if (!existsSync(chosen))
+    return fail(`${chosen.pathname} is missing${chosen === built ? " (run npm run build)" : ""}`);
+  return chosen.href;
 }
 
 /**
- * Imports `path`'s module (see `entry`). A bundle that does not load (a damaged install) is said and ends
- * the command as any launcher problem does (a hook answers, exit 0): nothing falls back silently.
+ * The hook path's module: from dist/, its one-file bundle when the build made it (one module to load
+ * instead of ~25: scripts/bundle-hook-path.ts), else hook-main itself, as from src/ and when the
+ * bundle is missing or does not load.
  */
-async function load(path) {
-  const url = entry(path);
-  if (!url.endsWith(`/dist/${bundled[path]}.js`)) return import(url);
-  try {
-    return await import(url);
-  } catch (error) {
-    return fail(`${new URL(url).pathname} does not load (${error?.message ?? error}): reinstall loopwright`);
+async function hookModule() {
+  const main = entry("hooks/hook-main");
+  const bundle = new URL("../dist/hooks/hook-main.bundle.js", import.meta.url);
+  if (main.endsWith(".js") && existsSync(bundle)) {
+    try {
+      return await import(bundle.href);
+    } catch {}
   }
+  return import(main);
 }
 
 /** Says what is wrong: a hook as its JSON answer (exit 0, nothing blocked), the CLI on stderr (exit 2). */
@@ -98,7 +83,7 @@ try {
 } catch {}
 
 if (isHook) {
-  const { runHook } = await load("hooks/hook-main");
+  const { runHook } = await hookModule();
   process.exitCode = await runHook(argv.slice(1));
 } else {
   // `validate`'s sandbox probe (a bwrap process, whose namespaces take tens of ms to set up and tear
@@ -106,10 +91,10 @@ if (isHook) {
   // answer, and it was most of the command's wall time when started later (it began ~60 ms after this
   // file did on a loaded 2-core machine). The command's own call then waits for this probe.
   if (argv[0] === "validate") {
-    const { parseReadCommand, readCommandForms } = await load("cli/read-commands");
+    const { parseReadCommand, readCommandForms } = await import(entry("cli/read-commands"));
     if (parseReadCommand(argv)?.form === readCommandForms.validate)
-      (await load("sandbox/sandbox-availability")).primeSandboxAvailability();
+      (await import(entry("sandbox/sandbox-availability"))).primeSandboxAvailability();
   }
-  const { main } = await load("cli/main");
+  const { main } = await import(entry("cli/main"));
   process.exitCode = await main(argv);
 }

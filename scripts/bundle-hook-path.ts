@@ -15,7 +15,7 @@
  * - `import.meta` in a bundled module means the bundle's own URL: allowed only in modules of the
  *   bundle's folder (`hooks/`), for which the two are the same folder.
  *
- * `npm run build` runs it on dist/ after tsc, through scripts/bundle-dist.ts; the tests run
+ * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-hook-path.ts`); the tests run
  * `bundleHookPath` on src/ into a package of their own.
  */
 import { readFileSync } from "node:fs";
@@ -83,4 +83,9 @@ export async function bundleHookPath(options: HookBundleOptions): Promise<string
 /** The absolute paths of a build's input files. */
 function inputs(metafile: Metafile): string[] {
   return Object.keys(metafile.inputs).map((path) => resolve(path));
+}
+
+if (import.meta.main) {
+  const code = process.argv[2] ?? join(import.meta.dirname, "..", "dist");
+  process.stdout.write(`hook bundle: ${relative(process.cwd(), await bundleHookPath({ code }))}\n`);
 }

@@ -1,13 +1,12 @@
 /**
  * The hook path's bundle (scripts/bundle-hook-path.ts), which bin/loopwright.js runs from dist/: the
  * hooks answer through it as through the modules it replaces (the spec's parser and the gate runner
- * reached unbundled), the launcher runs hook-main when it is missing and says so when it does not load, and
- * the build refuses a bundle that would hold a second copy of a module or move `import.meta`. The
- * bundle `npm run build` itself makes is run from a built package in test/dist-bundle.test.ts.
+ * reached unbundled), the launcher falls back to hook-main when it is missing or does not load, and
+ * the build refuses a bundle that would hold a second copy of a module or move `import.meta`.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { bundleHookPath } from "../scripts/bundle-hook-path.ts";
@@ -71,17 +70,12 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
     assert.equal(uncounted(fromBundle), uncounted(hook("prompt", binary)));
   });
 
-  test("without the bundle hook-main answers; a bundle that does not load is said, nothing blocked", () => {
+  test("without the bundle, or with one that does not load, hook-main answers", () => {
     const bundle = join(pkg, "dist", "hooks", "hook-main.bundle.js");
     copyFileSync(bundle, `${bundle}.kept`);
     try {
       writeFileSync(bundle, "export const runHook = ;\n");
-      const broken = hook("stop");
-      assert.deepEqual(Object.keys(broken), ["systemMessage"]);
-      assert.match(
-        String(broken.systemMessage),
-        /hook-main\.bundle\.js does not load .*reinstall loopwright/,
-      );
+      assert.deepEqual(hook("stop"), standIn);
       rmSync(bundle);
       assert.deepEqual(hook("stop"), standIn);
     } finally {
@@ -130,5 +124,44 @@ describe("the bundle's build refuses what would change behaviour", () => {
         'import { where } from "../files/where.ts";\nexport const runHook = () => where();\n',
     });
     await assert.rejects(bundleHookPath({ code }), /import\.meta would be the bundle's URL in .*where\.ts/);
+  });
+});
+
+describe("the bundle that `npm run build` makes, as the package ships it", () => {
+  let sandbox: Sandbox;
+  before(async () => {
+    sandbox = await createSandbox({ "math.js": "export const add = (a, b) => a * b;\n", "loop.yaml": spec });
+    delete sandbox.env.NODE_TEST_CONTEXT;
+  });
+  after(() => sandbox.cleanup());
+
+  test("answers a stop from dist/ with hook-main replaced by a stand-in (so the bundle itself ran)", () => {
+    const root = new URL("..", import.meta.url).pathname;
+    const pkg = join(sandbox.root, "built");
+    mkdirSync(pkg);
+    for (const entry of ["bin", "src", "scripts", "package.json", "tsconfig.json", "tsconfig.build.json"])
+      cpSync(join(root, entry), join(pkg, entry), { recursive: true });
+    symlinkSync(join(root, "node_modules"), join(pkg, "node_modules"));
+    const build = spawnSync("npm", ["run", "build"], {
+      cwd: pkg,
+      env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}` },
+      encoding: "utf8",
+    });
+    assert.equal(build.status, 0, build.stderr);
+    writeFileSync(
+      join(pkg, "dist", "hooks", "hook-main.js"),
+      `export async function runHook() { process.stdout.write(${JSON.stringify(`${JSON.stringify(standIn)}\n`)}); return 0; }\n`,
+    );
+    rmSync(join(pkg, "src"), { recursive: true });
+    const run = spawnSync(process.execPath, [join(pkg, "bin", "loopwright.js"), "hook", "stop"], {
+      cwd: sandbox.repo,
+      env: { ...sandbox.env, LOOPWRIGHT_FROM: "", XDG_CACHE_HOME: join(sandbox.root, "cache") },
+      input: JSON.stringify({ cwd: sandbox.repo, session_id: "s1" }),
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const answer = JSON.parse(run.stdout) as Record<string, unknown>;
+    assert.equal(answer.decision, "block", run.stdout);
+    assert.match(String(answer.reason), /tests/);
   });
 });
