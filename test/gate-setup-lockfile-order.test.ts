@@ -45,13 +45,25 @@ for (const review of [false, true]) {
     const result = await sandbox.cli(["run", path, "--json"]);
     const events = eventsIn(result.stdout);
     const stop = events.find((event) => event.type === "loop_stopped")?.data as { reason?: string };
-    const gatesSetups = events.filter((e) => e.type === "setup_ran" && String((e.data as { worktree: string }).worktree).endsWith("/gates")).length;
-    console.log(name, "exit", result.code, "stop", stop?.reason, "setup runs in the gates' checkout:", gatesSetups);
+    const gatesSetups = events.filter(
+      (e) => e.type === "setup_ran" && String((e.data as { worktree: string }).worktree).endsWith("/gates"),
+    ).length;
+    assert.ok(stop?.reason, `${name}: the loop stopped (exit ${result.code})`);
+    assert.equal(
+      gatesSetups,
+      2,
+      `${name}: setup in the gates' checkout for the base and for the new lockfile`,
+    );
     // The graded commit's lockfile says "broken": with its dependencies installed, the gate is red.
     const grade = events.find(
       (e) => e.type === "gate_ended" && (e.data as { result: { phase: string } }).result.phase === "grade",
     );
-    assert.equal((grade?.data as { result: { passed: boolean } }).result.passed, false, `${name}: graded with stale dependencies`);
+    assert.ok(grade, "the iteration graded its commit");
+    assert.equal(
+      (grade.data as { result: { passed: boolean } }).result.passed,
+      false,
+      `${name}: graded with stale dependencies`,
+    );
   });
 }
 
@@ -67,18 +79,16 @@ test("kill -9 after the change was screened, then resume: setup runs again for t
     env: { LOOPWRIGHT_TEST_CRASH_AFTER_EVENT: String(seq) },
   });
   const crashedEvents = eventsIn(crashed.stdout);
-  console.log("crashed at", crashedEvents.at(-1)?.type, crashedEvents.at(-1)?.seq);
+  assert.equal(crashedEvents.at(-1)?.type, "change_screened", "killed right after the screen");
   const resumed = await sandbox.cli(["resume", name, "--json"], { timeoutMs: 60_000 });
   const events = eventsIn(resumed.stdout);
-  console.log(
-    JSON.stringify(
-      events
-        .filter((e) => /gate_ended|setup_ran|iteration_ended/.test(e.type))
-        .map((e) => [e.type, (e.data as { worktree?: string }).worktree ?? (e.data as { result?: { phase: string; passed: boolean } }).result ?? e.data]),
-    ),
-  );
   const grade = events.find(
     (e) => e.type === "gate_ended" && (e.data as { result: { phase: string } }).result.phase === "grade",
   );
-  assert.equal((grade?.data as { result: { passed: boolean } }).result.passed, false, "graded with stale dependencies");
+  assert.ok(grade, "the iteration graded its commit");
+  assert.equal(
+    (grade.data as { result: { passed: boolean } }).result.passed,
+    false,
+    "graded with stale dependencies",
+  );
 });
