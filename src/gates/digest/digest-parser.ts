@@ -73,6 +73,17 @@ export function cleanLine(raw: string): string {
   return text;
 }
 
+/**
+ * Filters no parser uses, by their triggers (as JSON): a parser takes one when it starts and gives it
+ * back when `end` returns, so a process that digests log after log (a controller, two gate logs per
+ * iteration) makes the filter's 2 MiB WebAssembly memory, instance and tables (~0.5 ms) once, not per
+ * log. Parsers that run at the same time each have their own. A parser that never ends keeps its
+ * filter (collected with it). What a parser reads in the memory is only what it wrote there itself.
+ */
+const idleFilters = new Map<string, TriggerFilter[]>();
+/** Idle filters kept per trigger set: as many as gates usually digest at once. */
+const idleFiltersKept = 4;
+
 class LineScanner implements DigestParser, NearbyLines {
   private readonly limits: DigestLimits;
   private readonly logPath: string | undefined;
@@ -82,6 +93,10 @@ class LineScanner implements DigestParser, NearbyLines {
   readonly readBuffers: readonly [Uint8Array, Uint8Array];
   /** The bytes being searched (the current chunk of the log) and the search over them. */
   private readonly filter: TriggerFilter;
+  /** The filter's triggers, as `idleFilters` files it. */
+  private readonly filterKey: string;
+  /** `end` has returned: the filter is another parser's to use. */
+  private ended = false;
   /** Where the chunk's whole lines start in the filter's memory (after the end of a line carried into it). */
   private chunkStart = 0;
   /** For each trigger (as its Latin-1 text), the parsers it routes to. */
@@ -138,7 +153,9 @@ class LineScanner implements DigestParser, NearbyLines {
     }
     this.finder = new TriggerFinder(keys);
     // The two read buffers, each followed by the filter's padding.
-    this.filter = new TriggerFilter(keys, 2 * chunkBytes + filterPadding);
+    this.filterKey = JSON.stringify(keys);
+    this.filter =
+      idleFilters.get(this.filterKey)?.pop() ?? new TriggerFilter(keys, 2 * chunkBytes + filterPadding);
     const memory = this.filter.bytes;
     const second = this.filter.start + chunkBytes + filterPadding;
     this.readBuffers = [
@@ -153,6 +170,7 @@ class LineScanner implements DigestParser, NearbyLines {
   }
 
   write(piece: string | Uint8Array): void {
+    if (this.ended) throw new Error("the digest parser has ended");
     const filter = this.filter;
     if (typeof piece !== "string" && piece.buffer === filter.bytes.buffer) {
       // Read into one of `readBuffers`.
@@ -174,13 +192,23 @@ class LineScanner implements DigestParser, NearbyLines {
   }
 
   end(): Digest {
+    if (this.ended) throw new Error("the digest parser has ended");
     if (this.carry) {
       const line = this.carry;
       this.carry = null;
       this.scanCopied(`${line.toString("latin1")}\n`);
     }
     for (const parser of this.parsers) parser.end();
-    return this.collector.result(this.lineNumber, this.logPath);
+    const digest = this.collector.result(this.lineNumber, this.logPath);
+    // The digest holds copies (strings) only: the filter's memory is free for the next parser.
+    this.ended = true;
+    const idle = idleFilters.get(this.filterKey) ?? [];
+    if (idle.length < idleFiltersKept) {
+      this.filter.reset();
+      idle.push(this.filter);
+      idleFilters.set(this.filterKey, idle);
+    }
+    return digest;
   }
 
   before(distance: number): string {
