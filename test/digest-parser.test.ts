@@ -228,6 +228,35 @@ describe("digest parsers one after another", () => {
     assert.deepEqual(parsed.end(), before);
   });
 
+  it("each have their own memory while they read logs at the same time", async () => {
+    // digestLog reads a log into the parser's memory while the parser scans the piece before: two logs
+    // of several pieces digested at once would mix if their parsers shared it.
+    const folder = await mkdtemp(join(tmpdir(), "loopwright-digest-parsers-"));
+    try {
+      const log = (name: string) =>
+        [
+          ...Array.from({ length: 60_000 }, (_, index) => `[${name}] step ${index} done`),
+          `--- FAIL: Test${name} (0.00s)`,
+          `    ${name}_test.go:7: broken`,
+          "FAIL\texample.com/app\t0.1s",
+          "",
+        ].join("\n");
+      const paths = [join(folder, "first.log"), join(folder, "second.log")];
+      await writeFile(paths[0], log("First"));
+      await writeFile(paths[1], log("Second"));
+      const alone = [await digestLog(paths[0]), await digestLog(paths[1])];
+      createDigestParser().end(); // An idle pair of searches for the first of the two below.
+      const together = await Promise.all(paths.map((path) => digestLog(path)));
+      assert.deepEqual(together, alone);
+      assert.deepEqual(
+        together.map((digest) => digest.failures.map((failure) => failure.name)),
+        [["TestFirst"], ["TestSecond"]],
+      );
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it("refuses to be written or ended again once it has ended (its filter is another's by then)", () => {
     const parser = createDigestParser();
     parser.write("ok 1\n");

@@ -73,16 +73,25 @@ export function cleanLine(raw: string): string {
   return text;
 }
 
+/** The searches for one set of triggers: over the bytes (with the memory they are read into), and over text. */
+interface Searches {
+  filter: TriggerFilter;
+  finder: TriggerFinder;
+}
+
 /**
- * Filters no parser uses, by their triggers (as JSON): a parser takes one when it starts and gives it
- * back when `end` returns, so a process that digests log after log (a controller, two gate logs per
- * iteration) makes the filter's 2 MiB WebAssembly memory, instance and tables (~0.5 ms) once, not per
- * log. Parsers that run at the same time each have their own. A parser that never ends keeps its
- * filter (collected with it). What a parser reads in the memory is only what it wrote there itself.
+ * Searches no parser uses, by their triggers (as JSON): a parser takes one pair when it starts and gives
+ * it back when `end` returns, so a process that digests log after log (a controller: two gate logs per
+ * iteration) makes the filter's 2 MiB WebAssembly memory, instance and tables and the finder's compiled
+ * patterns once, not per log. A fresh WebAssembly memory per log cost ~0.5 ms, and a full garbage
+ * collection every few logs in a controller (10 mark-compacts in a 25-iteration loop, 1 with reuse).
+ * Parsers that run at the same time each have their own. A parser that never ends keeps its pair
+ * (collected with it). What a parser reads in the memory is only what it wrote there itself, and the
+ * finder starts afresh on each text (`begin`).
  */
-const idleFilters = new Map<string, TriggerFilter[]>();
-/** Idle filters kept per trigger set: as many as gates usually digest at once. */
-const idleFiltersKept = 4;
+const idleSearches = new Map<string, Searches[]>();
+/** Idle pairs kept per trigger set: as many as gates usually digest at once. */
+const idleSearchesKept = 4;
 
 class LineScanner implements DigestParser, NearbyLines {
   private readonly limits: DigestLimits;
@@ -93,9 +102,9 @@ class LineScanner implements DigestParser, NearbyLines {
   readonly readBuffers: readonly [Uint8Array, Uint8Array];
   /** The bytes being searched (the current chunk of the log) and the search over them. */
   private readonly filter: TriggerFilter;
-  /** The filter's triggers, as `idleFilters` files it. */
-  private readonly filterKey: string;
-  /** `end` has returned: the filter is another parser's to use. */
+  /** The triggers, as `idleSearches` files the filter and the finder. */
+  private readonly searchesKey: string;
+  /** `end` has returned: the filter and the finder are another parser's to use. */
   private ended = false;
   /** Where the chunk's whole lines start in the filter's memory (after the end of a line carried into it). */
   private chunkStart = 0;
@@ -151,11 +160,14 @@ class LineScanner implements DigestParser, NearbyLines {
         if (key.includes(other)) for (const index of this.routes.get(other) ?? []) routes.add(index);
       this.routes.set(key, [...routes]);
     }
-    this.finder = new TriggerFinder(keys);
+    this.searchesKey = JSON.stringify(keys);
+    const searches = idleSearches.get(this.searchesKey)?.pop() ?? {
+      filter: new TriggerFilter(keys, 2 * chunkBytes + filterPadding),
+      finder: new TriggerFinder(keys),
+    };
+    this.finder = searches.finder;
+    this.filter = searches.filter;
     // The two read buffers, each followed by the filter's padding.
-    this.filterKey = JSON.stringify(keys);
-    this.filter =
-      idleFilters.get(this.filterKey)?.pop() ?? new TriggerFilter(keys, 2 * chunkBytes + filterPadding);
     const memory = this.filter.bytes;
     const second = this.filter.start + chunkBytes + filterPadding;
     this.readBuffers = [
@@ -202,11 +214,11 @@ class LineScanner implements DigestParser, NearbyLines {
     const digest = this.collector.result(this.lineNumber, this.logPath);
     // The digest holds copies (strings) only: the filter's memory is free for the next parser.
     this.ended = true;
-    const idle = idleFilters.get(this.filterKey) ?? [];
-    if (idle.length < idleFiltersKept) {
+    const idle = idleSearches.get(this.searchesKey) ?? [];
+    if (idle.length < idleSearchesKept) {
       this.filter.reset();
-      idle.push(this.filter);
-      idleFilters.set(this.filterKey, idle);
+      idle.push({ filter: this.filter, finder: this.finder });
+      idleSearches.set(this.searchesKey, idle);
     }
     return digest;
   }
