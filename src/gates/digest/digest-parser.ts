@@ -26,10 +26,11 @@ export interface DigestParser {
   /**
    * Two buffers to read the log into: a piece that lies in one is scanned where it is, not copied.
    * They take turns, one filled while the other is written; a piece given as anything else is copied
-   * into the first, so the two ways must not be mixed.
+   * into the first, so the two ways must not be mixed. Nothing may be read into them once `end` was
+   * called: they are then the next parser's.
    */
   readonly readBuffers: readonly [Uint8Array, Uint8Array];
-  /** Ends the log and returns its digest. Call once. */
+  /** Ends the log and returns its digest. Call once: `write` and `end` throw after it. */
   end(): Digest;
 }
 
