@@ -20,10 +20,37 @@ type SpecParser = typeof import("./spec-file.ts");
 
 let parser: Promise<SpecParser> | undefined;
 
+/** The bundle's file and its manifest's, in the folder of spec-file (core/). */
+export const specParserBundle = { file: "spec-file.bundle.js", manifest: "spec-file.bundle.json" };
+
 /** spec-file.ts, imported once per process; see the file's comment. */
 export function importSpecParser(): Promise<SpecParser> {
-  parser ??= importWithoutLocales();
+  parser ??= importBundle().then((bundled) => bundled ?? importWithoutLocales());
   return parser;
+}
+
+/** The bundle, when there is one and every module it holds is unchanged; else undefined. */
+async function importBundle(): Promise<SpecParser | undefined> {
+  let manifest: { modules?: unknown };
+  try {
+    manifest = JSON.parse(readFileSync(new URL(specParserBundle.manifest, import.meta.url), "utf8"));
+  } catch {
+    return undefined;
+  }
+  try {
+    const modules = Object.entries(manifest.modules ?? {});
+    if (modules.length === 0) return undefined;
+    const { createHash } = process.getBuiltinModule("node:crypto");
+    const codeFolder = new URL("../", import.meta.url);
+    for (const [path, digest] of modules) {
+      if (path.startsWith("/") || path.split("/").includes("..")) return undefined;
+      const bytes = readFileSync(new URL(path, codeFolder));
+      if (createHash("sha256").update(bytes).digest("hex") !== digest) return undefined;
+    }
+    return (await import(new URL(specParserBundle.file, import.meta.url).href)) as SpecParser;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The English-only index for zod's locale index, or undefined to leave zod as it is. */
