@@ -58,6 +58,11 @@ async function hookModule() {
   return import(main);
 }
 
+/** Ends the process with its exit code when no resource keeps the event loop alive; else does nothing. */
+function exitWhenIdle() {
+  if (process.getActiveResourcesInfo?.().length === 0) process.exit();
+}
+
 /** Says what is wrong: a hook as its JSON answer (exit 0, nothing blocked), the CLI on stderr (exit 2). */
 function fail(message) {
   if (isHook) process.stdout.write(`${JSON.stringify({ systemMessage: `loopwright: ${message}` })}\n`);
@@ -83,8 +88,13 @@ try {
 } catch {}
 
 if (isHook) {
-  const { runHook } = await hookModule();
-  process.exitCode = await runHook(argv.slice(1));
+  const hook = await hookModule();
+  process.exitCode = await hook.runHook(argv.slice(1));
+  // A hook ends without Node tearing down its heap (a few ms of every hook) once nothing is left to do:
+  // its answer went out whole through blocking writes and, a turn of the event loop later, nothing
+  // keeps the loop alive (no child, timer, stream or request). Anything else, or a module that cannot
+  // say (`hookAnswerWritten` missing), leaves the exit to Node, as before.
+  if (hook.hookAnswerWritten?.() === true) setImmediate(exitWhenIdle);
 } else {
   // `validate`'s sandbox probe (a bwrap process, whose namespaces take tens of ms to set up and tear
   // down) starts before the CLI's modules load, and they load while it runs: `validate` waits for its

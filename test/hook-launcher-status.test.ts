@@ -27,7 +27,7 @@ import { after, describe, test } from "node:test";
 import { readHookInput } from "../src/hooks/hook-io.ts";
 import { readLimited } from "../src/hooks/review/status-process.ts";
 import { hookState } from "./support/hook-runner.ts";
-import { createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
+import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 const tracer = new URL("./support/module-trace.mjs", import.meta.url).pathname;
@@ -397,5 +397,48 @@ describe("stdin without streams", () => {
       closeSync(writer);
     }, 200);
     assert.deepEqual(await pending, { session_id: "late", cwd: "/x" });
+  });
+});
+
+describe("stdout without streams", () => {
+  // The process ends at once only when its answer went out whole through blocking writes
+  // (bin/loopwright.js); one a stream took over must still reach the reader whole.
+  test("a non-blocking stdout pipe that is full when the answer comes: the answer arrives whole", async () => {
+    const root = mkdtempSync(join(tmpdir(), "loopwright-stdout-"));
+    try {
+      const fifo = join(root, "stdout.fifo");
+      execFileSync("mkfifo", [fifo]);
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      const filler = Buffer.alloc(4096, "x");
+      let filled = 0;
+      for (;;) {
+        try {
+          filled += writeSync(writer, filler);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "EAGAIN") break;
+          throw error;
+        }
+      }
+      const hook = spawn(process.execPath, [binary, "hook", "check"], {
+        stdio: ["ignore", writer, "ignore"],
+      });
+      closeSync(writer);
+      const exited = new Promise<number | null>((resolve) => hook.on("close", resolve));
+      // Read only once the hook has met the full pipe (its blocking write gave EAGAIN).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const chunks: Buffer[] = [];
+      const stream = new Socket({ fd: reader, readable: true });
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      await new Promise((resolve) => stream.on("end", resolve));
+      assert.equal(await exited, 0);
+      const text = Buffer.concat(chunks).toString("utf8");
+      assert.equal(text.slice(0, filled), "x".repeat(filled));
+      assert.deepEqual(JSON.parse(text.slice(filled)), {
+        systemMessage: `loopwright hook mode runs on Node.js ${process.version}`,
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -97,6 +97,28 @@ describe("validate and run of an unchanged spec", () => {
     assert.deepEqual(loadedSpecLibraries(beforeMaker), []);
   });
 
+  test("run of a spec parsed from scratch writes its entry once the maker's turn is under way", async () => {
+    const home = join(sandbox.root, "run-writes-home");
+    const seen = join(sandbox.root, "entries-the-maker-saw.txt");
+    const spec = await sandbox.spec(
+      `${validSpec
+        .replace("name: cached", "name: run-writes")
+        .replace('run: "true" }', `run: "ls ${join(home, "cache", "specs")} > ${seen} 2>/dev/null; true" }`)
+        .replace('tests-pass, run: "true"', 'tests-pass, run: "false"')}budget: { maxIterations: 1 }\n`,
+      join(sandbox.root, "run-writes.yaml"),
+    );
+    const run = traced(sandbox, ["run", spec], { LOOPWRIGHT_HOME: home });
+    assert.equal(run.code, 3, run.stdout + run.stderr);
+    // Not written on the way to the maker's first command...
+    assert.ok(existsSync(seen), "the maker ran");
+    assert.equal(readFileSync(seen, "utf8"), "");
+    // ...but by the end of the run: the next command reads it.
+    assert.equal(readdirSync(join(home, "cache", "specs")).length, 1);
+    const validated = traced(sandbox, ["validate", spec], { LOOPWRIGHT_HOME: home });
+    assert.equal(validated.code, 0, validated.stderr);
+    assert.deepEqual(loadedSpecLibraries(validated.modules), []);
+  });
+
   test("an edited spec is read again: its new problems are reported, and its new answer given", async () => {
     const spec = await sandbox.spec(validSpec, join(sandbox.root, "edited.yaml"));
     assert.equal(traced(sandbox, ["validate", spec]).code, 0);

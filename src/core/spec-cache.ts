@@ -41,9 +41,22 @@ interface SpecCacheEntry {
   parsed: ParsedAnyModeSpec;
 }
 
+/**
+ * When a new entry is written: `write` is called once it is time (and must not be held past the command's
+ * end; until then the next command parses the spec again). By default it runs on the next turn of the
+ * event loop, once the caller has moved on; `run` holds it until its maker's turn is under way.
+ */
+export type SpecCacheWriteSchedule = (write: () => void) => void;
+
+const writeSoon: SpecCacheWriteSchedule = (write) => setImmediate(write);
+
 /** Reads, validates and resolves a spec file as `loadSpecFile` does, from the cache when nothing changed. */
-export async function loadSpecFileCached(path: string, home: string = loopwrightHome()): Promise<LoadedSpec> {
-  const loaded = await loadSpecFileForAnyModeCached(path, home);
+export async function loadSpecFileCached(
+  path: string,
+  home: string = loopwrightHome(),
+  schedule: SpecCacheWriteSchedule = writeSoon,
+): Promise<LoadedSpec> {
+  const loaded = await loadSpecFileForAnyModeCached(path, home, schedule);
   if (loaded.spec.maker) return { ...loaded, spec: { ...loaded.spec, maker: loaded.spec.maker } };
   // Only the parser says what is missing, in its own words (and problem format).
   const { requireMaker } = await importSpecParser();
@@ -54,6 +67,7 @@ export async function loadSpecFileCached(path: string, home: string = loopwright
 export async function loadSpecFileForAnyModeCached(
   path: string,
   home: string = loopwrightHome(),
+  schedule: SpecCacheWriteSchedule = writeSoon,
 ): Promise<ParsedAnyModeSpec & { specPath: string }> {
   const specPath = resolve(path);
   const text = await readSpecText(path);
@@ -70,10 +84,10 @@ export async function loadSpecFileForAnyModeCached(
   const { parseSpecTextForAnyMode } = await importSpecParser();
   const files: SpecCacheEntry["files"] = [];
   const parsed = parseSpecTextForAnyMode(text, path, directory, files);
-  // The entry is serialised now (a caller may change what it is given), written once the caller has
-  // moved on (it waits on git next): the answer does not wait for the write.
+  // The entry is serialised now (a caller may change what it is given), written when `schedule` says
+  // (resolving the packages' entry files is most of its cost): the answer does not wait for the write.
   const serialised = { directory, text, files, parsed: JSON.parse(JSON.stringify(parsed)) };
-  setImmediate(() => {
+  schedule(() => {
     try {
       const packages = parserPackages.map((name) => {
         const file = fileURLToPath(import.meta.resolve(name));
@@ -162,13 +176,18 @@ function writeEntry(home: string, entryPath: string, entry: SpecCacheEntry): voi
  */
 function pruneEntries(folder: string): void {
   const now = Date.now();
+  const names = readdirSync(folder);
+  // Entries are dated (a stat each, hundreds of them) only when there are too many: most writes stat none.
+  const tooMany = names.filter((name) => name.endsWith(".json")).length > maximumSpecCacheEntries;
   const entries: { path: string; written: number }[] = [];
-  for (const name of readdirSync(folder)) {
+  for (const name of names) {
+    const isEntry = name.endsWith(".json");
+    if (!(isEntry && tooMany) && !name.endsWith(".tmp")) continue;
     const path = join(folder, name);
     const written = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
     if (written === undefined) continue;
-    if (name.endsWith(".json")) entries.push({ path, written });
-    else if (name.endsWith(".tmp") && now - written > 60_000) rmSync(path, { force: true });
+    if (isEntry) entries.push({ path, written });
+    else if (now - written > 60_000) rmSync(path, { force: true });
   }
   if (entries.length <= maximumSpecCacheEntries) return;
   entries.sort((left, right) => right.written - left.written);

@@ -78,15 +78,18 @@ function readDescriptor(descriptor: number, chunks: Buffer[]): boolean {
 /**
  * Prints the hook's answer (one JSON object, one line) with blocking writes to descriptor 1, which
  * loads no stream; what a write cannot take (a non-blocking pipe that is full: EAGAIN) goes through
- * `process.stdout`, which waits for the pipe.
+ * `process.stdout`, which waits for the pipe. Returns true when the whole answer went out through
+ * those writes (nothing of it is left for a stream to flush), false when `process.stdout` took a part.
  */
-export function writeHookOutput(output: HookOutput): void {
+export function writeHookOutput(output: HookOutput): boolean {
   const bytes = Buffer.from(`${JSON.stringify(output)}\n`, "utf8");
   let written = 0;
   try {
     while (written < bytes.length) written += writeSync(1, bytes, written, bytes.length - written);
+    return true;
   } catch {
     process.stdout.write(bytes.subarray(written));
+    return false;
   }
 }
 

@@ -55,6 +55,17 @@ const handlers: Record<string, () => Promise<HookHandler>> = {
   close: async () => (await import("./events/close-hook.ts")).closeHook,
 };
 
+/** Whether the last answer `runHook` printed went out whole through blocking writes (see `writeHookOutput`). */
+let answerWritten = false;
+
+/**
+ * True once `runHook` has printed its answer and all of it went out through blocking writes: nothing
+ * of it waits in a stream, so ending the process at once loses no byte of it (bin/loopwright.js).
+ */
+export function hookAnswerWritten(): boolean {
+  return answerWritten;
+}
+
 /** Runs one hook event; always resolves 0 after printing exactly one JSON object on stdout. */
 export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const event = argv[0] ?? "";
@@ -84,7 +95,7 @@ export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.e
     );
   }
   discardLauncherStatus(launched);
-  writeHookOutput(output);
+  answerWritten = writeHookOutput(output);
   return 0;
 }
 

@@ -27,44 +27,54 @@ export async function runLoopCommand(
     import("../../core/spec-cache.ts"),
     import("../../git/repository.ts"),
   ]);
-  const loaded = await loadSpecFileCached(specArgument);
-  // Preflight's first git process starts now and runs while the modules below load (an import loads
-  // its module graph before it returns).
-  const usualCase = repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
-  const [{ createLoop }, { preflight }, { openSession }, { preloadTurn }] = await Promise.all([
-    import("../../loop/create-loop.ts"),
-    import("../../loop/preflight.ts"),
-    import("../session.ts"),
-    import("../../engines/registry.ts"),
-  ]);
-  if (loaded.spec.schedule) {
-    process.stderr.write(
-      `note: ${specArgument} has a schedule (${describeRule(loaded.spec.schedule)}); run starts it once, now. ` +
-        "To fire it on schedule, register it with loopwright run --detach and keep loopwright serve running.\n",
-    );
-  }
-  const check = await preflight(loaded, specArgument, usualCase);
-  if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
-  const session = await openSession();
+  // A spec parsed from scratch gets a spec cache entry: written once the maker's turn is under way, not on
+  // the way to it (~10 ms: resolving the parser's packages, writing the entry), or when the command ends.
+  const heldWrites: (() => void)[] = [];
+  const writeHeld = () => {
+    for (const write of heldWrites.splice(0)) write();
+  };
+  const loaded = await loadSpecFileCached(specArgument, undefined, (write) => heldWrites.push(write));
   try {
-    // Creating the loop waits on git processes: the foreground run's modules (the runner, the maker's
-    // turn code) load meanwhile, once its first git has started (an import loads its module graph
-    // before it returns).
-    let refused = false;
-    const creating = createLoop(session.store, loaded, check.repoRoot, check.baseSha).catch((error) => {
-      refused = true;
-      throw error;
-    });
-    setImmediate(() => {
-      if (refused) return;
-      loadForegroundModules().catch(() => {});
-      void preloadTurn(loaded.spec.maker);
-    });
-    const loop = await creating;
-    await sandboxProbed;
-    return await runInForeground(session, loop, "run", options.json ?? false);
+    // Preflight's first git process starts now and runs while the modules below load (an import loads
+    // its module graph before it returns).
+    const usualCase = repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
+    const [{ createLoop }, { preflight }, { openSession }, { preloadTurn }] = await Promise.all([
+      import("../../loop/create-loop.ts"),
+      import("../../loop/preflight.ts"),
+      import("../session.ts"),
+      import("../../engines/registry.ts"),
+    ]);
+    if (loaded.spec.schedule) {
+      process.stderr.write(
+        `note: ${specArgument} has a schedule (${describeRule(loaded.spec.schedule)}); run starts it once, now. ` +
+          "To fire it on schedule, register it with loopwright run --detach and keep loopwright serve running.\n",
+      );
+    }
+    const check = await preflight(loaded, specArgument, usualCase);
+    if (check.problems.length > 0 || !check.repoRoot || !check.baseSha) throw new SpecError(check.problems);
+    const session = await openSession();
+    try {
+      // Creating the loop waits on git processes: the foreground run's modules (the runner, the maker's
+      // turn code) load meanwhile, once its first git has started (an import loads its module graph
+      // before it returns).
+      let refused = false;
+      const creating = createLoop(session.store, loaded, check.repoRoot, check.baseSha).catch((error) => {
+        refused = true;
+        throw error;
+      });
+      setImmediate(() => {
+        if (refused) return;
+        loadForegroundModules().catch(() => {});
+        void preloadTurn(loaded.spec.maker);
+      });
+      const loop = await creating;
+      await sandboxProbed;
+      return await runInForeground(session, loop, "run", options.json ?? false, writeHeld);
+    } finally {
+      await session.store.close();
+    }
   } finally {
-    await session.store.close();
+    writeHeld();
   }
 }
 
@@ -101,18 +111,22 @@ export async function resumeLoopCommand(reference: string, options: { json?: boo
  * Runs the loop until it stops or pauses; the first Ctrl-C (or SIGTERM) cancels cleanly, a second one
  * leaves at once. A hang-up (the terminal closed) cancels cleanly too and exits 129. Leaving at once
  * stops every process of the loop as well: each turn runs in a sandbox that dies with this process.
+ * `afterMakerStarted` is called at the first event after the run's first `maker_started` (the maker's
+ * turn is under way then, or over).
  */
 export async function runInForeground(
   session: Session,
   loop: LoopRecord,
   command: "run" | "resume",
   json: boolean,
+  afterMakerStarted?: () => void,
 ): Promise<number> {
   const [{ runLoop }, { exitCodeOf }, { cliActor }, { jsonPrinter, progressPrinter }] =
     await loadForegroundModules();
   const interrupt = new AbortController();
   let hungUp = false;
   let runId: string | undefined;
+  let makerStarted = false;
   const onSignal = () => {
     if (interrupt.signal.aborted) {
       // Without the sandbox the turn's processes would outlive us: kill what carries this run's tag.
@@ -139,6 +153,8 @@ export async function runInForeground(
       onEvent: (event, state) => {
         if (event.type === "run_started") runId = event.data.runId;
         printer(event, state);
+        if (makerStarted) afterMakerStarted?.();
+        if (event.type === "maker_started") makerStarted = true;
       },
       interrupt: interrupt.signal,
     });

@@ -1,0 +1,98 @@
+/**
+ * Bundles the spec's parser (core/spec-file with yaml, zod and croner, ~130 modules) into one ES module
+ * beside it, `core/spec-file.bundle.js`, which `importSpecParser` loads from dist/ instead. Why: a spec
+ * parsed from scratch (`run` or `validate` of a new or edited spec) spent about a third of its start-up
+ * in Node resolving, reading and linking those modules one by one; one file is resolved once.
+ *
+ * The bundle's name is stable (no content hash): an update that replaces dist/ while a loop runs leaves
+ * a lazy import of it as valid as one of the modules it replaces.
+ *
+ * What stays out, imported by the bundle from beside it: errors (SpecError must be the class the CLI
+ * catches) and spec-cache (it imports the parser back, and keeps per-process state). zod's locale index
+ * is bundled as its English export alone, as `importSpecParser` serves it unbundled (zod-without-locales.ts).
+ *
+ * A manifest beside it, `core/spec-file.bundle.json`, names each module of the code folder the bundle
+ * holds, with its SHA-256: `importSpecParser` uses the bundle only while every one is unchanged, so a
+ * rebuild by tsc alone (which leaves the bundle as it was) runs the new modules, not a stale bundle.
+ *
+ * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-spec-parser.ts`); the tests run
+ * `bundleSpecParser` on src/ into a package of their own.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { build } from "esbuild";
+import { specParserBundle } from "../src/core/spec-parser-import.ts";
+import { englishOnlyIndex } from "../src/core/zod-without-locales.ts";
+
+/** The modules the bundle imports from beside it, relative to the code folder, without extension. */
+const unbundledModules = ["errors", "core/spec-cache"];
+
+export interface SpecParserBundleOptions {
+  /** The code folder: dist/ (its .js) or src/ (its .ts). */
+  code: string;
+  /** The code folder the bundle and its manifest go into (under `core/`): `code` unless said. */
+  into?: string;
+}
+
+/** Writes the bundle and its manifest and returns the bundle's path; throws when esbuild does. */
+export async function bundleSpecParser(options: SpecParserBundleOptions): Promise<string> {
+  const code = resolve(options.code);
+  const extension = code.endsWith("src") ? ".ts" : ".js";
+  const outfile = join(resolve(options.into ?? code), "core", specParserBundle.file);
+  const unbundled = new Set(unbundledModules.map((name) => join(code, `${name}${extension}`)));
+  const result = await build({
+    entryPoints: [join(code, "core", `spec-file${extension}`)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    metafile: true,
+    // Half the bytes to read, decode and hash for the compile cache (and to ship); names kept, so that
+    // anything that reads a function's or class's name reads what the modules give.
+    minify: true,
+    keepNames: true,
+    logLevel: "error",
+    // yaml is CommonJS and requires Node builtins: an ES module has no `require` of its own.
+    banner: {
+      js: 'import { createRequire as createRequireForBundle } from "node:module";\nconst require = createRequireForBundle(import.meta.url);',
+    },
+    plugins: [
+      {
+        name: "spec-parser",
+        setup(context) {
+          context.onResolve({ filter: /^\./ }, (args) => {
+            const path = resolve(args.resolveDir, args.path);
+            if (!unbundled.has(path)) return undefined;
+            return { path: `./${relative(dirname(outfile), path).split(sep).join("/")}`, external: true };
+          });
+          context.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => {
+            const english = englishOnlyIndex(readFileSync(args.path, "utf8"));
+            if (english === undefined) throw new Error(`zod's locale index changed layout: ${args.path}`);
+            return { contents: english, loader: "js" };
+          });
+        },
+      },
+    ],
+  });
+  const modules: Record<string, string> = {};
+  for (const input of Object.keys(result.metafile.inputs).map((path) => resolve(path))) {
+    if (!input.startsWith(`${code}${sep}`) || input.includes(`${sep}node_modules${sep}`)) continue;
+    modules[relative(code, input).split(sep).join("/")] = sha256(readFileSync(input));
+  }
+  writeFileSync(
+    join(dirname(outfile), specParserBundle.manifest),
+    `${JSON.stringify({ modules }, null, 1)}\n`,
+  );
+  return outfile;
+}
+
+function sha256(data: Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+if (import.meta.main) {
+  const code = process.argv[2] ?? join(import.meta.dirname, "..", "dist");
+  process.stdout.write(`spec parser bundle: ${relative(process.cwd(), await bundleSpecParser({ code }))}\n`);
+}
