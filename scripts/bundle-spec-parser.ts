@@ -13,7 +13,9 @@
  *
  * A manifest beside it, `core/spec-file.bundle.json`, names each module of the code folder the bundle
  * holds, with its SHA-256: `importSpecParser` uses the bundle only while every one is unchanged, so a
- * rebuild by tsc alone (which leaves the bundle as it was) runs the new modules, not a stale bundle.
+ * rebuild by tsc alone (which leaves the bundle as it was) runs the new modules, not a stale bundle. It
+ * also names the version of each parser package bundled: an update of one (npm update, npm audit fix)
+ * makes `importSpecParser` parse through the modules, with the updated package.
  *
  * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-spec-parser.ts`); the tests run
  * `bundleSpecParser` on src/ into a package of their own.
@@ -22,7 +24,12 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
-import { specParserBundle } from "../src/core/spec-parser-import.ts";
+import {
+  nearestPackage,
+  parserPackages,
+  type SpecParserManifest,
+  specParserBundle,
+} from "../src/core/spec-parser-import.ts";
 import { englishOnlyIndex } from "../src/core/zod-without-locales.ts";
 
 /** The modules the bundle imports from beside it, relative to the code folder, without extension. */
@@ -81,10 +88,16 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
     if (!input.startsWith(`${code}${sep}`) || input.includes(`${sep}node_modules${sep}`)) continue;
     modules[relative(code, input).split(sep).join("/")] = sha256(readFileSync(input));
   }
-  writeFileSync(
-    join(dirname(outfile), specParserBundle.manifest),
-    `${JSON.stringify({ modules }, null, 1)}\n`,
-  );
+  // The packages as Node resolves them from the bundle's folder: what esbuild bundled, and what
+  // `importSpecParser` compares with what is installed there when it loads the bundle.
+  const packages: SpecParserManifest["packages"] = {};
+  for (const name of parserPackages) {
+    const version = nearestPackage(name, dirname(outfile))?.version;
+    if (typeof version !== "string") throw new Error(`no version of ${name} found from ${dirname(outfile)}`);
+    packages[name] = version;
+  }
+  const manifest: SpecParserManifest = { modules, packages };
+  writeFileSync(join(dirname(outfile), specParserBundle.manifest), `${JSON.stringify(manifest, null, 1)}\n`);
   return outfile;
 }
 

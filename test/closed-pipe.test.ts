@@ -90,3 +90,15 @@ test("an error message into a closed stderr (2>&1 | head) still exits with its o
     await sandbox.cleanup();
   }
 });
+
+test("a hook whose answer's reader has gone exits 0 quietly (its promise: exit 0 whatever happens)", async () => {
+  const sandbox = await createSandbox();
+  try {
+    const hook = await runIntoClosedPipe(sandbox, ["hook", "check"]);
+    assert.equal(hook.signal, null);
+    assert.equal(hook.code, 0, hook.stderr);
+    assert.doesNotMatch(hook.stderr, /EPIPE|Error/);
+  } finally {
+    await sandbox.cleanup();
+  }
+});

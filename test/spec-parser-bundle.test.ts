@@ -5,11 +5,12 @@
  * damaged manifest or a bundle that does not load leaves the modules to parse.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   appendFileSync,
   copyFileSync,
   cpSync,
+  existsSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -145,6 +146,83 @@ budget: { maxIterations: 2 }
       locales.map((url) => url.slice(url.lastIndexOf("/") + 1)),
       ["en.js"],
     );
+  });
+
+  test("a parser package updated where Node resolves it from the bundle: the updated package parses", () => {
+    // Nearer to src/core than the package's node_modules: what Node resolves `zod` to from there.
+    const nearer = join(pkg, "src", "node_modules", "zod");
+    const real = join(new URL("..", import.meta.url).pathname, "node_modules", "zod");
+    cpSync(real, nearer, { recursive: true, dereference: true });
+    try {
+      // The same version, in another place: still the zod the bundle holds.
+      assert.ok(validate(invalid).bundled);
+      const manifest = join(nearer, "package.json");
+      const bumped = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
+      writeFileSync(manifest, JSON.stringify({ ...bumped, version: `${bumped.version}-patched` }));
+      appendFileSync(join(nearer, "index.js"), '\nprocess.stderr.write("[updated zod]\\n");\n');
+      const updated = validate(invalid);
+      assert.equal(updated.bundled, false, updated.output);
+      assert.match(updated.output, /\[updated zod\]/);
+    } finally {
+      rmSync(join(pkg, "src", "node_modules"), { recursive: true, force: true });
+    }
+    assert.ok(validate(invalid).bundled);
+  });
+
+  test("a package updated while a run waits on its gates: the entry names the package that parsed", async () => {
+    const nearer = join(pkg, "src", "node_modules", "zod");
+    const real = join(new URL("..", import.meta.url).pathname, "node_modules", "zod");
+    cpSync(real, nearer, { recursive: true, dereference: true });
+    const home = join(sandbox.root, "home-updated-during-run");
+    const gateStarted = join(sandbox.root, "gate-started");
+    const path = join(sandbox.root, "updated-during-run.yaml");
+    writeFileSync(
+      path,
+      `name: updated-during-run
+goal: Be parsed before an update.
+repo: ./repo
+maker: { engine: command, run: "true" }
+verifier: { engine: command, run: "cat" }
+gates:
+  - { id: slow, kind: tests-pass, run: "touch ${gateStarted}; sleep 3; false" }
+budget: { maxIterations: 1 }
+`,
+    );
+    const env = { ...sandbox.env, LOOPWRIGHT_HOME: home, LOOPWRIGHT_FROM: "" };
+    try {
+      const child = spawn(process.execPath, [join(pkg, "bin", "loopwright.js"), "run", path], {
+        cwd: sandbox.repo,
+        env,
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => child.on("close", resolve));
+      for (let waited = 0; !existsSync(gateStarted) && waited < 30_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(existsSync(gateStarted), "the base gate never started");
+      const manifest = join(nearer, "package.json");
+      const bumped = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
+      writeFileSync(manifest, JSON.stringify({ ...bumped, version: `${bumped.version}-patched` }));
+      await exited;
+      // The parse the run made was the bundle's zod: the next command must not take it for the update's.
+      const trace = join(sandbox.root, "trace-after-update.txt");
+      const after = spawnSync(
+        process.execPath,
+        ["--import", tracer, join(pkg, "bin", "loopwright.js"), "validate", path],
+        {
+          cwd: sandbox.repo,
+          env: { ...env, LOOPWRIGHT_MODULE_TRACE: trace },
+          encoding: "utf8",
+        },
+      );
+      assert.equal(after.status, 0, after.stdout + after.stderr);
+      const modules = readFileSync(trace, "utf8").split("\n");
+      assert.ok(
+        modules.some((url) => url.includes("/node_modules/zod/")),
+        "validate answered from a cache entry stamped with the update",
+      );
+    } finally {
+      rmSync(join(pkg, "src", "node_modules"), { recursive: true, force: true });
+    }
   });
 
   test("a module changed since it was bundled, a damaged manifest or bundle: the modules parse", () => {

@@ -15,13 +15,10 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync 
 import { readRegularFileSync } from "../files/read-regular-file.ts";
 import { loopwrightHome } from "../paths.ts";
 import type { LoadedSpec, ParsedAnyModeSpec } from "./spec-file.ts";
-import { importSpecParser } from "./spec-parser-import.ts";
+import { importSpecParser, parserPackageFiles } from "./spec-parser-import.ts";
 
 /** A spec file larger than this is refused unread: specs are a page or two, not megabytes. */
 export const maximumSpecBytes = 1024 * 1024;
-
-/** The packages whose code the parse runs: an update to any of them makes every entry stale. */
-const parserPackages = ["yaml", "zod", "croner"];
 
 /**
  * Entries kept at most: one per spec path, so a home that saw many spec files (the benchmarks, a
@@ -84,20 +81,21 @@ export async function loadSpecFileForAnyModeCached(
   const { parseSpecTextForAnyMode } = await importSpecParser();
   const files: SpecCacheEntry["files"] = [];
   const parsed = parseSpecTextForAnyMode(text, path, directory, files);
-  // The entry is serialised now (a caller may change what it is given), written when `schedule` says
-  // (resolving the packages' entry files is most of its cost): the answer does not wait for the write.
-  const serialised = { directory, text, files, parsed: JSON.parse(JSON.stringify(parsed)) };
-  schedule(() => {
-    try {
-      const packages = parserPackages.map((name) => {
-        const file = fileURLToPath(import.meta.resolve(name));
-        return { path: file, stamp: packageStamp(file) };
-      });
-      writeEntry(home, entryPath, { code, packages, ...serialised });
-    } catch {
-      // Without an entry the next command parses the spec again; nothing is lost.
-    }
-  });
+  // The entry is made now, with the stamps of the packages that parsed (a package updated before the
+  // write must not be stamped on this parse), and written when `schedule` says: the answer does not
+  // wait for the write.
+  let entry: SpecCacheEntry | undefined;
+  try {
+    const packages = (await parserPackageFiles()).map((file) => ({ path: file, stamp: packageStamp(file) }));
+    // Serialised now: a caller may change what it is given.
+    entry = { code, packages, directory, text, files, parsed: JSON.parse(JSON.stringify(parsed)) };
+  } catch {
+    // Without an entry the next command parses the spec again; nothing is lost.
+  }
+  if (entry) {
+    const made = entry;
+    schedule(() => writeEntry(home, entryPath, made));
+  }
   return { ...parsed, specPath };
 }
 
@@ -221,8 +219,8 @@ function codeStamp(): string {
 }
 
 /**
- * A package's entry file's stamp and the version its package.json names (an upgrade that keeps the entry
- * file's size and time, as a tarball's fixed times can, still changes the version).
+ * A package file's stamp (its entry file, or its package.json) and the version its package.json names (an
+ * upgrade that keeps the file's size and time, as a tarball's fixed times can, still changes the version).
  */
 function packageStamp(entryFile: string): string {
   let folder = dirname(entryFile);

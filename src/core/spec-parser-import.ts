@@ -2,47 +2,135 @@
  * The spec parser (spec-file.ts), imported once per process: from its one-file bundle in a build
  * (scripts/bundle-spec-parser.ts) while the bundle is what the modules beside it would load, else from
  * the modules, without zod's translated messages (zod-without-locales.ts).
+ *
+ * The bundle holds its own copy of the parser's packages (yaml, zod, croner). It is what the modules
+ * would load only while every code module it holds is unchanged (the manifest's SHA-256s: a rebuild by
+ * tsc alone leaves the bundle stale) and each package Node would resolve from here has the version the
+ * bundle was built with (an `npm update` or `npm audit fix` of one reaches the parse at once, through the
+ * modules). Anything else, unreadable or unexpected, parses through the modules.
  */
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { readFileSync } from "../files/node-fs.ts";
 import { withoutZodLocales } from "./zod-without-locales.ts";
 
 type SpecParser = typeof import("./spec-file.ts");
 
-let parser: Promise<SpecParser> | undefined;
+/** The packages whose code the parse runs. */
+export const parserPackages = ["yaml", "zod", "croner"] as const;
 
 /** The bundle's file and its manifest's, in the folder of spec-file (core/). */
 export const specParserBundle = { file: "spec-file.bundle.js", manifest: "spec-file.bundle.json" };
 
+/** What the bundle's manifest says (scripts/bundle-spec-parser.ts writes it). */
+export interface SpecParserManifest {
+  /** Each code module the bundle holds, relative to the code folder, with its SHA-256. */
+  modules: Record<string, string>;
+  /** Each of `parserPackages`, with the version the bundle holds. */
+  packages: Record<string, string>;
+}
+
+interface LoadedParser {
+  parser: SpecParser;
+  /** Files whose stamps say that the parser's packages are still the ones that parsed. */
+  packageFiles: () => string[];
+}
+
+let loading: Promise<LoadedParser> | undefined;
+
+function load(): Promise<LoadedParser> {
+  loading ??= importBundle().then(
+    async (bundled) =>
+      bundled ?? {
+        parser: await withoutZodLocales(() => import("./spec-file.ts")),
+        packageFiles: () => parserPackages.map((name) => fileURLToPath(import.meta.resolve(name))),
+      },
+  );
+  return loading;
+}
+
 /** spec-file.ts, imported once per process; see the file's comment. */
-export function importSpecParser(): Promise<SpecParser> {
-  parser ??= importBundle().then((bundled) => bundled ?? importWithoutLocales());
-  return parser;
+export async function importSpecParser(): Promise<SpecParser> {
+  return (await load()).parser;
 }
 
-/** The bundle, when there is one and every module it holds is unchanged; else undefined. */
-async function importBundle(): Promise<SpecParser | undefined> {
-  let manifest: { modules?: unknown };
+/**
+ * Files whose stamps (size, time, the package's version) tell whether the packages of the parser this
+ * process loaded are unchanged: for the bundle, the packages' manifests it checked; for the modules, the
+ * packages' entry files. Read when a parse is kept (spec-cache.ts), so that the stamps are those of the
+ * code that parsed.
+ */
+export async function parserPackageFiles(): Promise<string[]> {
+  return (await load()).packageFiles();
+}
+
+/** The bundle, when there is one and it is what the modules would load (see above); else undefined. */
+async function importBundle(): Promise<LoadedParser | undefined> {
   try {
-    manifest = JSON.parse(readFileSync(new URL(specParserBundle.manifest, import.meta.url), "utf8"));
+    const manifest = JSON.parse(
+      readFileSync(new URL(specParserBundle.manifest, import.meta.url), "utf8"),
+    ) as Partial<SpecParserManifest> | null;
+    const modules = Object.entries(manifest?.modules ?? {});
+    if (modules.length === 0 || !isUnchanged(modules)) return undefined;
+    const packageFiles = bundledPackagesInPlace(manifest?.packages ?? {});
+    if (!packageFiles) return undefined;
+    const parser = (await import(new URL(specParserBundle.file, import.meta.url).href)) as SpecParser;
+    return { parser, packageFiles: () => packageFiles };
   } catch {
     return undefined;
   }
-  try {
-    const modules = Object.entries(manifest.modules ?? {});
-    if (modules.length === 0) return undefined;
-    const { createHash } = process.getBuiltinModule("node:crypto");
-    const codeFolder = new URL("../", import.meta.url);
-    for (const [path, digest] of modules) {
-      if (path.startsWith("/") || path.split("/").includes("..")) return undefined;
-      const bytes = readFileSync(new URL(path, codeFolder));
-      if (createHash("sha256").update(bytes).digest("hex") !== digest) return undefined;
+}
+
+/** Whether every module (path relative to the code folder, SHA-256) is in the code folder as it was. */
+function isUnchanged(modules: [string, unknown][]): boolean {
+  const { createHash } = process.getBuiltinModule("node:crypto");
+  const codeFolder = new URL("../", import.meta.url);
+  for (const [path, digest] of modules) {
+    const file = new URL(path, codeFolder);
+    if (!file.href.startsWith(codeFolder.href)) return false;
+    if (createHash("sha256").update(readFileSync(file)).digest("hex") !== digest) return false;
+  }
+  return true;
+}
+
+/**
+ * The manifest (package.json) of each parser package, as Node resolves a bare name from this folder (the
+ * nearest `node_modules/<name>` going up), when each has the version the bundle holds; else undefined.
+ */
+function bundledPackagesInPlace(versions: Record<string, unknown>): string[] | undefined {
+  const found: string[] = [];
+  for (const name of parserPackages) {
+    const nearest = nearestPackage(name, dirname(fileURLToPath(import.meta.url)));
+    if (!nearest || typeof versions[name] !== "string" || nearest.version !== versions[name])
+      return undefined;
+    found.push(nearest.manifest);
+  }
+  return found;
+}
+
+/**
+ * `node_modules/<name>/package.json` in `from` or the nearest folder above it that has one, and the
+ * version it names (undefined when it names none or cannot be parsed).
+ */
+export function nearestPackage(
+  name: string,
+  from: string,
+): { manifest: string; version?: unknown } | undefined {
+  for (let folder = from; ; folder = dirname(folder)) {
+    if (basename(folder) !== "node_modules") {
+      const manifest = join(folder, "node_modules", name, "package.json");
+      let text: string | undefined;
+      try {
+        text = readFileSync(manifest, "utf8");
+      } catch {}
+      if (text !== undefined) {
+        try {
+          return { manifest, version: (JSON.parse(text) as { version?: unknown } | null)?.version };
+        } catch {
+          return { manifest };
+        }
+      }
     }
-    return (await import(new URL(specParserBundle.file, import.meta.url).href)) as SpecParser;
-  } catch {
-    return undefined;
+    if (dirname(folder) === folder) return undefined;
   }
-}
-
-function importWithoutLocales(): Promise<SpecParser> {
-  return withoutZodLocales(() => import("./spec-file.ts"));
 }

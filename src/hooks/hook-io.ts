@@ -78,7 +78,7 @@ function readDescriptor(descriptor: number, chunks: Buffer[]): boolean {
 /**
  * Prints the hook's answer (one JSON object, one line) with blocking writes to descriptor 1, which
  * loads no stream; what a write cannot take (a non-blocking pipe that is full: EAGAIN) goes through
- * `process.stdout`, which waits for the pipe. Returns true when the whole answer went out through
+ * `process.stdout`, which waits for the pipe (a reader that has gone is ignored). Returns true when the whole answer went out through
  * those writes (nothing of it is left for a stream to flush), false when `process.stdout` took a part.
  */
 export function writeHookOutput(output: HookOutput): boolean {
@@ -88,6 +88,9 @@ export function writeHookOutput(output: HookOutput): boolean {
     while (written < bytes.length) written += writeSync(1, bytes, written, bytes.length - written);
     return true;
   } catch {
+    // A reader that has gone (EPIPE) fails the stream's write too: nobody is left to answer, and a hook
+    // still ends with exit 0, not with an unhandled error.
+    process.stdout.once("error", () => {});
     process.stdout.write(bytes.subarray(written));
     return false;
   }

@@ -28,13 +28,13 @@ export async function runLoopCommand(
     import("../../git/repository.ts"),
   ]);
   // A spec parsed from scratch gets a spec cache entry: written once the maker's turn is under way, not on
-  // the way to it (~10 ms: resolving the parser's packages, writing the entry), or when the command ends.
+  // the way to it, or when the command ends, however it ends (a refused spec or run included).
   const heldWrites: (() => void)[] = [];
   const writeHeld = () => {
     for (const write of heldWrites.splice(0)) write();
   };
-  const loaded = await loadSpecFileCached(specArgument, undefined, (write) => heldWrites.push(write));
   try {
+    const loaded = await loadSpecFileCached(specArgument, undefined, (write) => heldWrites.push(write));
     // Preflight's first git process starts now and runs while the modules below load (an import loads
     // its module graph before it returns).
     const usualCase = repositoryCommitAt(loaded.repoPath, loaded.spec.base).catch(() => undefined);
@@ -111,8 +111,8 @@ export async function resumeLoopCommand(reference: string, options: { json?: boo
  * Runs the loop until it stops or pauses; the first Ctrl-C (or SIGTERM) cancels cleanly, a second one
  * leaves at once. A hang-up (the terminal closed) cancels cleanly too and exits 129. Leaving at once
  * stops every process of the loop as well: each turn runs in a sandbox that dies with this process.
- * `afterMakerStarted` is called at the first event after the run's first `maker_started` (the maker's
- * turn is under way then, or over).
+ * `afterMakerStarted` is called `makerUnderWayMs` after a `maker_started` (the maker's command runs by
+ * then: it starts ~30 ms after the event on a 2-core machine), and before the second signal's exit.
  */
 export async function runInForeground(
   session: Session,
@@ -126,9 +126,10 @@ export async function runInForeground(
   const interrupt = new AbortController();
   let hungUp = false;
   let runId: string | undefined;
-  let makerStarted = false;
+  let makerStartedTimer: NodeJS.Timeout | undefined;
   const onSignal = () => {
     if (interrupt.signal.aborted) {
+      afterMakerStarted?.();
       // Without the sandbox the turn's processes would outlive us: kill what carries this run's tag.
       if (runId) killTaggedNow(runId);
       process.exit(hungUp ? 129 : 130);
@@ -153,18 +154,25 @@ export async function runInForeground(
       onEvent: (event, state) => {
         if (event.type === "run_started") runId = event.data.runId;
         printer(event, state);
-        if (makerStarted) afterMakerStarted?.();
-        if (event.type === "maker_started") makerStarted = true;
+        if (event.type === "maker_started" && afterMakerStarted) {
+          clearTimeout(makerStartedTimer);
+          makerStartedTimer = setTimeout(afterMakerStarted, makerUnderWayMs);
+          makerStartedTimer.unref();
+        }
       },
       interrupt: interrupt.signal,
     });
     return hungUp ? 129 : exitCodeOf(state);
   } finally {
+    clearTimeout(makerStartedTimer);
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     process.off("SIGHUP", onHangUp);
   }
 }
+
+/** How long after `maker_started` the maker's turn counts as under way (see `runInForeground`). */
+const makerUnderWayMs = 250;
 
 let foregroundModules: ReturnType<typeof importForegroundModules> | undefined;
 
