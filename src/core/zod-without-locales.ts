@@ -12,8 +12,10 @@
  * The index is served so only when it is the one this code knows (a list of `export { default as <code> }
  * from "./<code>.js"` lines that names `en`): a zod whose layout differs loads as it is. A process that
  * has loaded zod already keeps the zod it has; one that loads zod through here has `z.locales.en`
- * alone, which nothing in loopwright reads. The hook is process-wide while it is registered, and
- * touches nothing but that one file.
+ * alone for the life of the process (the served index stays in the module cache once the hook is gone):
+ * loopwright never reads `z.locales` or `zod/locales`. The hook is process-wide while it is registered,
+ * and touches nothing but that one file. A run loads zod through here wherever it first needs it: the
+ * spec's parser, the steps after the maker (verdict, review, replan), steering, the built-in agent.
  */
 import { readFileSync } from "../files/node-fs.ts";
 

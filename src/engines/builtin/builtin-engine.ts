@@ -6,6 +6,7 @@
 
 import type { Engine } from "../../core/engine.ts";
 import type { EngineSpec } from "../../core/spec.ts";
+import { withoutZodLocales } from "../../core/zod-without-locales.ts";
 import { builtinProvider, builtinSettings } from "./builtin-settings.ts";
 
 /** Builds the engine; a `UsageError` names a malformed model id or an unknown option in `args`. */
@@ -14,6 +15,8 @@ export function createBuiltinEngine(spec: EngineSpec, field: string): Engine {
   return {
     name: "builtin",
     family: builtinProvider(spec),
-    runTurn: async (request) => (await import("./run-builtin-turn.ts")).runBuiltinTurn(settings, request),
+    // The agent's tools and the AI SDK load zod: without its translated messages, as everywhere in a run.
+    runTurn: async (request) =>
+      (await withoutZodLocales(() => import("./run-builtin-turn.ts"))).runBuiltinTurn(settings, request),
   };
 }

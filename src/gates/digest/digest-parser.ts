@@ -88,7 +88,9 @@ interface Searches {
  * collection every few logs in a controller (10 mark-compacts in a 25-iteration loop, 1 with reuse).
  * Parsers that run at the same time each have their own. A parser that never ends keeps its pair
  * (collected with it). What a parser reads in the memory is only what it wrote there itself, and the
- * finder starts afresh on each text (`begin`).
+ * finder starts afresh on each text (`begin`). An idle pair still holds up to 2 MiB of the last log it
+ * read, not cleared, until a next parser overwrites it: text this process read and the loop keeps on
+ * disk anyway (the gate's log).
  */
 const idleSearches = new Map<string, Searches[]>();
 /** Idle pairs kept per trigger set: as many as gates usually digest at once. */

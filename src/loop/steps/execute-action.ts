@@ -62,7 +62,8 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return prepare(context);
     case "apply_steering": {
       const state = context.state();
-      const { applySteering } = await import("../steering.ts"); // its gate and budget schemas load zod
+      // Its gate and budget schemas load zod.
+      const { applySteering } = await withoutZodLocales(() => import("../steering.ts"));
       const { spec, changes } = applySteering(state.spec, state.pendingSteers);
       return context.append("steering_applied", { changes, spec });
     }
