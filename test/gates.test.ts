@@ -180,7 +180,10 @@ describe("runGates", () => {
         ["later", true, false],
       ],
     );
-    assert.match(await readFile(outcomes[0].logPath, "utf8"), /\nbegun\n# cancelled after \d+\.\d s \(SIG\w+\)\n$/);
+    assert.match(
+      await readFile(outcomes[0].logPath, "utf8"),
+      /\nbegun\n# cancelled after \d+\.\d s \(SIG\w+\)\n$/,
+    );
     const laterLog = await readFile(outcomes[1].logPath, "utf8");
     assert.match(laterLog, /not started: cancelled\n# cancelled after 0\.0 s\n$/);
     assert.doesNotMatch(laterLog, /^ran$/m);
