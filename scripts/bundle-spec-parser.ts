@@ -9,7 +9,7 @@
  *
  * What stays out, imported by the bundle from beside it: errors (SpecError must be the class the CLI
  * catches) and spec-cache (it imports the parser back, and keeps per-process state). zod's locale index
- * is bundled as its English export alone, as `importSpecParser` serves it unbundled (spec-parser-import.ts).
+ * is bundled as its English export alone, as `importSpecParser` serves it unbundled (zod-without-locales.ts).
  *
  * A manifest beside it, `core/spec-file.bundle.json`, names each module of the code folder the bundle
  * holds, with its SHA-256: `importSpecParser` uses the bundle only while every one is unchanged, so a
@@ -22,7 +22,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
-import { englishOnlyIndex, specParserBundle } from "../src/core/spec-parser-import.ts";
+import { specParserBundle } from "../src/core/spec-parser-import.ts";
+import { englishOnlyIndex } from "../src/core/zod-without-locales.ts";
 
 /** The modules the bundle imports from beside it, relative to the code folder, without extension. */
 const unbundledModules = ["errors", "core/spec-cache"];

@@ -210,6 +210,62 @@ describe("digest parser", () => {
   });
 });
 
+describe("digest parsers one after another", () => {
+  it("read nothing the parser before left in the filter's memory", () => {
+    // The second log is the first cut short inside a TAP failure line: the bytes after its end are the
+    // first log's (the ended parser's filter is reused), and must not complete that line.
+    const whole = ["TAP version 13", "ok 1 - setup", "not ok 2 - boom", "1..2", ""].join("\n");
+    const cut = whole.slice(0, whole.indexOf("not ok") + "not o".length);
+    const before = digestText(cut);
+    const full = digestText(whole);
+    assert.equal(full.totalFailures, 1);
+    assert.deepEqual(digestText(cut), before);
+    const bytes = createDigestParser();
+    bytes.write(Buffer.from(whole));
+    assert.deepEqual(bytes.end(), full, "a piece of bytes digests as the same text");
+    const parsed = createDigestParser();
+    parsed.write(Buffer.from(cut));
+    assert.deepEqual(parsed.end(), before);
+  });
+
+  it("each have their own memory while they read logs at the same time", async () => {
+    // digestLog reads a log into the parser's memory while the parser scans the piece before: two logs
+    // of several pieces digested at once would mix if their parsers shared it.
+    const folder = await mkdtemp(join(tmpdir(), "loopwright-digest-parsers-"));
+    try {
+      const log = (name: string) =>
+        [
+          ...Array.from({ length: 60_000 }, (_, index) => `[${name}] step ${index} done`),
+          `--- FAIL: Test${name} (0.00s)`,
+          `    ${name}_test.go:7: broken`,
+          "FAIL\texample.com/app\t0.1s",
+          "",
+        ].join("\n");
+      const paths = [join(folder, "first.log"), join(folder, "second.log")];
+      await writeFile(paths[0], log("First"));
+      await writeFile(paths[1], log("Second"));
+      const alone = [await digestLog(paths[0]), await digestLog(paths[1])];
+      createDigestParser().end(); // An idle pair of searches for the first of the two below.
+      const together = await Promise.all(paths.map((path) => digestLog(path)));
+      assert.deepEqual(together, alone);
+      assert.deepEqual(
+        together.map((digest) => digest.failures.map((failure) => failure.name)),
+        [["TestFirst"], ["TestSecond"]],
+      );
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses to be written or ended again once it has ended (its filter is another's by then)", () => {
+    const parser = createDigestParser();
+    parser.write("ok 1\n");
+    parser.end();
+    assert.throws(() => parser.write("not ok 2\n"), /has ended/);
+    assert.throws(() => parser.end(), /has ended/);
+  });
+});
+
 describe("findAnchors", () => {
   it("makes paths under the root relative and drops runtime and dependency frames", () => {
     const root = "/home/dev/repo";

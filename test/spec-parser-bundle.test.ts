@@ -103,6 +103,50 @@ describe("the spec parser's bundle", () => {
     assert.match(validate(invalid).output, /maker\.engine/);
   });
 
+  test("a run whose spec the bundle parsed loads zod for its verifier without the other locales", () => {
+    const path = join(sandbox.root, "verified.yaml");
+    writeFileSync(
+      path,
+      `name: verified
+goal: n.txt holds 1.
+repo: ./repo
+maker:
+  engine: scripted
+  turns:
+    - write: { n.txt: "{{iteration}}\\n" }
+gates:
+  - { id: one, kind: tests-pass, run: "grep -qx 1 n.txt" }
+budget: { maxIterations: 2 }
+`,
+    );
+    const trace = join(sandbox.root, "trace-run.txt");
+    const run = spawnSync(
+      process.execPath,
+      ["--import", tracer, join(pkg, "bin", "loopwright.js"), "run", path],
+      {
+        cwd: sandbox.repo,
+        env: { ...sandbox.env, LOOPWRIGHT_MODULE_TRACE: trace, LOOPWRIGHT_FROM: "" },
+        encoding: "utf8",
+      },
+    );
+    const output = `${run.stdout}${run.stderr}`;
+    assert.equal(run.status, 0, output);
+    const modules = readFileSync(trace, "utf8").split("\n");
+    assert.ok(
+      modules.some((url) => url.endsWith("/core/spec-file.bundle.js")),
+      "the bundle parsed no spec",
+    );
+    assert.ok(
+      modules.some((url) => url.endsWith("/verify/verdict.ts")),
+      "no verifier ruled",
+    );
+    const locales = modules.filter((url) => url.includes("/zod/v4/locales/"));
+    assert.deepEqual(
+      locales.map((url) => url.slice(url.lastIndexOf("/") + 1)),
+      ["en.js"],
+    );
+  });
+
   test("a module changed since it was bundled, a damaged manifest or bundle: the modules parse", () => {
     const expected = validate(invalid, binary).output;
     const spec = join(pkg, "src", "core", "spec.ts");

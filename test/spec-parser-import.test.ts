@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { englishOnlyIndex } from "../src/core/spec-parser-import.ts";
+import { englishOnlyIndex } from "../src/core/zod-without-locales.ts";
 import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 
 const zodLocales = new URL("../node_modules/zod/v4/locales/index.js", import.meta.url);

@@ -26,10 +26,11 @@ export interface DigestParser {
   /**
    * Two buffers to read the log into: a piece that lies in one is scanned where it is, not copied.
    * They take turns, one filled while the other is written; a piece given as anything else is copied
-   * into the first, so the two ways must not be mixed.
+   * into the first, so the two ways must not be mixed. Nothing may be read into them once `end` was
+   * called: they are then the next parser's.
    */
   readonly readBuffers: readonly [Uint8Array, Uint8Array];
-  /** Ends the log and returns its digest. Call once. */
+  /** Ends the log and returns its digest. Call once: `write` and `end` throw after it. */
   end(): Digest;
 }
 
@@ -73,6 +74,26 @@ export function cleanLine(raw: string): string {
   return text;
 }
 
+/** The searches for one set of triggers: over the bytes (with the memory they are read into), and over text. */
+interface Searches {
+  filter: TriggerFilter;
+  finder: TriggerFinder;
+}
+
+/**
+ * Searches no parser uses, by their triggers (as JSON): a parser takes one pair when it starts and gives
+ * it back when `end` returns, so a process that digests log after log (a controller: two gate logs per
+ * iteration) makes the filter's 2 MiB WebAssembly memory, instance and tables and the finder's compiled
+ * patterns once, not per log. A fresh WebAssembly memory per log cost ~0.5 ms, and a full garbage
+ * collection every few logs in a controller (10 mark-compacts in a 25-iteration loop, 1 with reuse).
+ * Parsers that run at the same time each have their own. A parser that never ends keeps its pair
+ * (collected with it). What a parser reads in the memory is only what it wrote there itself, and the
+ * finder starts afresh on each text (`begin`).
+ */
+const idleSearches = new Map<string, Searches[]>();
+/** Idle pairs kept per trigger set: as many as gates usually digest at once. */
+const idleSearchesKept = 4;
+
 class LineScanner implements DigestParser, NearbyLines {
   private readonly limits: DigestLimits;
   private readonly logPath: string | undefined;
@@ -82,6 +103,10 @@ class LineScanner implements DigestParser, NearbyLines {
   readonly readBuffers: readonly [Uint8Array, Uint8Array];
   /** The bytes being searched (the current chunk of the log) and the search over them. */
   private readonly filter: TriggerFilter;
+  /** The triggers, as `idleSearches` files the filter and the finder. */
+  private readonly searchesKey: string;
+  /** `end` has returned: the filter and the finder are another parser's to use. */
+  private ended = false;
   /** Where the chunk's whole lines start in the filter's memory (after the end of a line carried into it). */
   private chunkStart = 0;
   /** For each trigger (as its Latin-1 text), the parsers it routes to. */
@@ -136,9 +161,14 @@ class LineScanner implements DigestParser, NearbyLines {
         if (key.includes(other)) for (const index of this.routes.get(other) ?? []) routes.add(index);
       this.routes.set(key, [...routes]);
     }
-    this.finder = new TriggerFinder(keys);
+    this.searchesKey = JSON.stringify(keys);
+    const searches = idleSearches.get(this.searchesKey)?.pop() ?? {
+      filter: new TriggerFilter(keys, 2 * chunkBytes + filterPadding),
+      finder: new TriggerFinder(keys),
+    };
+    this.finder = searches.finder;
+    this.filter = searches.filter;
     // The two read buffers, each followed by the filter's padding.
-    this.filter = new TriggerFilter(keys, 2 * chunkBytes + filterPadding);
     const memory = this.filter.bytes;
     const second = this.filter.start + chunkBytes + filterPadding;
     this.readBuffers = [
@@ -153,6 +183,7 @@ class LineScanner implements DigestParser, NearbyLines {
   }
 
   write(piece: string | Uint8Array): void {
+    if (this.ended) throw new Error("the digest parser has ended");
     const filter = this.filter;
     if (typeof piece !== "string" && piece.buffer === filter.bytes.buffer) {
       // Read into one of `readBuffers`.
@@ -174,13 +205,23 @@ class LineScanner implements DigestParser, NearbyLines {
   }
 
   end(): Digest {
+    if (this.ended) throw new Error("the digest parser has ended");
     if (this.carry) {
       const line = this.carry;
       this.carry = null;
       this.scanCopied(`${line.toString("latin1")}\n`);
     }
     for (const parser of this.parsers) parser.end();
-    return this.collector.result(this.lineNumber, this.logPath);
+    const digest = this.collector.result(this.lineNumber, this.logPath);
+    // The digest holds copies (strings) only: the filter's memory is free for the next parser.
+    this.ended = true;
+    const idle = idleSearches.get(this.searchesKey) ?? [];
+    if (idle.length < idleSearchesKept) {
+      this.filter.reset();
+      idle.push({ filter: this.filter, finder: this.finder });
+      idleSearches.set(this.searchesKey, idle);
+    }
+    return digest;
   }
 
   before(distance: number): string {

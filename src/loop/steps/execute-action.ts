@@ -1,5 +1,6 @@
 /** Dispatches one decided action to the step that performs it. */
 import { setTimeout as sleep } from "node:timers/promises";
+import { withoutZodLocales } from "../../core/zod-without-locales.ts";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
@@ -22,13 +23,15 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
  * The steps that only come after a maker's turn, loaded on first use: the run reaches the maker's first
  * command without them, and a second into a maker's turn (its command runs by then; an agent's turn
  * takes minutes) they start loading in the background, so the steps after it do not wait either. A turn
- * that ends sooner loads them when they are first needed.
+ * that ends sooner loads them when they are first needed. Those that bring zod in (the verdict's and
+ * answers' schemas) load it without its translated messages, as the spec's parser does: a run whose
+ * spec came from the parser's bundle has not loaded zod by then.
  */
 const afterMaker = {
   commit: loadOnce(() => import("./commit-and-screen.ts")),
-  review: loadOnce(() => import("./review-turn.ts")),
-  verifier: loadOnce(() => import("./verifier-turn.ts")),
-  replan: loadOnce(() => import("./replan-turn.ts")),
+  review: loadOnce(() => withoutZodLocales(() => import("./review-turn.ts"))),
+  verifier: loadOnce(() => withoutZodLocales(() => import("./verifier-turn.ts"))),
+  replan: loadOnce(() => withoutZodLocales(() => import("./replan-turn.ts"))),
   pullRequest: loadOnce(() => import("./open-pull-request.ts")),
   comment: loadOnce(() => import("./answer-comment.ts")),
   ci: loadOnce(() => import("./watch-ci.ts")),
