@@ -148,6 +148,11 @@ describe("runGates", () => {
     assert.equal(outcome.passed, true);
     assert.deepEqual(outcome.survivorsKilled, [pid]);
     assert.equal(isAlive(pid), false);
+    // The log's last line says how it ended, with the survivors it killed.
+    assert.match(
+      await readFile(outcome.logPath, "utf8"),
+      /\nup\n# exit 0 after \d+\.\d s; killed 1 process\(es\) it left running\n$/,
+    );
   });
 
   test("an abort cancels the running gate and the ones not yet started", {
@@ -175,8 +180,12 @@ describe("runGates", () => {
         ["later", true, false],
       ],
     );
+    assert.match(
+      await readFile(outcomes[0].logPath, "utf8"),
+      /\nbegun\n# cancelled after \d+\.\d s \(SIG\w+\)\n$/,
+    );
     const laterLog = await readFile(outcomes[1].logPath, "utf8");
-    assert.match(laterLog, /not started: cancelled/);
+    assert.match(laterLog, /not started: cancelled\n# cancelled after 0\.0 s\n$/);
     assert.doesNotMatch(laterLog, /^ran$/m);
   });
 

@@ -1,7 +1,7 @@
-import { appendFile, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Redact } from "../core/redact.ts";
-import { runCommand } from "../process/run-command.ts";
+import { type CommandOutcome, runCommand } from "../process/run-command.ts";
 
 /** One deterministic gate to run: its pinned command and limits. */
 export interface GateRun {
@@ -87,6 +87,7 @@ async function runGate(gate: GateRun, options: RunGatesOptions): Promise<GateOut
     signal: options.signal,
     logPath,
     logHeader: `$ ${gate.command}\n# gate ${gate.id} (${gate.kind}) in ${options.cwd}\n`,
+    logFooter: (ended) => `# ${describeEnd(ended)}\n`,
     redact: options.redact,
     runId: options.runId,
     stepId: `${options.stepPrefix}:${gate.id}`,
@@ -104,16 +105,14 @@ async function runGate(gate: GateRun, options: RunGatesOptions): Promise<GateOut
     ...(result.spawnError ? { spawnError: result.spawnError } : {}),
     ...(result.logError ? { logError: result.logError } : {}),
   };
-  if (!outcome.spawnError && !outcome.logError)
-    await appendFile(logPath, `# ${describeEnd(outcome, result.signal)}\n`).catch(() => {});
   options.onGateEnded?.(outcome);
   return outcome;
 }
 
 /** One line for the end of a log, e.g. `exit 1 after 2.3 s` or `timed out after 60.0 s (SIGKILL)`. */
-function describeEnd(outcome: GateOutcome, signal: string | null): string {
+function describeEnd(outcome: CommandOutcome): string {
   const after = `after ${(outcome.durationMs / 1000).toFixed(1)} s`;
-  const how = signal ? ` (${signal})` : "";
+  const how = outcome.signal ? ` (${outcome.signal})` : "";
   const survivors = outcome.survivorsKilled.length
     ? `; killed ${outcome.survivorsKilled.length} process(es) it left running`
     : "";

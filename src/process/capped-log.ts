@@ -13,8 +13,11 @@ export const defaultLogLimitBytes = 16 * 1024 * 1024;
 
 export interface CappedLog {
   write(text: string): void;
-  /** Writes what was kept of the end, then closes; resolves even when the file failed. */
-  close(): Promise<void>;
+  /**
+   * Writes what was kept of the end, then `footer` (outside the cap), then closes; resolves even when
+   * the file failed.
+   */
+  close(footer?: string): Promise<void>;
   /** Why the log could not be written, e.g. `log not written: ENOSPC (/path/x.log)`; undefined when fine. */
   failure(): string | undefined;
 }
@@ -80,7 +83,7 @@ export function openCappedLog(path: string, options: { append?: boolean; limitBy
       }
       keepInTail(bytes.subarray(Math.max(0, room)));
     },
-    async close() {
+    async close(footer) {
       if (!stream) return;
       if (!failure && tailBytes > 0) {
         let kept = Buffer.concat(tail);
@@ -101,6 +104,7 @@ export function openCappedLog(path: string, options: { append?: boolean; limitBy
         }
         stream.write(kept);
       }
+      if (!failure && footer) stream.write(footer);
       stream.end();
       await finished(stream).catch(() => {});
     },

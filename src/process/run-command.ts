@@ -33,6 +33,12 @@ export interface RunCommandOptions {
   appendLog?: boolean;
   /** Written at the top of the log, redacted (end it with a newline). */
   logHeader?: string;
+  /**
+   * The last line of the log once the command has ended (end it with a newline), not redacted, written
+   * after the kept end of a capped log; not written when it could not start (`spawnError`) or the log
+   * failed. Given the outcome, less `logError`, which closing the log may still set.
+   */
+  logFooter?: (outcome: CommandOutcome) => string;
   /** Applied to everything that leaves: log, tail, captured stdout, onOutput. Default: none. */
   redact?: Redact;
   /** The controller's run id, exported as LOOPWRIGHT_RUN_ID. */
@@ -105,8 +111,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   const started = performance.now();
   const redact = options.redact ?? ((text: string) => text);
   const output = createOutputCollector(options, redact);
-  const outcome = (fields: Partial<CommandOutcome>): Promise<CommandOutcome> =>
-    output.close().then(() => ({
+  const outcome = async (fields: Partial<CommandOutcome>): Promise<CommandOutcome> => {
+    const ended: CommandOutcome = {
       exitCode: null,
       signal: null,
       timedOut: false,
@@ -114,12 +120,16 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
       durationMs: Math.round(performance.now() - started),
       tail: output.tail(),
       survivorsKilled: [],
-      ...(output.logError() ? { logError: output.logError() } : {}),
       ...(options.captureStdout
         ? { stdout: output.stdout(), stdoutTruncated: output.stdoutTruncated() }
         : {}),
       ...fields,
-    }));
+    };
+    // The footer goes through the open log, not a second open of the file after it is closed.
+    await output.close(ended.spawnError ? undefined : options.logFooter?.(ended));
+    const logError = output.logError();
+    return logError ? { ...ended, logError } : ended;
+  };
 
   if (options.signal?.aborted) {
     output.note("not started: cancelled");
@@ -338,6 +348,6 @@ function createOutputCollector(options: RunCommandOptions, redact: Redact) {
     stdout: () => stdoutParts.join(""),
     stdoutTruncated: () => stdoutTruncated,
     logError: () => log?.failure(),
-    close: (): Promise<void> => log?.close() ?? Promise.resolve(),
+    close: (footer?: string): Promise<void> => log?.close(footer) ?? Promise.resolve(),
   };
 }

@@ -25,6 +25,18 @@ const pollMs = 20;
  * `matches` accepts. Processes we may not read are skipped. Returns [] where /proc is missing.
  */
 export function findTaggedProcesses(variable: string, matches: (value: string) => boolean): number[] {
+  // Most entries fail to open (kernel threads: ESRCH; other users': EACCES), each failure an Error
+  // that is thrown away: without a stack trace to capture it costs less, and leaves less to collect.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return scanEnvironments(variable, matches);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+function scanEnvironments(variable: string, matches: (value: string) => boolean): number[] {
   let entries: string[];
   try {
     entries = readdirSync(procRoot);
