@@ -129,9 +129,9 @@ export async function runInForeground(
   let makerStartedTimer: NodeJS.Timeout | undefined;
   const onSignal = () => {
     if (interrupt.signal.aborted) {
-      afterMakerStarted?.();
       // Without the sandbox the turn's processes would outlive us: kill what carries this run's tag.
       if (runId) killTaggedNow(runId);
+      afterMakerStarted?.();
       process.exit(hungUp ? 129 : 130);
     }
     interrupt.abort();
