@@ -1,15 +1,21 @@
 /**
- * Bundles the spec's parser (core/spec-file with yaml, zod and croner, ~130 modules) into one ES module
- * beside it, `core/spec-file.bundle.js`, which `importSpecParser` loads from dist/ instead. Why: a spec
+ * Bundles the spec's parser (core/spec-file with yaml, zod and croner, ~130 modules) into one script
+ * beside it, `core/spec-file.bundle.cjs`, which `importSpecParser` runs from dist/ instead. Why: a spec
  * parsed from scratch (`run` or `validate` of a new or edited spec) spent about a third of its start-up
- * in Node resolving, reading and linking those modules one by one; one file is resolved once.
+ * in Node resolving, reading and linking those modules one by one; one file is read once.
+ *
+ * A script (CommonJS in form), not an ES module, so that `importSpecParser` can compile it itself and
+ * keep V8's code cache of it made after a parse: Node's compile cache keeps only the code compiled
+ * before a module runs, and most of the parser's functions (zod's, yaml's) are compiled lazily at their
+ * first call, which cost each fresh parse ~20 ms (spec-parser-import.ts). It is never `require`d.
  *
  * The bundle's name is stable (no content hash): an update that replaces dist/ while a loop runs leaves
- * a lazy import of it as valid as one of the modules it replaces.
+ * a lazy load of it as valid as one of the modules it replaces.
  *
- * What stays out, imported by the bundle from beside it: errors (SpecError must be the class the CLI
- * catches) and spec-cache (it imports the parser back, and keeps per-process state). zod's locale index
- * is bundled as its English export alone, as `importSpecParser` serves it unbundled (zod-without-locales.ts).
+ * What stays out, handed to the script by `importSpecParser` as `require("errors")` and
+ * `require("core/spec-cache")`: errors (SpecError must be the class the CLI catches) and spec-cache (it
+ * imports the parser back, and keeps per-process state). zod's locale index is bundled as its English
+ * export alone, as `importSpecParser` serves it unbundled (zod-without-locales.ts).
  *
  * A manifest beside it, `core/spec-file.bundle.json`, names each module of the code folder the bundle
  * holds, with its SHA-256: `importSpecParser` uses the bundle only while every one is unchanged, so a
@@ -32,8 +38,8 @@ import {
 } from "../src/core/spec-parser-import.ts";
 import { englishOnlyIndex } from "../src/core/zod-without-locales.ts";
 
-/** The modules the bundle imports from beside it, relative to the code folder, without extension. */
-const unbundledModules = ["errors", "core/spec-cache"];
+/** The modules the script gets from `importSpecParser`, relative to the code folder, without extension. */
+const unbundledModules = specParserBundle.externals;
 
 export interface SpecParserBundleOptions {
   /** The code folder: dist/ (its .js) or src/ (its .ts). */
@@ -47,13 +53,13 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
   const code = resolve(options.code);
   const extension = code.endsWith("src") ? ".ts" : ".js";
   const outfile = join(resolve(options.into ?? code), "core", specParserBundle.file);
-  const unbundled = new Set(unbundledModules.map((name) => join(code, `${name}${extension}`)));
+  const unbundled = new Map(unbundledModules.map((name) => [join(code, `${name}${extension}`), name]));
   const result = await build({
     entryPoints: [join(code, "core", `spec-file${extension}`)],
     outfile,
     bundle: true,
     platform: "node",
-    format: "esm",
+    format: "cjs",
     target: "node24",
     metafile: true,
     // Half the bytes to read, decode and hash for the compile cache (and to ship); names kept, so that
@@ -61,18 +67,13 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
     minify: true,
     keepNames: true,
     logLevel: "error",
-    // yaml is CommonJS and requires Node builtins: an ES module has no `require` of its own.
-    banner: {
-      js: 'import { createRequire as createRequireForBundle } from "node:module";\nconst require = createRequireForBundle(import.meta.url);',
-    },
     plugins: [
       {
         name: "spec-parser",
         setup(context) {
           context.onResolve({ filter: /^\./ }, (args) => {
-            const path = resolve(args.resolveDir, args.path);
-            if (!unbundled.has(path)) return undefined;
-            return { path: `./${relative(dirname(outfile), path).split(sep).join("/")}`, external: true };
+            const name = unbundled.get(resolve(args.resolveDir, args.path));
+            return name === undefined ? undefined : { path: name, external: true };
           });
           context.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => {
             const english = englishOnlyIndex(readFileSync(args.path, "utf8"));

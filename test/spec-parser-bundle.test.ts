@@ -2,7 +2,9 @@
  * The spec parser's bundle (scripts/bundle-spec-parser.ts), which `importSpecParser` loads from the build:
  * a spec parsed through it gives the answers the modules give (a valid spec, every problem of an
  * invalid one) while loading neither yaml's nor zod's modules; a module changed since it was bundled, a
- * damaged manifest or a bundle that does not load leaves the modules to parse.
+ * damaged manifest or a bundle that does not load leaves the modules to parse. The bundle's code cache,
+ * made after a parse, is kept in Node's compile cache folder by the bundle's text: a damaged one, or one
+ * made for another text, never runs.
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -11,8 +13,10 @@ import {
   copyFileSync,
   cpSync,
   existsSync,
+  readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -64,8 +68,19 @@ describe("the spec parser's bundle", () => {
   });
   after(() => sandbox.cleanup());
 
-  /** `validate` of `text` as a spec never seen (new path, new home): exit code, output, modules loaded. */
-  const validate = (text: string, entry = join(pkg, "bin", "loopwright.js")) => {
+  /**
+   * `validate` of `text` as a spec never seen (new path, new home): exit code, output, modules loaded, the
+   * bundle's code caches after it. `compileCache`: Node's compile cache folder (NODE_COMPILE_CACHE), a new
+   * one by default; `env`: more of the environment.
+   */
+  const validate = (
+    text: string,
+    {
+      entry = join(pkg, "bin", "loopwright.js"),
+      compileCache = join(sandbox.root, `compile-cache-${samples + 1}`),
+      env = {},
+    }: { entry?: string; compileCache?: string; env?: NodeJS.ProcessEnv } = {},
+  ) => {
     samples++;
     const path = join(sandbox.root, `spec-${samples}.yaml`);
     writeFileSync(path, text);
@@ -77,25 +92,39 @@ describe("the spec parser's bundle", () => {
         LOOPWRIGHT_HOME: join(sandbox.root, `home-${samples}`),
         LOOPWRIGHT_MODULE_TRACE: trace,
         LOOPWRIGHT_FROM: "",
+        NODE_COMPILE_CACHE: compileCache,
+        ...env,
       },
       encoding: "utf8",
     });
     const modules = readFileSync(trace, "utf8").split("\n");
     const output = `${run.stdout}${run.stderr}`.replaceAll(path, "SPEC");
+    const packages = modules.filter((url) => /\/node_modules\/(zod|yaml|croner)\//.test(url)).length;
+    // The bundle is a script run by spec-parser-import, not a module: it parsed when no parser package's
+    // module loaded (and then it leaves its code cache, unless Node's compile cache is off).
     return {
       code: run.status,
       output,
-      bundled: modules.some((url) => url.endsWith("/core/spec-file.bundle.js")),
-      packages: modules.filter((url) => /\/node_modules\/(zod|yaml|croner)\//.test(url)).length,
+      bundled: packages === 0,
+      packages,
+      codeCaches: codeCaches(compileCache),
     };
+  };
+
+  /** The bundle's code cache files under a compile cache folder: path and text of each. */
+  const codeCaches = (folder: string) => {
+    if (!existsSync(folder)) return [];
+    return readdirSync(folder, { recursive: true, encoding: "utf8" })
+      .filter((name) => /spec-file\.bundle\.cjs\.[0-9a-f]{64}\.v8$/.test(name))
+      .map((name) => join(folder, name));
   };
 
   test("parses as the modules do, loading no yaml or zod module", () => {
     for (const text of [valid, invalid]) {
       const bundled = validate(text);
-      const modules = validate(text, binary);
+      const modules = validate(text, { entry: binary });
       assert.ok(bundled.bundled, bundled.output);
-      assert.equal(bundled.packages, 0);
+      assert.equal(bundled.codeCaches.length, 1);
       assert.equal(modules.bundled, false);
       assert.ok(modules.packages > 50, `${modules.packages} package modules`);
       assert.equal(bundled.code, modules.code);
@@ -126,17 +155,19 @@ budget: { maxIterations: 2 }
       ["--import", tracer, join(pkg, "bin", "loopwright.js"), "run", path],
       {
         cwd: sandbox.repo,
-        env: { ...sandbox.env, LOOPWRIGHT_MODULE_TRACE: trace, LOOPWRIGHT_FROM: "" },
+        env: {
+          ...sandbox.env,
+          LOOPWRIGHT_MODULE_TRACE: trace,
+          LOOPWRIGHT_FROM: "",
+          NODE_COMPILE_CACHE: join(sandbox.root, "compile-cache-run"),
+        },
         encoding: "utf8",
       },
     );
     const output = `${run.stdout}${run.stderr}`;
     assert.equal(run.status, 0, output);
     const modules = readFileSync(trace, "utf8").split("\n");
-    assert.ok(
-      modules.some((url) => url.endsWith("/core/spec-file.bundle.js")),
-      "the bundle parsed no spec",
-    );
+    assert.equal(codeCaches(join(sandbox.root, "compile-cache-run")).length, 1, "the bundle parsed no spec");
     assert.ok(
       modules.some((url) => url.endsWith("/verify/verdict.ts")),
       "no verifier ruled",
@@ -225,11 +256,67 @@ budget: { maxIterations: 1 }
     }
   });
 
+  test("the code cache made after the first parse is used by the next; a damaged one is made again", () => {
+    const compileCache = join(sandbox.root, "compile-cache-kept");
+    const first = validate(invalid, { compileCache });
+    assert.ok(first.bundled, first.output);
+    assert.equal(first.codeCaches.length, 1);
+    const [cache] = first.codeCaches;
+    const made = { bytes: readFileSync(cache), time: statSync(cache).mtimeMs };
+    // Used as it is: V8 took it, nothing was written again.
+    const second = validate(invalid, { compileCache });
+    assert.equal(second.output, first.output);
+    assert.deepEqual(second.codeCaches, [cache]);
+    assert.equal(statSync(cache).mtimeMs, made.time);
+    assert.deepEqual(readFileSync(cache), made.bytes);
+    // Damaged in place, its length kept: V8 refuses it, the parse is the same, a good one replaces it.
+    const damaged = Buffer.alloc(made.bytes.length, 7);
+    writeFileSync(cache, damaged);
+    const third = validate(invalid, { compileCache });
+    assert.equal(third.output, first.output);
+    assert.ok(third.bundled);
+    assert.notDeepEqual(readFileSync(cache), damaged);
+    // The cache it made holds what another spec's parse runs too.
+    const fourth = validate(valid, { compileCache });
+    assert.ok(fourth.bundled, fourth.output);
+    assert.equal(fourth.output, validate(valid, { entry: binary }).output);
+  });
+
+  test("a code cache made for another text of the bundle never runs", () => {
+    const compileCache = join(sandbox.root, "compile-cache-edited");
+    const bundle = join(pkg, "src", "core", "spec-file.bundle.cjs");
+    const original = readFileSync(bundle, "utf8");
+    assert.equal(validate(invalid, { compileCache }).codeCaches.length, 1);
+    // The same length (all V8 itself checks of a cache's source) with another message: its code must run.
+    const edited = original.replace(
+      "use lowercase letters, digits and -",
+      "USE lowercase letters, digits and -",
+    );
+    assert.notEqual(edited, original);
+    try {
+      writeFileSync(bundle, edited);
+      const run = validate(invalid, { compileCache });
+      assert.ok(run.bundled, run.output);
+      assert.match(run.output, /name: USE lowercase letters, digits and -/);
+      assert.equal(run.codeCaches.length, 2);
+    } finally {
+      writeFileSync(bundle, original);
+    }
+  });
+
+  test("with Node's compile cache off the bundle parses and keeps no code cache", () => {
+    const compileCache = join(sandbox.root, "compile-cache-off");
+    const run = validate(invalid, { compileCache, env: { NODE_DISABLE_COMPILE_CACHE: "1" } });
+    assert.ok(run.bundled, run.output);
+    assert.equal(run.output, validate(invalid).output);
+    assert.deepEqual(run.codeCaches, []);
+  });
+
   test("a module changed since it was bundled, a damaged manifest or bundle: the modules parse", () => {
-    const expected = validate(invalid, binary).output;
+    const expected = validate(invalid, { entry: binary }).output;
     const spec = join(pkg, "src", "core", "spec.ts");
     const manifest = join(pkg, "src", "core", "spec-file.bundle.json");
-    const bundle = join(pkg, "src", "core", "spec-file.bundle.js");
+    const bundle = join(pkg, "src", "core", "spec-file.bundle.cjs");
     const kept = [spec, manifest, bundle].map((path) => [path, readFileSync(path)] as const);
     const unbundled = () => {
       const run = validate(invalid);
@@ -244,7 +331,7 @@ budget: { maxIterations: 1 }
       writeFileSync(manifest, "{ not json");
       unbundled();
       writeFileSync(manifest, kept[1][1]);
-      writeFileSync(bundle, "export const parseSpecTextForAnyMode = ;\n");
+      writeFileSync(bundle, "exports.parseSpecTextForAnyMode = ;\n");
       const broken = validate(invalid);
       assert.equal(broken.output, expected);
       rmSync(bundle);

@@ -8,6 +8,12 @@
  * tsc alone leaves the bundle stale) and each package Node would resolve from here has the version the
  * bundle was built with (an `npm update` or `npm audit fix` of one reaches the parse at once, through the
  * modules). Anything else, unreadable or unexpected, parses through the modules.
+ *
+ * The bundle is a script compiled here, so that its code cache can be made after a parse, when the
+ * functions the parse ran are compiled (most of them lazily, at their first call): kept in Node's compile
+ * cache folder under the bundle's SHA-256 (V8 checks only a cache's length, version and flags, not the
+ * text it was made from), and written once, when there was none or V8 refused it. With Node's compile
+ * cache off (NODE_DISABLE_COMPILE_CACHE=1, or a command run without bin/loopwright.js) none is kept.
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,8 +25,15 @@ type SpecParser = typeof import("./spec-file.ts");
 /** The packages whose code the parse runs. */
 export const parserPackages = ["yaml", "zod", "croner"] as const;
 
-/** The bundle's file and its manifest's, in the folder of spec-file (core/). */
-export const specParserBundle = { file: "spec-file.bundle.js", manifest: "spec-file.bundle.json" };
+/**
+ * The bundle's file and its manifest's, in the folder of spec-file (core/), and the modules the bundle
+ * holds no copy of: it gets them as `require(<name>)`, with the name relative to the code folder.
+ */
+export const specParserBundle = {
+  file: "spec-file.bundle.cjs",
+  manifest: "spec-file.bundle.json",
+  externals: ["errors", "core/spec-cache"],
+} as const;
 
 /** What the bundle's manifest says (scripts/bundle-spec-parser.ts writes it). */
 export interface SpecParserManifest {
@@ -74,10 +87,96 @@ async function importBundle(): Promise<LoadedParser | undefined> {
     if (modules.length === 0 || !isUnchanged(modules)) return undefined;
     const packageFiles = bundledPackagesInPlace(manifest?.packages ?? {});
     if (!packageFiles) return undefined;
-    const parser = (await import(new URL(specParserBundle.file, import.meta.url).href)) as SpecParser;
+    const parser = await runBundle(fileURLToPath(new URL(specParserBundle.file, import.meta.url)));
     return { parser, packageFiles: () => packageFiles };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The bundle's exports, from its text compiled with its code cache when one is kept; the cache is
+ * (re)written after the first call of an export has returned or settled, when none was used.
+ */
+async function runBundle(file: string): Promise<SpecParser> {
+  const { Script, constants } = process.getBuiltinModule("node:vm");
+  const { createRequire, getCompileCacheDir } = process.getBuiltinModule("node:module");
+  const { hash } = process.getBuiltinModule("node:crypto");
+  const text = readFileSync(file, "utf8");
+  const cacheFolder = getCompileCacheDir?.();
+  const cacheFile =
+    cacheFolder === undefined
+      ? undefined
+      : join(cacheFolder, "loopwright", `${basename(file)}.${hash("sha256", text)}.v8`);
+  let cachedData: Buffer | undefined;
+  try {
+    if (cacheFile !== undefined) cachedData = readFileSync(cacheFile);
+  } catch {}
+  const script = new Script(`(function (exports, require, module) {${text}\n})`, {
+    filename: file,
+    cachedData,
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const externals = new Map<string, unknown>();
+  for (const [name, load] of [
+    ["errors", () => import("../errors.ts")],
+    ["core/spec-cache", () => import("./spec-cache.ts")],
+  ] as const)
+    externals.set(name, await load());
+  const requireBesideBundle = createRequire(file);
+  const module = { exports: {} as Record<string, unknown> };
+  (script.runInThisContext() as (exports: unknown, require: unknown, module: unknown) => void)(
+    module.exports,
+    (name: string) => (externals.has(name) ? externals.get(name) : requireBesideBundle(name)),
+    module,
+  );
+  const cacheWanted =
+    cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
+  return cacheWanted
+    ? keepCodeCacheAfterFirstCall(module.exports, () => writeCodeCache(script, cacheFile))
+    : (module.exports as SpecParser);
+}
+
+/** `exports` with each function wrapped so that `keep` runs once, a turn after the first call ends. */
+function keepCodeCacheAfterFirstCall(exports: Record<string, unknown>, keep: () => void): SpecParser {
+  let kept = false;
+  const keepSoon = () => {
+    if (kept) return;
+    kept = true;
+    setImmediate(keep);
+  };
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(exports)) {
+    if (typeof value !== "function") {
+      wrapped[name] = value;
+      continue;
+    }
+    wrapped[name] = function (this: unknown, ...args: unknown[]) {
+      let result: unknown;
+      try {
+        result = value.apply(this, args);
+      } finally {
+        if (result instanceof Promise) result.finally(keepSoon).catch(() => {});
+        else keepSoon();
+      }
+      return result;
+    };
+  }
+  return wrapped as SpecParser;
+}
+
+/** Writes the script's code cache whole (a temporary file renamed over it); a failure changes nothing. */
+function writeCodeCache(script: import("node:vm").Script, cacheFile: string): void {
+  const { mkdirSync, renameSync, rmSync, writeFileSync } = process.getBuiltinModule("node:fs");
+  const temporary = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(cacheFile), { recursive: true });
+    writeFileSync(temporary, script.createCachedData());
+    renameSync(temporary, cacheFile);
+  } catch {
+    try {
+      rmSync(temporary, { force: true });
+    } catch {}
   }
 }
 
