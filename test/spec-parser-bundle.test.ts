@@ -124,7 +124,8 @@ describe("the spec parser's bundle", () => {
       const bundled = validate(text);
       const modules = validate(text, { entry: binary });
       assert.ok(bundled.bundled, bundled.output);
-      assert.equal(bundled.codeCaches.length, 1);
+      // Only a parse that returned keeps a code cache (an invalid spec's throws its problems).
+      assert.equal(bundled.codeCaches.length, text === valid ? 1 : 0);
       assert.equal(modules.bundled, false);
       assert.ok(modules.packages > 50, `${modules.packages} package modules`);
       assert.equal(bundled.code, modules.code);
@@ -258,35 +259,46 @@ budget: { maxIterations: 1 }
 
   test("the code cache made after the first parse is used by the next; a damaged one is made again", () => {
     const compileCache = join(sandbox.root, "compile-cache-kept");
-    const first = validate(invalid, { compileCache });
+    const first = validate(valid, { compileCache });
     assert.ok(first.bundled, first.output);
     assert.equal(first.codeCaches.length, 1);
     const [cache] = first.codeCaches;
     const made = { bytes: readFileSync(cache), time: statSync(cache).mtimeMs };
-    // Used as it is: V8 took it, nothing was written again.
-    const second = validate(invalid, { compileCache });
-    assert.equal(second.output, first.output);
-    assert.deepEqual(second.codeCaches, [cache]);
-    assert.equal(statSync(cache).mtimeMs, made.time);
-    assert.deepEqual(readFileSync(cache), made.bytes);
+    // Used as it is, by a parse of the same spec and of another: V8 took it, nothing was written again.
+    for (const text of [valid, invalid]) {
+      const next = validate(text, { compileCache });
+      assert.ok(next.bundled, next.output);
+      assert.equal(next.output, validate(text, { entry: binary }).output);
+      assert.deepEqual(next.codeCaches, [cache]);
+      assert.equal(statSync(cache).mtimeMs, made.time);
+      assert.deepEqual(readFileSync(cache), made.bytes);
+    }
     // Damaged in place, its length kept: V8 refuses it, the parse is the same, a good one replaces it.
     const damaged = Buffer.alloc(made.bytes.length, 7);
     writeFileSync(cache, damaged);
-    const third = validate(invalid, { compileCache });
-    assert.equal(third.output, first.output);
-    assert.ok(third.bundled);
+    const again = validate(valid, { compileCache });
+    assert.ok(again.bundled, again.output);
+    assert.equal(again.output, first.output);
     assert.notDeepEqual(readFileSync(cache), damaged);
-    // The cache it made holds what another spec's parse runs too.
-    const fourth = validate(valid, { compileCache });
-    assert.ok(fourth.bundled, fourth.output);
-    assert.equal(fourth.output, validate(valid, { entry: binary }).output);
+  });
+
+  test("a parse that fails before the schema keeps no code cache; the next that returns does", () => {
+    const compileCache = join(sandbox.root, "compile-cache-yaml-error");
+    const broken = validate("name: [unclosed\ngoal: x\n", { compileCache });
+    assert.equal(broken.code, 2, broken.output);
+    assert.ok(broken.bundled, broken.output);
+    assert.deepEqual(broken.codeCaches, []);
+    // An invalid spec throws its problems: no cache from it either.
+    assert.deepEqual(validate(invalid, { compileCache }).codeCaches, []);
+    const parsed = validate(valid, { compileCache });
+    assert.equal(parsed.codeCaches.length, 1, parsed.output);
   });
 
   test("a code cache made for another text of the bundle never runs", () => {
     const compileCache = join(sandbox.root, "compile-cache-edited");
     const bundle = join(pkg, "src", "core", "spec-file.bundle.cjs");
     const original = readFileSync(bundle, "utf8");
-    assert.equal(validate(invalid, { compileCache }).codeCaches.length, 1);
+    assert.equal(validate(valid, { compileCache }).codeCaches.length, 1);
     // The same length (all V8 itself checks of a cache's source) with another message: its code must run.
     const edited = original.replace(
       "use lowercase letters, digits and -",
@@ -298,7 +310,7 @@ budget: { maxIterations: 1 }
       const run = validate(invalid, { compileCache });
       assert.ok(run.bundled, run.output);
       assert.match(run.output, /name: USE lowercase letters, digits and -/);
-      assert.equal(run.codeCaches.length, 2);
+      assert.equal(validate(valid, { compileCache }).codeCaches.length, 2);
     } finally {
       writeFileSync(bundle, original);
     }
@@ -306,9 +318,9 @@ budget: { maxIterations: 1 }
 
   test("with Node's compile cache off the bundle parses and keeps no code cache", () => {
     const compileCache = join(sandbox.root, "compile-cache-off");
-    const run = validate(invalid, { compileCache, env: { NODE_DISABLE_COMPILE_CACHE: "1" } });
+    const run = validate(valid, { compileCache, env: { NODE_DISABLE_COMPILE_CACHE: "1" } });
     assert.ok(run.bundled, run.output);
-    assert.equal(run.output, validate(invalid).output);
+    assert.equal(run.output, validate(valid).output);
     assert.deepEqual(run.codeCaches, []);
   });
 

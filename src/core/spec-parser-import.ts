@@ -10,10 +10,11 @@
  * modules). Anything else, unreadable or unexpected, parses through the modules.
  *
  * The bundle is a script compiled here, so that its code cache can be made after a parse, when the
- * functions the parse ran are compiled (most of them lazily, at their first call): kept in Node's compile
- * cache folder under the bundle's SHA-256 (V8 checks only a cache's length, version and flags, not the
- * text it was made from), and written once, when there was none or V8 refused it. With Node's compile
- * cache off (NODE_DISABLE_COMPILE_CACHE=1, or a command run without bin/loopwright.js) none is kept.
+ * functions the parse ran are compiled (most of them lazily, at their first call): made after the
+ * process's first parse that returned, kept in Node's compile cache folder under the bundle's SHA-256
+ * (V8 checks only a cache's length, version and flags, not the text it was made from), and written when
+ * there was none or V8 refused it. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
+ * command run without bin/loopwright.js) none is kept.
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,7 +97,7 @@ async function importBundle(): Promise<LoadedParser | undefined> {
 
 /**
  * The bundle's exports, from its text compiled with its code cache when one is kept; the cache is
- * (re)written after the first call of an export has returned or settled, when none was used.
+ * (re)written after its first parse, when none was used.
  */
 async function runBundle(file: string): Promise<SpecParser> {
   const { Script, constants } = process.getBuiltinModule("node:vm");
@@ -133,36 +134,42 @@ async function runBundle(file: string): Promise<SpecParser> {
   const cacheWanted =
     cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
   return cacheWanted
-    ? keepCodeCacheAfterFirstCall(module.exports, () => writeCodeCache(script, cacheFile))
+    ? keepCodeCacheAfterFirstParse(module.exports, () => writeCodeCache(script, cacheFile))
     : (module.exports as SpecParser);
 }
 
-/** `exports` with each function wrapped so that `keep` runs once, a turn after the first call ends. */
-function keepCodeCacheAfterFirstCall(exports: Record<string, unknown>, keep: () => void): SpecParser {
+/** The parser's functions that parse a spec whole: the code cache is made after one of them parsed. */
+const parsingFunctions = new Set([
+  "loadSpecFile",
+  "loadSpecFileForAnyMode",
+  "parseSpecText",
+  "parseSpecTextForAnyMode",
+]);
+
+/**
+ * `exports` with each parsing function wrapped so that `keep` runs once, a turn after the first of them
+ * returned a parse: a parse that threw (a YAML syntax error stops before the schema) or another function
+ * (`requireMaker`) compiles too little of the parser for a cache that is then kept as it is.
+ */
+function keepCodeCacheAfterFirstParse(exports: Record<string, unknown>, keep: () => void): SpecParser {
   let kept = false;
   const keepSoon = () => {
     if (kept) return;
     kept = true;
     setImmediate(keep);
   };
-  const wrapped: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(exports)) {
-    if (typeof value !== "function") {
-      wrapped[name] = value;
-      continue;
-    }
-    wrapped[name] = function (this: unknown, ...args: unknown[]) {
-      let result: unknown;
-      try {
-        result = value.apply(this, args);
-      } finally {
-        if (result instanceof Promise) result.finally(keepSoon).catch(() => {});
-        else keepSoon();
-      }
+  const wrapped = { ...exports };
+  for (const name of parsingFunctions) {
+    const parse = exports[name];
+    if (typeof parse !== "function") continue;
+    wrapped[name] = (...args: unknown[]) => {
+      const result: unknown = parse(...args);
+      if (result instanceof Promise) result.then(keepSoon, () => {});
+      else keepSoon();
       return result;
     };
   }
-  return wrapped as SpecParser;
+  return wrapped as unknown as SpecParser;
 }
 
 /** Writes the script's code cache whole (a temporary file renamed over it); a failure changes nothing. */
