@@ -282,6 +282,23 @@ budget: { maxIterations: 1 }
     assert.notDeepEqual(readFileSync(cache), damaged);
   });
 
+  test("a code cache damaged past its header, its length kept, never runs: the parse is the same", () => {
+    // A disk error, a crash mid-copy or a hand edit: V8 checks no checksum of a code cache (release
+    // builds), so its bytes must be checked before V8 deserializes them. Node's own compile cache does.
+    const compileCache = join(sandbox.root, "compile-cache-bitflip");
+    const first = validate(valid, { compileCache });
+    assert.equal(first.codeCaches.length, 1, first.output);
+    const [cache] = first.codeCaches;
+    const damaged = readFileSync(cache);
+    damaged.fill(0xff, 100, 104);
+    writeFileSync(cache, damaged);
+    for (let time = 0; time < 2; time++) {
+      const again = validate(valid, { compileCache });
+      assert.equal(again.code, first.code, again.output);
+      assert.equal(again.output, first.output);
+    }
+  });
+
   test("a parse that fails before the schema keeps no code cache; the next that returns does", () => {
     const compileCache = join(sandbox.root, "compile-cache-yaml-error");
     const broken = validate("name: [unclosed\ngoal: x\n", { compileCache });
