@@ -79,7 +79,8 @@ describe("the spec parser's bundle", () => {
       entry = join(pkg, "bin", "loopwright.js"),
       compileCache = join(sandbox.root, `compile-cache-${samples + 1}`),
       env = {},
-    }: { entry?: string; compileCache?: string; env?: NodeJS.ProcessEnv } = {},
+      timeout,
+    }: { entry?: string; compileCache?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
   ) => {
     samples++;
     const path = join(sandbox.root, `spec-${samples}.yaml`);
@@ -96,6 +97,7 @@ describe("the spec parser's bundle", () => {
         ...env,
       },
       encoding: "utf8",
+      timeout,
     });
     const modules = readFileSync(trace, "utf8").split("\n");
     const output = `${run.stdout}${run.stderr}`.replaceAll(path, "SPEC");
@@ -297,6 +299,39 @@ budget: { maxIterations: 1 }
       assert.equal(again.code, first.code, again.output);
       assert.equal(again.output, first.output);
     }
+  });
+
+  test("a FIFO in the code cache's place is not read: the parse is the same, the command ends", () => {
+    // readFileSync of a FIFO blocks until a writer comes (of /dev/zero, until memory runs out): the
+    // spec itself is read as a regular file alone, size-capped (readRegularFileSync).
+    const compileCache = join(sandbox.root, "compile-cache-fifo");
+    const first = validate(valid, { compileCache });
+    assert.equal(first.codeCaches.length, 1, first.output);
+    const [cache] = first.codeCaches;
+    rmSync(cache);
+    assert.equal(spawnSync("mkfifo", [cache]).status, 0);
+    const started = Date.now();
+    const again = validate(valid, { compileCache, timeout: 20_000 });
+    assert.ok(Date.now() - started < 20_000, "validate hung on the FIFO");
+    assert.equal(again.code, first.code, again.output);
+    assert.equal(again.output, first.output);
+  });
+
+  test("a symlink planted at the code cache's temporary name: its target is not written", (context) => {
+    if (process.platform !== "linux") return context.skip("needs /proc/sys/kernel/ns_last_pid");
+    const compileCache = join(sandbox.root, "compile-cache-planted");
+    const first = validate(valid, { compileCache });
+    assert.equal(first.codeCaches.length, 1, first.output);
+    const [cache] = first.codeCaches;
+    rmSync(cache);
+    const victim = join(sandbox.root, "victim.txt");
+    writeFileSync(victim, "precious\n");
+    // The temporary name is the cache's with the writer's pid: plant one for each of the next pids.
+    const last = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "utf8"));
+    for (let pid = last + 1; pid < last + 2000; pid++) symlinkSync(victim, `${cache}.${pid}.tmp`);
+    const again = validate(valid, { compileCache });
+    assert.equal(again.output, first.output);
+    assert.equal(readFileSync(victim, "utf8"), "precious\n");
   });
 
   test("a parse that fails before the schema keeps no code cache; the next that returns does", () => {
