@@ -275,7 +275,7 @@ budget: { maxIterations: 1 }
       assert.equal(statSync(cache).mtimeMs, made.time);
       assert.deepEqual(readFileSync(cache), made.bytes);
     }
-    // Damaged in place, its length kept: V8 refuses it, the parse is the same, a good one replaces it.
+    // Damaged in place, its length kept: refused (its checksum), the parse is the same, a good one replaces it.
     const damaged = Buffer.alloc(made.bytes.length, 7);
     writeFileSync(cache, damaged);
     const again = validate(valid, { compileCache });

@@ -12,12 +12,13 @@
  * The bundle is a script compiled here, so that its code cache can be made after a parse, when the
  * functions the parse ran are compiled (most of them lazily, at their first call): made after the
  * process's first parse that returned, kept in Node's compile cache folder under the bundle's SHA-256
- * (V8 checks only a cache's length, version and flags, not the text it was made from), and written when
- * there was none or V8 refused it. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
+ * (code-cache-file.ts: used only for that text, whole and undamaged), and written when there was none
+ * or V8 refused it. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
  * command run without bin/loopwright.js) none is kept.
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readCodeCache, sourceDigest, writeCodeCache } from "../files/code-cache-file.ts";
 import { readFileSync } from "../files/node-fs.ts";
 import { withoutZodLocales } from "./zod-without-locales.ts";
 
@@ -102,17 +103,14 @@ async function importBundle(): Promise<LoadedParser | undefined> {
 async function runBundle(file: string): Promise<SpecParser> {
   const { Script, constants } = process.getBuiltinModule("node:vm");
   const { createRequire, getCompileCacheDir } = process.getBuiltinModule("node:module");
-  const { hash } = process.getBuiltinModule("node:crypto");
   const text = readFileSync(file, "utf8");
+  const digest = sourceDigest(text);
   const cacheFolder = getCompileCacheDir?.();
   const cacheFile =
     cacheFolder === undefined
       ? undefined
-      : join(cacheFolder, "loopwright", `${basename(file)}.${hash("sha256", text)}.v8`);
-  let cachedData: Buffer | undefined;
-  try {
-    if (cacheFile !== undefined) cachedData = readFileSync(cacheFile);
-  } catch {}
+      : join(cacheFolder, "loopwright", `${basename(file)}.${digest.toString("hex")}.v8`);
+  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile, digest);
   const script = new Script(`(function (exports, require, module) {${text}\n})`, {
     filename: file,
     cachedData,
@@ -134,7 +132,9 @@ async function runBundle(file: string): Promise<SpecParser> {
   const cacheWanted =
     cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
   return cacheWanted
-    ? keepCodeCacheAfterFirstParse(module.exports, () => writeCodeCache(script, cacheFile))
+    ? keepCodeCacheAfterFirstParse(module.exports, () =>
+        writeCodeCache(cacheFile, digest, script.createCachedData()),
+      )
     : (module.exports as SpecParser);
 }
 
@@ -170,21 +170,6 @@ function keepCodeCacheAfterFirstParse(exports: Record<string, unknown>, keep: ()
     };
   }
   return wrapped as unknown as SpecParser;
-}
-
-/** Writes the script's code cache whole (a temporary file renamed over it); a failure changes nothing. */
-function writeCodeCache(script: import("node:vm").Script, cacheFile: string): void {
-  const { mkdirSync, renameSync, rmSync, writeFileSync } = process.getBuiltinModule("node:fs");
-  const temporary = `${cacheFile}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(cacheFile), { recursive: true });
-    writeFileSync(temporary, script.createCachedData());
-    renameSync(temporary, cacheFile);
-  } catch {
-    try {
-      rmSync(temporary, { force: true });
-    } catch {}
-  }
 }
 
 /** Whether every module (path relative to the code folder, SHA-256) is in the code folder as it was. */

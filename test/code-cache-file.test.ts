@@ -1,0 +1,92 @@
+/**
+ * Code cache files (src/files/code-cache-file.ts): what is read back is exactly what was written for the
+ * same script text, and nothing else is: another text, damaged or cut data, a FIFO, a symbolic link or an
+ * oversized file in its place read as no cache, at once. Writing never follows a link and never throws.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import {
+  maximumCacheBytes,
+  readCodeCache,
+  sourceDigest,
+  writeCodeCache,
+} from "../src/files/code-cache-file.ts";
+
+describe("code cache files", () => {
+  const root = mkdtempSync(join(tmpdir(), "loopwright-code-cache-"));
+  after(() => rmSync(root, { recursive: true, force: true }));
+  const digest = sourceDigest("(function () { return 1; })");
+  const data = Buffer.from("v8 data ".repeat(1000));
+  let files = 0;
+  const written = () => {
+    const file = join(root, `cache-${++files}`, "entry.v8");
+    writeCodeCache(file, digest, data);
+    return file;
+  };
+
+  test("reads back what was written for the same text, and nothing for another text", () => {
+    const file = written();
+    assert.deepEqual(readCodeCache(file, digest), data);
+    assert.equal(readCodeCache(file, sourceDigest("(function () { return 2; })")), undefined);
+    assert.equal(readCodeCache(join(root, "missing.v8"), digest), undefined);
+    // No temporary file is left beside it.
+    assert.deepEqual(readdirSync(join(root, `cache-${files}`)), ["entry.v8"]);
+  });
+
+  test("damaged or cut data, or a damaged header, reads as no cache", () => {
+    const file = written();
+    const whole = readFileSync(file);
+    for (const damage of [
+      (bytes: Buffer) => bytes.fill(0xff, bytes.length - 10, bytes.length - 6),
+      (bytes: Buffer) => bytes.fill(0x00, 0, 4),
+      (bytes: Buffer) => bytes.subarray(0, bytes.length - 1),
+      (bytes: Buffer) => bytes.subarray(0, 20),
+    ]) {
+      writeFileSync(file, damage(Buffer.from(whole)));
+      assert.equal(readCodeCache(file, digest), undefined);
+    }
+  });
+
+  test("a FIFO, a symbolic link or an oversized file in its place reads as no cache, at once", () => {
+    const fifo = join(root, "fifo.v8");
+    assert.equal(spawnSync("mkfifo", [fifo]).status, 0);
+    assert.equal(readCodeCache(fifo, digest), undefined);
+    const link = join(root, "link.v8");
+    symlinkSync(written(), link);
+    assert.equal(readCodeCache(link, digest), undefined);
+    const large = written();
+    truncateSync(large, maximumCacheBytes + 1);
+    assert.equal(readCodeCache(large, digest), undefined);
+  });
+
+  test("writing replaces a symbolic link at the file's place, never its target", () => {
+    const victim = join(root, "victim.txt");
+    writeFileSync(victim, "precious\n");
+    const folder = join(root, "planted");
+    const file = join(folder, "entry.v8");
+    writeCodeCache(join(folder, "other.v8"), digest, data);
+    symlinkSync(victim, file);
+    writeCodeCache(file, digest, data);
+    assert.equal(readFileSync(victim, "utf8"), "precious\n");
+    assert.deepEqual(readCodeCache(file, digest), data);
+  });
+
+  test("a file in the place of the folder: nothing is kept, nothing throws", () => {
+    const blocker = join(root, "blocker");
+    writeFileSync(blocker, "");
+    writeCodeCache(join(blocker, "entry.v8"), digest, data);
+    assert.equal(readCodeCache(join(blocker, "entry.v8"), digest), undefined);
+  });
+});
