@@ -11,9 +11,11 @@
  *
  * The bundle is a script compiled here, so that its code cache can be made after a parse, when the
  * functions the parse ran are compiled (most of them lazily, at their first call): made after the
- * process's first parse that returned, kept in Node's compile cache folder under the bundle's SHA-256
- * (code-cache-file.ts: used only for that text, whole and undamaged), and written when there was none
- * or V8 refused it. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
+ * process's first parse that returned, kept in Node's compile cache folder (in its subfolder for this
+ * Node, V8 and flags) in one file per bundle path (code-cache-file.ts: used only for the text it was made
+ * from, whole and undamaged), and written when there was none, it was for another text, or V8 refused it.
+ * Where it cannot be kept (a folder that cannot be written), each parse compiles the bundle from scratch,
+ * a few ms more than the modules, whose compiled code Node's own cache keeps. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
  * command run without bin/loopwright.js) none is kept.
  */
 import { basename, dirname, join } from "node:path";
@@ -109,10 +111,16 @@ async function runBundle(file: string): Promise<SpecParser> {
   const cacheFile =
     cacheFolder === undefined
       ? undefined
-      : join(cacheFolder, "loopwright", `${basename(file)}.${digest.toString("hex")}.v8`);
+      : join(
+          cacheFolder,
+          "loopwright",
+          `${basename(file)}.${sourceDigest(file).toString("hex").slice(0, 16)}.v8`,
+        );
   const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile, digest);
-  const script = new Script(`(function (exports, require, module) {${text}\n})`, {
+  // The wrapper on a line of its own, the text's lines numbered as in the file (stack traces).
+  const script = new Script(`(function (exports, require, module) {\n${text}\n})`, {
     filename: file,
+    lineOffset: -1,
     cachedData,
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
