@@ -27,7 +27,6 @@ if (major < 24) {
   process.exit(isHook ? 0 : 2);
 }
 const module = process.getBuiltinModule("node:module");
-const { homedir } = process.getBuiltinModule("node:os");
 const { join } = process.getBuiltinModule("node:path");
 
 /** The module `path` (no extension) from src/ in a checkout, else from dist/; LOOPWRIGHT_FROM decides. */
@@ -164,7 +163,9 @@ function fail(message) {
  * enabled it before this file ran); NODE_DISABLE_COMPILE_CACHE=1 turns it off.
  */
 function compileCacheDirectory() {
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  // HOME is what os.homedir() answers when it is set (node:os is loaded only when it is not).
+  const home = process.env.HOME || process.getBuiltinModule("node:os").homedir();
+  const cache = process.env.XDG_CACHE_HOME || join(home, ".cache");
   return join(cache, "loopwright", "compile-cache");
 }
 
