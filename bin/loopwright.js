@@ -81,7 +81,7 @@ function runHookBundle(bundle, event) {
   const bundleModule = { exports: {} };
   script.runInThisContext()(builtinModule, bundleModule, bundleModule.exports, bundle.href);
   if (cache && (cache.data === undefined || script.cachedDataRejected))
-    saveHookCodeCache = () => cache.save(script.createCachedData());
+    saveHookCodeCache = () => cache.save(() => script.createCachedData());
   return bundleModule.exports;
 }
 
@@ -120,10 +120,14 @@ function hookCodeCache(bundle, event, source) {
   } catch {}
   return {
     data,
-    /** Writes the file whole or not at all (a temporary file renamed); a failure leaves it as it was. */
-    save(cachedData) {
+    /**
+     * Writes the file with the data `produce` gives, whole or not at all (a temporary file renamed);
+     * a failure (V8's included) leaves it as it was and says nothing: the hook has answered already.
+     */
+    save(produce) {
       const temporary = `${file}.${process.pid}.tmp`;
       try {
+        const cachedData = produce();
         const length = Buffer.alloc(4);
         length.writeUInt32LE(source.length);
         writeFileSync(temporary, Buffer.concat([codeCacheMagic, length, source, cachedData]), {
@@ -131,7 +135,9 @@ function hookCodeCache(bundle, event, source) {
         });
         renameSync(temporary, file);
       } catch {
-        rmSync(temporary, { force: true });
+        try {
+          rmSync(temporary, { force: true });
+        } catch {}
       }
     },
   };
