@@ -170,8 +170,9 @@ function fail(message) {
  */
 function compileCacheDirectory() {
   // HOME is what os.homedir() answers when it is set (node:os is loaded only when it is not).
-  const home = process.env.HOME || process.getBuiltinModule("node:os").homedir();
-  const cache = process.env.XDG_CACHE_HOME || join(home, ".cache");
+  const cache =
+    process.env.XDG_CACHE_HOME ||
+    join(process.env.HOME || process.getBuiltinModule("node:os").homedir(), ".cache");
   return join(cache, "loopwright", "compile-cache");
 }
 
