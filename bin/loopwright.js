@@ -7,7 +7,8 @@
 // Builtins come from process.getBuiltinModule, not `import`: an ES module import of node:fs builds
 // its namespace, which loads fs/promises and streams (see src/files/node-fs.ts). A Node without it
 // (before 20.16 and 22.3) imports fs, so that `--version` and the version check below still answer.
-const { existsSync, readFileSync } = process.getBuiltinModule?.("node:fs") ?? (await import("node:fs"));
+const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } =
+  process.getBuiltinModule?.("node:fs") ?? (await import("node:fs"));
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
@@ -26,7 +27,6 @@ if (major < 24) {
   process.exit(isHook ? 0 : 2);
 }
 const module = process.getBuiltinModule("node:module");
-const { homedir } = process.getBuiltinModule("node:os");
 const { join } = process.getBuiltinModule("node:path");
 
 /** The module `path` (no extension) from src/ in a checkout, else from dist/; LOOPWRIGHT_FROM decides. */
@@ -43,19 +43,112 @@ function entry(path) {
 }
 
 /**
- * The hook path's module: from dist/, its one-file bundle when the build made it (one module to load
+ * The hook path's module: from dist/, its one-file bundle when the build made it (one file to load
  * instead of ~25: scripts/bundle-hook-path.ts), else hook-main itself, as from src/ and when the
  * bundle is missing or does not load.
  */
-async function hookModule() {
+async function hookModule(event) {
   const main = entry("hooks/hook-main");
-  const bundle = new URL("../dist/hooks/hook-main.bundle.js", import.meta.url);
-  if (main.endsWith(".js") && existsSync(bundle)) {
+  if (main.endsWith(".js")) {
     try {
-      return await import(bundle.href);
+      return runHookBundle(new URL("../dist/hooks/hook-main.bundle.js", import.meta.url), event);
     } catch {}
   }
   return import(main);
+}
+
+/** Set by `runHookBundle` when the event's code cache is to be written once the hook has answered. */
+let saveHookCodeCache;
+
+/**
+ * Runs the hook bundle (a script whose value is a function: scripts/bundle-hook-path.ts) and returns
+ * its exports. It is compiled with V8's code cache of an earlier run of `event` (`hookCodeCache`):
+ * made after that run, the cache holds every function the run compiled, where Node's compile cache
+ * holds only the code compiled as a module loads (a hook's functions then compile at their first
+ * call, in every process). Without that cache, or with one V8 refuses (another V8, other flags), the
+ * bundle compiles as without it and `saveHookCodeCache` writes a new one after the hook.
+ */
+function runHookBundle(bundle, event) {
+  const { Script, constants } = process.getBuiltinModule("node:vm");
+  const source = readFileSync(bundle);
+  const cache = hookCodeCache(bundle, event, source);
+  const script = new Script(source.toString("utf8"), {
+    filename: bundle.href,
+    cachedData: cache?.data,
+    // Its import()s resolve from `filename` as a module's do, through Node's own loader.
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const bundleModule = { exports: {} };
+  script.runInThisContext()(builtinModule, bundleModule, bundleModule.exports, bundle.href);
+  if (cache && (cache.data === undefined || script.cachedDataRejected))
+    saveHookCodeCache = () => cache.save(() => script.createCachedData());
+  return bundleModule.exports;
+}
+
+/** The bundle's `require`: Node's builtin modules, nothing else (the build checks that it needs no other). */
+function builtinModule(id) {
+  const builtin = process.getBuiltinModule(id);
+  if (builtin === undefined) throw new Error(`the hook bundle requires ${id}, which is not a builtin module`);
+  return builtin;
+}
+
+/** What a hook code cache file starts with; then the bundle's length (4 bytes), the bundle, V8's data. */
+const codeCacheMagic = Buffer.from("loopwright hook code cache 1\n");
+
+/**
+ * The code cache of the bundle for one event: a file in Node's compile cache folder (one per Node and
+ * V8 version and flags; no cache where Node's is off), named for the event and the bundle's URL. Its
+ * data is used only when the file holds exactly the bundle's text (compared byte for byte), so an
+ * edited or rebuilt bundle never runs with code compiled from another text. Undefined for an event
+ * that is no plain name.
+ */
+function hookCodeCache(bundle, event, source) {
+  const folder = module.getCompileCacheDir?.();
+  if (folder === undefined || !/^[a-z-]{1,32}$/.test(event)) return undefined;
+  const file = join(folder, `loopwright-hook-${event}-${fnv1a(bundle.href)}`);
+  let data;
+  try {
+    const stored = readFileSync(file);
+    const start = codeCacheMagic.length + 4;
+    const length = stored.length >= start ? stored.readUInt32LE(codeCacheMagic.length) : -1;
+    if (
+      stored.subarray(0, codeCacheMagic.length).equals(codeCacheMagic) &&
+      length === source.length &&
+      stored.subarray(start, start + length).equals(source)
+    )
+      data = stored.subarray(start + length);
+  } catch {}
+  return {
+    data,
+    /**
+     * Writes the file with the data `produce` gives, whole or not at all (a temporary file renamed);
+     * a failure (V8's included) leaves it as it was and says nothing: the hook has answered already.
+     */
+    save(produce) {
+      const temporary = `${file}.${process.pid}.tmp`;
+      try {
+        const cachedData = produce();
+        const length = Buffer.alloc(4);
+        length.writeUInt32LE(source.length);
+        writeFileSync(temporary, Buffer.concat([codeCacheMagic, length, source, cachedData]), {
+          mode: 0o600,
+        });
+        renameSync(temporary, file);
+      } catch {
+        try {
+          rmSync(temporary, { force: true });
+        } catch {}
+      }
+    },
+  };
+}
+
+/** FNV-1a (32 bits) of `text`'s UTF-16 code units, in hex: a short stable name, not a security check. */
+function fnv1a(text) {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++)
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
 /** Ends the process with its exit code when no resource keeps the event loop alive; else does nothing. */
@@ -76,7 +169,10 @@ function fail(message) {
  * enabled it before this file ran); NODE_DISABLE_COMPILE_CACHE=1 turns it off.
  */
 function compileCacheDirectory() {
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  // HOME is what os.homedir() answers when it is set (node:os is loaded only when it is not).
+  const cache =
+    process.env.XDG_CACHE_HOME ||
+    join(process.env.HOME || process.getBuiltinModule("node:os").homedir(), ".cache");
   return join(cache, "loopwright", "compile-cache");
 }
 
@@ -88,8 +184,10 @@ try {
 } catch {}
 
 if (isHook) {
-  const hook = await hookModule();
+  const hook = await hookModule(argv[1] ?? "");
   process.exitCode = await hook.runHook(argv.slice(1));
+  // The first run of an event with this bundle keeps what it compiled, after its answer went out.
+  if (hook.isHookEvent?.(argv[1]) === true) saveHookCodeCache?.();
   // A hook ends without Node tearing down its heap (a few ms of every hook) once nothing is left to do:
   // its answer went out whole through blocking writes and, a turn of the event loop later, nothing
   // keeps the loop alive (no child, timer, stream or request). Anything else, or a module that cannot

@@ -1,24 +1,38 @@
 /**
- * Bundles the hook path (`loopwright hook <event>`, from hooks/hook-main) into one ES module beside
- * it, `hooks/hook-main.bundle.js`, which bin/loopwright.js runs instead of hook-main when it is there.
+ * Bundles the hook path (`loopwright hook <event>`, from hooks/hook-main) into one file beside it,
+ * `hooks/hook-main.bundle.js`, which bin/loopwright.js runs instead of hook-main when it is there.
  * Why: a hook runs at every prompt and stop, and Node resolving, reading and linking its ~25 modules
  * one by one (@noble/hashes among them) was the largest cost over a bare `node -e ''`; one file is
  * resolved once. esbuild, a dev dependency, is the tool made for this (tsc does not bundle).
+ *
+ * The bundle is a script, not an ES module: one function expression, `(function (require, module,
+ * exports, __bundleUrl) { "use strict"; ... })`, whose body is esbuild's CommonJS output. The launcher
+ * compiles it with node:vm, so that it can keep V8's code cache of the functions a hook ran (see
+ * bin/loopwright.js): Node's compile cache holds only what was compiled when a module loaded, and a
+ * hook's functions compile lazily, at their first call, in every process. Its `require` gives Node's
+ * builtin modules alone (nothing else is required: the build checks it), `__bundleUrl` is the bundle's
+ * URL (what `import.meta.url` was), and its `import()`s of the modules left out resolve from the
+ * bundle's URL, as a module's do.
  *
  * What stays out: the modules a hook reaches only now and then and that pull in much more (the spec's
  * parser with yaml and zod, the gate runner with child_process): they stay `import()`s of the
  * unbundled modules beside the bundle, so a hook that needs them runs them exactly as without it.
  *
- * Two checks make the bundle behave as the modules it replaces, or fail the build:
+ * Checks make the bundle behave as the modules it replaces, or fail the build:
  * - a module inside the bundle and also reached by the modules that stay out would exist twice
  *   (its state and classes apart): only modules that hold neither (`sharedWithoutState`) may;
  * - `import.meta` in a bundled module means the bundle's own URL: allowed only in modules of the
- *   bundle's folder (`hooks/`), for which the two are the same folder.
+ *   bundle's folder (`hooks/`), for which the two are the same folder, and only as `import.meta.url`
+ *   (esbuild warns of any other use, which a script does not have: a warning fails the build);
+ * - the bundle imports nothing but Node's builtins statically, and nothing but the unbundled modules
+ *   dynamically;
+ * - the bundle is ASCII (a one-byte string for V8: half the bytes to decode, hash and scan).
  *
  * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-hook-path.ts`); the tests run
  * `bundleHookPath` on src/ into a package of their own.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isBuiltin as isBuiltinModule } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { type BuildOptions, build, type Metafile } from "esbuild";
 
@@ -37,6 +51,9 @@ export interface HookBundleOptions {
   into?: string;
 }
 
+/** The parameters of the bundle's function, in the order bin/loopwright.js passes them. */
+export const bundleParameters = ["require", "module", "exports", "__bundleUrl"] as const;
+
 /** Writes the bundle and returns its path; throws when a check above fails or esbuild does. */
 export async function bundleHookPath(options: HookBundleOptions): Promise<string> {
   const code = resolve(options.code);
@@ -46,10 +63,16 @@ export async function bundleHookPath(options: HookBundleOptions): Promise<string
   const common: BuildOptions = { bundle: true, platform: "node", format: "esm", target: "node24" };
   const result = await build({
     ...common,
+    format: "cjs",
     entryPoints: [join(code, "hooks", `hook-main${extension}`)],
     outfile,
+    write: false,
     metafile: true,
-    logLevel: "error",
+    logLevel: "silent",
+    charset: "ascii",
+    define: { "import.meta.url": "__bundleUrl" },
+    banner: { js: `(function (${bundleParameters.join(", ")}) {\n"use strict";` },
+    footer: { js: "})" },
     plugins: [
       {
         name: "unbundled",
@@ -63,6 +86,10 @@ export async function bundleHookPath(options: HookBundleOptions): Promise<string
       },
     ],
   });
+  if (result.warnings.length > 0)
+    throw new Error(
+      `the hook bundle would not behave as its modules: ${result.warnings.map((warning) => warning.text).join("; ")}`,
+    );
   const bundled = inputs(result.metafile);
   const shared = inputs(
     (await build({ ...common, entryPoints: [...unbundled], write: false, metafile: true, outdir: "unused" }))
@@ -77,6 +104,20 @@ export async function bundleHookPath(options: HookBundleOptions): Promise<string
   );
   if (misplaced.length > 0)
     throw new Error(`import.meta would be the bundle's URL in ${misplaced.join(", ")}: keep them out of it`);
+  const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports);
+  const unbundledPaths = new Set([...unbundled].map((path) => `./${relative(dirname(outfile), path)}`));
+  const foreign = imports.filter((entry) =>
+    entry.kind === "dynamic-import" ? !unbundledPaths.has(entry.path) : !isBuiltinModule(entry.path),
+  );
+  if (foreign.length > 0)
+    throw new Error(
+      `the hook bundle would import ${foreign.map((entry) => entry.path).join(", ")}: only Node's builtins and the unbundled modules`,
+    );
+  const [bundle] = result.outputFiles;
+  if (bundle.contents.some((byte) => byte > 0x7f))
+    throw new Error("the hook bundle is not ASCII: escape the characters esbuild left as they are");
+  mkdirSync(dirname(outfile), { recursive: true });
+  writeFileSync(outfile, bundle.contents);
   return outfile;
 }
 

@@ -6,7 +6,17 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { bundleHookPath } from "../scripts/bundle-hook-path.ts";
@@ -42,10 +52,10 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
   });
   after(() => sandbox.cleanup());
 
-  const hook = (event: string, entry = join(pkg, "bin", "loopwright.js")) => {
+  const hook = (event: string, entry = join(pkg, "bin", "loopwright.js"), env: NodeJS.ProcessEnv = {}) => {
     const run = spawnSync(process.execPath, [entry, "hook", event], {
       cwd: sandbox.repo,
-      env: { ...sandbox.env, LOOPWRIGHT_FROM: "", XDG_CACHE_HOME: join(sandbox.root, "cache") },
+      env: { ...sandbox.env, LOOPWRIGHT_FROM: "", XDG_CACHE_HOME: join(sandbox.root, "cache"), ...env },
       input: JSON.stringify({ cwd: sandbox.repo, session_id: "s1" }),
       encoding: "utf8",
     });
@@ -68,6 +78,50 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
     const fromBundle = hook("prompt");
     assert.match(JSON.stringify(fromBundle), /1 file changed since the work opened/);
     assert.equal(uncounted(fromBundle), uncounted(hook("prompt", binary)));
+  });
+
+  test("an event's first run keeps the bundle's code cache; later runs use it only for the same bundle text", () => {
+    const bundle = join(pkg, "dist", "hooks", "hook-main.bundle.js");
+    const folders = readdirSync(join(sandbox.root, "cache", "loopwright", "compile-cache"));
+    assert.equal(folders.length, 1, "Node's compile cache folder, one per Node version and flags");
+    const folder = join(sandbox.root, "cache", "loopwright", "compile-cache", folders[0]);
+    const cacheFiles = () => readdirSync(folder).filter((name) => name.startsWith("loopwright-hook-check-"));
+    const said = (output: Record<string, unknown>) => String(output.systemMessage);
+    copyFileSync(bundle, `${bundle}.kept`);
+    try {
+      assert.match(said(hook("check")), /^loopwright hook mode runs on Node\.js/);
+      assert.equal(cacheFiles().length, 1);
+      const file = join(folder, cacheFiles()[0]);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const made = readFileSync(file);
+      assert.ok(made.includes(readFileSync(bundle)), "the file holds the bundle it was made from");
+      // Used as it is: not written again.
+      assert.match(said(hook("check")), /^loopwright hook mode runs on Node\.js/);
+      assert.deepEqual(readFileSync(file), made);
+      // The bundle edited, same length: its text runs, not the code compiled from the old one.
+      writeFileSync(bundle, readFileSync(bundle, "utf8").replace("hook mode runs on", "hook mode RUNS on"));
+      assert.match(said(hook("check")), /^loopwright hook mode RUNS on Node\.js/);
+      assert.ok(readFileSync(file).includes(readFileSync(bundle)), "made again for the edited bundle");
+      // V8's part damaged (or made by another V8): V8 refuses it, the hook answers, the file is made again.
+      const text = readFileSync(bundle);
+      const dataStart = readFileSync(file).indexOf(text) + text.length;
+      const junk = Buffer.alloc(readFileSync(file).length - dataStart, 0x5a);
+      writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, dataStart), junk]));
+      assert.match(said(hook("check")), /^loopwright hook mode RUNS on Node\.js/);
+      assert.ok(!readFileSync(file).subarray(dataStart).equals(junk), "made again");
+      // An unknown event keeps no cache; with Node's compile cache off, no event does.
+      hook("no-such-event");
+      assert.deepEqual(
+        readdirSync(folder).filter((name) => name.startsWith("loopwright-hook-no-such-event-")),
+        [],
+      );
+      rmSync(file);
+      assert.match(said(hook("check", undefined, { NODE_DISABLE_COMPILE_CACHE: "1" })), /RUNS on/);
+      assert.deepEqual(cacheFiles(), []);
+    } finally {
+      copyFileSync(`${bundle}.kept`, bundle);
+      rmSync(`${bundle}.kept`);
+    }
   });
 
   test("without the bundle, or with one that does not load, hook-main answers", () => {
@@ -124,6 +178,19 @@ describe("the bundle's build refuses what would change behaviour", () => {
         'import { where } from "../files/where.ts";\nexport const runHook = () => where();\n',
     });
     await assert.rejects(bundleHookPath({ code }), /import\.meta would be the bundle's URL in .*where\.ts/);
+  });
+  test("import.meta other than its URL in a module of hooks/ (a script has none: esbuild would leave it empty)", async () => {
+    const code = codeFolder("meta-folder", {
+      "hooks/hook-main.ts": "export const runHook = () => import.meta.dirname;\n",
+    });
+    await assert.rejects(bundleHookPath({ code }), /would not behave as its modules: .*import\.meta/);
+  });
+
+  test("a bundle that is not ASCII (V8 would hold its text in two bytes a character)", async () => {
+    const code = codeFolder("ascii", {
+      "hooks/hook-main.ts": "export const runHook = (line: string) => /[\u2014]/.test(line);\n",
+    });
+    await assert.rejects(bundleHookPath({ code }), /not ASCII/);
   });
 });
 

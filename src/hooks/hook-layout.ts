@@ -16,31 +16,34 @@ export const specFileName = "loop.yaml";
 /** Every path of hook mode in the checkout at `root`. */
 export function hookLayout(root: string) {
   const directory = join(root, stateFolderName);
+  // `directory` is normalized and ends in a name: a name appended with `/` is what join() would give
+  // (14 joins, each normalizing the whole path, were most of a hook's path work).
+  const inside = (name: string) => `${directory}/${name}`;
   return {
     root,
     spec: join(root, specFileName),
     directory,
     /** Hook mode's counters and open work. */
-    state: join(directory, "state.json"),
-    stateLock: join(directory, "state.lock"),
+    state: inside("state.json"),
+    stateLock: inside("state.lock"),
     /** Its presence switches every hook off. */
-    off: join(directory, "off"),
+    off: inside("off"),
     /** The reviewer's last report, verbatim. */
-    report: join(directory, "review.md"),
+    report: inside("review.md"),
     /** The verdict the hook derived from it, stamped `writtenBy: hook`. */
-    verdict: join(directory, "verdict.json"),
+    verdict: inside("verdict.json"),
     /** What the reviewer is asked to review: changed files and their diff. */
-    reviewRequest: join(directory, "review-request.md"),
+    reviewRequest: inside("review-request.md"),
     /** Full gate logs, one per gate. */
-    logs: join(directory, "logs"),
+    logs: inside("logs"),
     /** The gates of loop.yaml, cached by the spec's content. */
-    specCache: join(directory, "spec-cache.json"),
+    specCache: inside("spec-cache.json"),
     /** Internal failures, with stacks. */
-    errors: join(directory, "hook-errors.log"),
+    errors: inside("hook-errors.log"),
     /** The launcher `init claude` writes: runs the hooks with a pinned Node. */
-    launcher: join(directory, "hook"),
+    launcher: inside("hook"),
     /** What `init claude` added, so that `--remove` takes exactly that out. */
-    installRecord: join(directory, "installed.json"),
+    installRecord: inside("installed.json"),
   };
 }
 export type HookLayout = ReturnType<typeof hookLayout>;

@@ -55,6 +55,11 @@ const handlers: Record<string, () => Promise<HookHandler>> = {
   close: async () => (await import("./events/close-hook.ts")).closeHook,
 };
 
+/** Whether `event` is one `runHook` answers (not one it calls unknown): bin/loopwright.js keeps code caches for these alone. */
+export function isHookEvent(event: string): boolean {
+  return event === "check" || Object.hasOwn(handlers, event);
+}
+
 /** Whether the last answer `runHook` printed went out whole through blocking writes (see `writeHookOutput`). */
 let answerWritten = false;
 

@@ -31,7 +31,7 @@ export interface DerivedVerdict {
 }
 
 const tagPattern = /\[(CRITICAL|WARNING|INFO)\]/gi;
-const locationPattern = /^`?([^\s`]+?):(\d+)(?:[:-]\d+)?`?(?:\s*[-—–:]\s*|\s+)(.+)$/;
+const locationPattern = /^`?([^\s`]+?):(\d+)(?:[:-]\d+)?`?(?:\s*[-\u2014\u2013:]\s*|\s+)(.+)$/;
 const claimPattern = /^[\s>*_#-]*VERDICT[\s*_]*:[\s*_]*(PASS|FAIL)\b/gim;
 
 /** Every tagged line of `report`; a line with several tags counts once, at its most severe tag. */
