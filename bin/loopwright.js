@@ -7,8 +7,7 @@
 // Builtins come from process.getBuiltinModule, not `import`: an ES module import of node:fs builds
 // its namespace, which loads fs/promises and streams (see src/files/node-fs.ts). A Node without it
 // (before 20.16 and 22.3) imports fs, so that `--version` and the version check below still answer.
-const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } =
-  process.getBuiltinModule?.("node:fs") ?? (await import("node:fs"));
+const { existsSync, readFileSync } = process.getBuiltinModule?.("node:fs") ?? (await import("node:fs"));
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
@@ -51,7 +50,7 @@ async function hookModule(event) {
   const main = entry("hooks/hook-main");
   if (main.endsWith(".js")) {
     try {
-      return runHookBundle(new URL("../dist/hooks/hook-main.bundle.js", import.meta.url), event);
+      return await runHookBundle(new URL("../dist/hooks/hook-main.bundle.js", import.meta.url), event);
     } catch {}
   }
   return import(main);
@@ -62,26 +61,45 @@ let saveHookCodeCache;
 
 /**
  * Runs the hook bundle (a script whose value is a function: scripts/bundle-hook-path.ts) and returns
- * its exports. It is compiled with V8's code cache of an earlier run of `event` (`hookCodeCache`):
- * made after that run, the cache holds every function the run compiled, where Node's compile cache
- * holds only the code compiled as a module loads (a hook's functions then compile at their first
- * call, in every process). Without that cache, or with one V8 refuses (another V8, other flags), the
- * bundle compiles as without it and `saveHookCodeCache` writes a new one after the hook.
+ * its exports. It is compiled with V8's code cache of an earlier run of `event`: made after that run,
+ * the cache holds every function the run compiled, where Node's compile cache holds only the code
+ * compiled as a module loads (a hook's functions then compile at their first call, in every process).
+ * The cache is a file in Node's compile cache folder (one per Node and V8 version and flags; none where
+ * Node's is off), named for the event and the bundle's URL, used only for the bundle's exact text and
+ * undamaged (dist/files/code-cache-file.js). Without it, or with one V8 refuses, the bundle compiles as
+ * without it and `saveHookCodeCache` writes a new one after the hook. An event that is no plain name
+ * keeps none.
  */
-function runHookBundle(bundle, event) {
+async function runHookBundle(bundle, event) {
   const { Script, constants } = process.getBuiltinModule("node:vm");
   const source = readFileSync(bundle);
-  const cache = hookCodeCache(bundle, event, source);
+  const folder = module.getCompileCacheDir?.();
+  const cacheFile =
+    folder !== undefined && /^[a-z-]{1,32}$/.test(event)
+      ? join(folder, `loopwright-hook-${event}-${fnv1a(bundle.href)}`)
+      : undefined;
+  // Without its module (a package built without it), the bundle runs without a code cache.
+  const cacheFiles =
+    cacheFile &&
+    (await import(new URL("../dist/files/code-cache-file.js", import.meta.url).href).catch(() => undefined));
+  const digest = cacheFiles?.sourceDigest(source);
+  const cachedData = cacheFiles?.readCodeCache(cacheFile, digest);
   const script = new Script(source.toString("utf8"), {
     filename: bundle.href,
-    cachedData: cache?.data,
+    cachedData,
     // Its import()s resolve from `filename` as a module's do, through Node's own loader.
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const bundleModule = { exports: {} };
   script.runInThisContext()(builtinModule, bundleModule, bundleModule.exports, bundle.href);
-  if (cache && (cache.data === undefined || script.cachedDataRejected))
-    saveHookCodeCache = () => cache.save(() => script.createCachedData());
+  if (cacheFiles && (cachedData === undefined || script.cachedDataRejected)) {
+    // After the answer: a failure (V8's included) changes nothing and says nothing.
+    saveHookCodeCache = () => {
+      try {
+        cacheFiles.writeCodeCache(cacheFile, digest, script.createCachedData());
+      } catch {}
+    };
+  }
   return bundleModule.exports;
 }
 
@@ -90,57 +108,6 @@ function builtinModule(id) {
   const builtin = process.getBuiltinModule(id);
   if (builtin === undefined) throw new Error(`the hook bundle requires ${id}, which is not a builtin module`);
   return builtin;
-}
-
-/** What a hook code cache file starts with; then the bundle's length (4 bytes), the bundle, V8's data. */
-const codeCacheMagic = Buffer.from("loopwright hook code cache 1\n");
-
-/**
- * The code cache of the bundle for one event: a file in Node's compile cache folder (one per Node and
- * V8 version and flags; no cache where Node's is off), named for the event and the bundle's URL. Its
- * data is used only when the file holds exactly the bundle's text (compared byte for byte), so an
- * edited or rebuilt bundle never runs with code compiled from another text. Undefined for an event
- * that is no plain name.
- */
-function hookCodeCache(bundle, event, source) {
-  const folder = module.getCompileCacheDir?.();
-  if (folder === undefined || !/^[a-z-]{1,32}$/.test(event)) return undefined;
-  const file = join(folder, `loopwright-hook-${event}-${fnv1a(bundle.href)}`);
-  let data;
-  try {
-    const stored = readFileSync(file);
-    const start = codeCacheMagic.length + 4;
-    const length = stored.length >= start ? stored.readUInt32LE(codeCacheMagic.length) : -1;
-    if (
-      stored.subarray(0, codeCacheMagic.length).equals(codeCacheMagic) &&
-      length === source.length &&
-      stored.subarray(start, start + length).equals(source)
-    )
-      data = stored.subarray(start + length);
-  } catch {}
-  return {
-    data,
-    /**
-     * Writes the file with the data `produce` gives, whole or not at all (a temporary file renamed);
-     * a failure (V8's included) leaves it as it was and says nothing: the hook has answered already.
-     */
-    save(produce) {
-      const temporary = `${file}.${process.pid}.tmp`;
-      try {
-        const cachedData = produce();
-        const length = Buffer.alloc(4);
-        length.writeUInt32LE(source.length);
-        writeFileSync(temporary, Buffer.concat([codeCacheMagic, length, source, cachedData]), {
-          mode: 0o600,
-        });
-        renameSync(temporary, file);
-      } catch {
-        try {
-          rmSync(temporary, { force: true });
-        } catch {}
-      }
-    },
-  };
 }
 
 /** FNV-1a (32 bits) of `text`'s UTF-16 code units, in hex: a short stable name, not a security check. */

@@ -9,9 +9,11 @@ import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
   cpSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -19,6 +21,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { transform } from "esbuild";
 import { bundleHookPath } from "../scripts/bundle-hook-path.ts";
 import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 
@@ -49,6 +52,13 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
     );
     // Bundled from src/: its unbundled modules are then src/'s, which Node runs as they are.
     await bundleHookPath({ code: source, into: join(pkg, "dist") });
+    // The launcher keeps the bundle's code cache through dist/files/code-cache-file.js, as tsc builds it.
+    mkdirSync(join(pkg, "dist", "files"));
+    const codeCacheFile = await transform(readFileSync(join(source, "files", "code-cache-file.ts"), "utf8"), {
+      loader: "ts",
+      format: "esm",
+    });
+    writeFileSync(join(pkg, "dist", "files", "code-cache-file.js"), codeCacheFile.code);
   });
   after(() => sandbox.cleanup());
 
@@ -94,21 +104,21 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
       const file = join(folder, cacheFiles()[0]);
       assert.equal(statSync(file).mode & 0o777, 0o600);
       const made = readFileSync(file);
-      assert.ok(made.includes(readFileSync(bundle)), "the file holds the bundle it was made from");
       // Used as it is: not written again.
       assert.match(said(hook("check")), /^loopwright hook mode runs on Node\.js/);
       assert.deepEqual(readFileSync(file), made);
       // The bundle edited, same length: its text runs, not the code compiled from the old one.
       writeFileSync(bundle, readFileSync(bundle, "utf8").replace("hook mode runs on", "hook mode RUNS on"));
       assert.match(said(hook("check")), /^loopwright hook mode RUNS on Node\.js/);
-      assert.ok(readFileSync(file).includes(readFileSync(bundle)), "made again for the edited bundle");
-      // V8's part damaged (or made by another V8): V8 refuses it, the hook answers, the file is made again.
-      const text = readFileSync(bundle);
-      const dataStart = readFileSync(file).indexOf(text) + text.length;
-      const junk = Buffer.alloc(readFileSync(file).length - dataStart, 0x5a);
-      writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, dataStart), junk]));
+      const remade = readFileSync(file);
+      assert.notDeepEqual(remade, made, "made again for the edited bundle");
       assert.match(said(hook("check")), /^loopwright hook mode RUNS on Node\.js/);
-      assert.ok(!readFileSync(file).subarray(dataStart).equals(junk), "made again");
+      assert.deepEqual(readFileSync(file), remade);
+      // Its data replaced by junk: refused, the hook answers, the file is made again.
+      const junk = Buffer.concat([remade.subarray(0, 100), Buffer.alloc(remade.length - 100, 0x5a)]);
+      writeFileSync(file, junk);
+      assert.match(said(hook("check")), /^loopwright hook mode RUNS on Node\.js/);
+      assert.notDeepEqual(readFileSync(file), junk, "made again");
       // An unknown event keeps no cache; with Node's compile cache off, no event does.
       hook("no-such-event");
       assert.deepEqual(
@@ -121,6 +131,57 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
     } finally {
       copyFileSync(`${bundle}.kept`, bundle);
       rmSync(`${bundle}.kept`);
+    }
+  });
+
+  test("a code cache damaged past V8's header, or a FIFO in its place: the hook answers, at once", () => {
+    // A prompt's answer (its turn counts and advice change from one prompt to the next).
+    const answered = (output: Record<string, unknown>) => {
+      const context = (output.hookSpecificOutput as { additionalContext?: unknown } | undefined)
+        ?.additionalContext;
+      assert.match(String(context), /^loopwright: repository repo; 1 file changed since the work opened/);
+    };
+    answered(hook("prompt"));
+    const folders = readdirSync(join(sandbox.root, "cache", "loopwright", "compile-cache"));
+    const folder = join(sandbox.root, "cache", "loopwright", "compile-cache", folders[0]);
+    const cacheFile = () => {
+      const names = readdirSync(folder).filter((name) => /^loopwright-hook-prompt-[0-9a-f]+$/.test(name));
+      assert.equal(names.length, 1, readdirSync(folder).join(" "));
+      return join(folder, names[0]);
+    };
+    hook("prompt");
+    const file = cacheFile();
+    // Bytes flipped inside V8's data, the length kept: V8 checks no checksum of it (release builds),
+    // so the file's own must refuse it before V8 deserializes it (it crashed the hook: SIGTRAP, SIGSEGV).
+    const made = readFileSync(file);
+    for (const offset of [0.2, 0.5, 0.8].map((at) => Math.floor(made.length * at))) {
+      const damaged = Buffer.from(made);
+      damaged.fill(0xff, offset, offset + 4);
+      writeFileSync(file, damaged);
+      for (let time = 0; time < 2; time++) answered(hook("prompt"));
+    }
+    // A FIFO in its place is not read (a read would wait for a writer forever).
+    rmSync(file);
+    assert.equal(spawnSync("mkfifo", [file]).status, 0);
+    const started = Date.now();
+    const run = spawnSync(process.execPath, [join(pkg, "bin", "loopwright.js"), "hook", "prompt"], {
+      cwd: sandbox.repo,
+      env: { ...sandbox.env, LOOPWRIGHT_FROM: "", XDG_CACHE_HOME: join(sandbox.root, "cache") },
+      input: JSON.stringify({ cwd: sandbox.repo, session_id: "s1" }),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    assert.ok(Date.now() - started < 20_000, "the hook hung on the FIFO");
+    assert.equal(run.status, 0, run.stderr);
+    rmSync(file, { force: true });
+    // Without the module that keeps code caches, the bundle (not the stand-in hook-main) still answers.
+    const module = join(pkg, "dist", "files", "code-cache-file.js");
+    renameSync(module, `${module}.kept`);
+    try {
+      answered(hook("prompt"));
+      assert.ok(!existsSync(file));
+    } finally {
+      renameSync(`${module}.kept`, module);
     }
   });
 
