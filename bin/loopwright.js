@@ -74,16 +74,14 @@ async function runHookBundle(bundle, event) {
   const { Script, constants } = process.getBuiltinModule("node:vm");
   const source = readFileSync(bundle);
   const folder = module.getCompileCacheDir?.();
-  const cacheFile =
-    folder !== undefined && /^[a-z-]{1,32}$/.test(event)
-      ? join(folder, `loopwright-hook-${event}-${fnv1a(bundle.href)}`)
-      : undefined;
   // Without its module (a package built without it), the bundle runs without a code cache.
   const cacheFiles =
-    cacheFile &&
-    (await import(new URL("../dist/files/code-cache-file.js", import.meta.url).href).catch(() => undefined));
-  const digest = cacheFiles?.sourceDigest(source);
-  const cachedData = cacheFiles?.readCodeCache(cacheFile, digest);
+    folder !== undefined && /^[a-z-]{1,32}$/.test(event)
+      ? await import(new URL("../dist/files/code-cache-file.js", import.meta.url).href).catch(() => undefined)
+      : undefined;
+  const cacheFile =
+    cacheFiles && join(folder, `loopwright-hook-${event}-${cacheFiles.nameHash(bundle.href)}`);
+  const cachedData = cacheFiles?.readCodeCache(cacheFile, source);
   const script = new Script(source.toString("utf8"), {
     filename: bundle.href,
     cachedData,
@@ -96,7 +94,7 @@ async function runHookBundle(bundle, event) {
     // After the answer: a failure (V8's included) changes nothing and says nothing.
     saveHookCodeCache = () => {
       try {
-        cacheFiles.writeCodeCache(cacheFile, digest, script.createCachedData());
+        cacheFiles.writeCodeCache(cacheFile, source, script.createCachedData());
       } catch {}
     };
   }
@@ -108,14 +106,6 @@ function builtinModule(id) {
   const builtin = process.getBuiltinModule(id);
   if (builtin === undefined) throw new Error(`the hook bundle requires ${id}, which is not a builtin module`);
   return builtin;
-}
-
-/** FNV-1a (32 bits) of `text`'s UTF-16 code units, in hex: a short stable name, not a security check. */
-function fnv1a(text) {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++)
-    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
-  return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
 /** Ends the process with its exit code when no resource keeps the event loop alive; else does nothing. */

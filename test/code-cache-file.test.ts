@@ -17,30 +17,31 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import {
-  maximumCacheBytes,
-  readCodeCache,
-  sourceDigest,
-  writeCodeCache,
-} from "../src/files/code-cache-file.ts";
+import { maximumCacheBytes, nameHash, readCodeCache, writeCodeCache } from "../src/files/code-cache-file.ts";
 
 describe("code cache files", () => {
+  test("names: short, stable, and apart for different paths", () => {
+    assert.match(nameHash("/a/dist/hooks/hook-main.bundle.js"), /^[0-9a-f]{8}$/);
+    assert.equal(nameHash("/a/b"), nameHash("/a/b"));
+    assert.notEqual(nameHash("/a/b"), nameHash("/a/c"));
+  });
+
   const root = mkdtempSync(join(tmpdir(), "loopwright-code-cache-"));
   after(() => rmSync(root, { recursive: true, force: true }));
-  const digest = sourceDigest("(function () { return 1; })");
+  const source = Buffer.from("(function () { return 1; })");
   const data = Buffer.from("v8 data ".repeat(1000));
   let files = 0;
   const written = () => {
     const file = join(root, `cache-${++files}`, "entry.v8");
-    writeCodeCache(file, digest, data);
+    writeCodeCache(file, source, data);
     return file;
   };
 
   test("reads back what was written for the same text, and nothing for another text", () => {
     const file = written();
-    assert.deepEqual(readCodeCache(file, digest), data);
-    assert.equal(readCodeCache(file, sourceDigest("(function () { return 2; })")), undefined);
-    assert.equal(readCodeCache(join(root, "missing.v8"), digest), undefined);
+    assert.deepEqual(readCodeCache(file, source), data);
+    assert.equal(readCodeCache(file, Buffer.from("(function () { return 2; })")), undefined);
+    assert.equal(readCodeCache(join(root, "missing.v8"), source), undefined);
     // No temporary file is left beside it.
     assert.deepEqual(readdirSync(join(root, `cache-${files}`)), ["entry.v8"]);
   });
@@ -48,27 +49,34 @@ describe("code cache files", () => {
   test("damaged or cut data, or a damaged header, reads as no cache", () => {
     const file = written();
     const whole = readFileSync(file);
+    const dataStart = whole.length - 2 * data.length;
     for (const damage of [
+      // A bit of either copy of the data, of the text, of the lengths, of the magic line.
+      (bytes: Buffer) => bytes.fill(0xff, dataStart + 100, dataStart + 104),
       (bytes: Buffer) => bytes.fill(0xff, bytes.length - 10, bytes.length - 6),
+      (bytes: Buffer) => bytes.fill(0x41, dataStart - 5, dataStart - 4),
+      (bytes: Buffer) => bytes.fill(0x00, 24, 28),
       (bytes: Buffer) => bytes.fill(0x00, 0, 4),
+      // Cut, or grown.
       (bytes: Buffer) => bytes.subarray(0, bytes.length - 1),
       (bytes: Buffer) => bytes.subarray(0, 20),
+      (bytes: Buffer) => Buffer.concat([bytes, Buffer.from("x")]),
     ]) {
       writeFileSync(file, damage(Buffer.from(whole)));
-      assert.equal(readCodeCache(file, digest), undefined);
+      assert.equal(readCodeCache(file, source), undefined);
     }
   });
 
   test("a FIFO, a symbolic link or an oversized file in its place reads as no cache, at once", () => {
     const fifo = join(root, "fifo.v8");
     assert.equal(spawnSync("mkfifo", [fifo]).status, 0);
-    assert.equal(readCodeCache(fifo, digest), undefined);
+    assert.equal(readCodeCache(fifo, source), undefined);
     const link = join(root, "link.v8");
     symlinkSync(written(), link);
-    assert.equal(readCodeCache(link, digest), undefined);
+    assert.equal(readCodeCache(link, source), undefined);
     const large = written();
     truncateSync(large, maximumCacheBytes + 1);
-    assert.equal(readCodeCache(large, digest), undefined);
+    assert.equal(readCodeCache(large, source), undefined);
   });
 
   test("writing replaces a symbolic link at the file's place, never its target", () => {
@@ -76,17 +84,17 @@ describe("code cache files", () => {
     writeFileSync(victim, "precious\n");
     const folder = join(root, "planted");
     const file = join(folder, "entry.v8");
-    writeCodeCache(join(folder, "other.v8"), digest, data);
+    writeCodeCache(join(folder, "other.v8"), source, data);
     symlinkSync(victim, file);
-    writeCodeCache(file, digest, data);
+    writeCodeCache(file, source, data);
     assert.equal(readFileSync(victim, "utf8"), "precious\n");
-    assert.deepEqual(readCodeCache(file, digest), data);
+    assert.deepEqual(readCodeCache(file, source), data);
   });
 
   test("a file in the place of the folder: nothing is kept, nothing throws", () => {
     const blocker = join(root, "blocker");
     writeFileSync(blocker, "");
-    writeCodeCache(join(blocker, "entry.v8"), digest, data);
-    assert.equal(readCodeCache(join(blocker, "entry.v8"), digest), undefined);
+    writeCodeCache(join(blocker, "entry.v8"), source, data);
+    assert.equal(readCodeCache(join(blocker, "entry.v8"), source), undefined);
   });
 });

@@ -117,7 +117,7 @@ describe("the spec parser's bundle", () => {
   const codeCaches = (folder: string) => {
     if (!existsSync(folder)) return [];
     return readdirSync(folder, { recursive: true, encoding: "utf8" })
-      .filter((name) => /spec-file\.bundle\.cjs\.[0-9a-f]{16}\.v8$/.test(name))
+      .filter((name) => /spec-file\.bundle\.cjs\.[0-9a-f]{8}\.v8$/.test(name))
       .map((name) => join(folder, name));
   };
 

@@ -20,7 +20,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readCodeCache, sourceDigest, writeCodeCache } from "../files/code-cache-file.ts";
+import { nameHash, readCodeCache, writeCodeCache } from "../files/code-cache-file.ts";
 import { readFileSync } from "../files/node-fs.ts";
 import { withoutZodLocales } from "./zod-without-locales.ts";
 
@@ -105,18 +105,14 @@ async function importBundle(): Promise<LoadedParser | undefined> {
 async function runBundle(file: string): Promise<SpecParser> {
   const { Script, constants } = process.getBuiltinModule("node:vm");
   const { createRequire, getCompileCacheDir } = process.getBuiltinModule("node:module");
-  const text = readFileSync(file, "utf8");
-  const digest = sourceDigest(text);
+  const bytes = readFileSync(file);
+  const text = bytes.toString("utf8");
   const cacheFolder = getCompileCacheDir?.();
   const cacheFile =
     cacheFolder === undefined
       ? undefined
-      : join(
-          cacheFolder,
-          "loopwright",
-          `${basename(file)}.${sourceDigest(file).toString("hex").slice(0, 16)}.v8`,
-        );
-  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile, digest);
+      : join(cacheFolder, "loopwright", `${basename(file)}.${nameHash(file)}.v8`);
+  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile, bytes);
   // The wrapper on a line of its own, the text's lines numbered as in the file (stack traces).
   const script = new Script(`(function (exports, require, module) {\n${text}\n})`, {
     filename: file,
@@ -141,7 +137,7 @@ async function runBundle(file: string): Promise<SpecParser> {
     cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
   return cacheWanted
     ? keepCodeCacheAfterFirstParse(module.exports, () =>
-        writeCodeCache(cacheFile, digest, script.createCachedData()),
+        writeCodeCache(cacheFile, bytes, script.createCachedData()),
       )
     : (module.exports as SpecParser);
 }

@@ -2,8 +2,10 @@
  * V8 code caches of scripts compiled with node:vm, kept in files (the spec parser's bundle, the hook
  * bundle). V8 checks a cache against its own version and flags and the script's length only, and in a
  * release build checks no checksum of its data: a cache made from another text of the same length runs
- * that text's code, and a damaged one can crash the process. So a file holds, after a magic line, the
- * SHA-256 of the script's text and of the data, and is used only when both match.
+ * that text's code, and damaged data can crash the process (SIGTRAP, SIGSEGV). So a file holds the
+ * script's text, compared byte for byte with the one about to run, and V8's data twice, the two copies
+ * compared: damage (a disk error, a bad copy, an edit) reaches one copy, not both alike. Both checks are
+ * comparisons of bytes, not hashes: a hook must not load node:crypto (38 modules, ~5 ms) nor node:zlib.
  *
  * A file is read only when it is a regular file (opened without following a symbolic link and without
  * blocking, its type checked on the opened descriptor: a FIFO put in its place cannot hang the command)
@@ -11,26 +13,20 @@
  * of a random name (created exclusively: a symbolic link planted there is refused, never followed),
  * renamed over it. Nothing here throws: a cache that cannot be read or written changes nothing but speed.
  *
- * Builtins come from process.getBuiltinModule: this module is loaded on its own by bin/loopwright.js on
- * the hook path, where every module counts (see node-fs.ts for why not `import "node:fs"`).
+ * Builtins come from process.getBuiltinModule: bin/loopwright.js loads this module on its own on the
+ * hook path, where every module counts (see node-fs.ts for why not `import "node:fs"`).
  */
 const fs = process.getBuiltinModule("node:fs");
 const { dirname } = process.getBuiltinModule("node:path");
-const { hash, randomBytes } = process.getBuiltinModule("node:crypto");
 
-const magic = Buffer.from("loopwright code cache 1\n");
-const digestBytes = 32;
-const headerBytes = magic.length + 2 * digestBytes;
-/** A code cache larger than this is not read (the spec parser's is under 1 MB). */
+/** The file's first bytes; then the text's length and the data's (4 bytes each), the text, the data twice. */
+const magic = Buffer.from("loopwright code cache 2\n");
+const headerBytes = magic.length + 8;
+/** A code cache file larger than this is not read (the spec parser's is under 2 MB). */
 export const maximumCacheBytes = 64 * 1024 * 1024;
 
-/** The SHA-256 of a script's text, as the cache files name and hold it. */
-export function sourceDigest(source: string | Buffer): Buffer {
-  return hash("sha256", source, "buffer");
-}
-
-/** V8's data kept in `file` for the script whose text has `digest`, or undefined. */
-export function readCodeCache(file: string, digest: Buffer): Buffer | undefined {
+/** V8's data kept in `file` for the script whose text is `source`, or undefined. */
+export function readCodeCache(file: string, source: Buffer): Buffer | undefined {
   let descriptor: number;
   try {
     const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW } = fs.constants;
@@ -48,11 +44,15 @@ export function readCodeCache(file: string, digest: Buffer): Buffer | undefined 
       if (read === 0) return undefined;
       length += read;
     }
-    const data = stored.subarray(headerBytes);
-    const fileDigest = stored.subarray(magic.length, magic.length + digestBytes);
-    const dataDigest = stored.subarray(magic.length + digestBytes, headerBytes);
-    if (!stored.subarray(0, magic.length).equals(magic) || !fileDigest.equals(digest)) return undefined;
-    return sourceDigest(data).equals(dataDigest) ? data : undefined;
+    if (!stored.subarray(0, magic.length).equals(magic)) return undefined;
+    const sourceBytes = stored.readUInt32LE(magic.length);
+    const dataBytes = stored.readUInt32LE(magic.length + 4);
+    if (sourceBytes !== source.length || headerBytes + sourceBytes + 2 * dataBytes !== stored.length)
+      return undefined;
+    const dataStart = headerBytes + sourceBytes;
+    const data = stored.subarray(dataStart, dataStart + dataBytes);
+    if (!stored.subarray(headerBytes, dataStart).equals(source)) return undefined;
+    return data.equals(stored.subarray(dataStart + dataBytes)) ? data : undefined;
   } catch {
     return undefined;
   } finally {
@@ -60,16 +60,19 @@ export function readCodeCache(file: string, digest: Buffer): Buffer | undefined 
   }
 }
 
-/** Keeps V8's `data` for the script whose text has `digest` in `file` (see above); never throws. */
-export function writeCodeCache(file: string, digest: Buffer, data: Buffer): void {
-  const temporary = `${file}.${randomBytes(8).toString("hex")}.tmp`;
+/** Keeps V8's `data` for the script whose text is `source` in `file` (see above); never throws. */
+export function writeCodeCache(file: string, source: Buffer, data: Buffer): void {
+  const temporary = `${file}.${Math.random().toString(36).slice(2)}${process.pid}.tmp`;
   let created = false;
   try {
     fs.mkdirSync(dirname(file), { recursive: true });
     const descriptor = fs.openSync(temporary, "wx", 0o600);
     created = true;
     try {
-      fs.writeFileSync(descriptor, Buffer.concat([magic, digest, sourceDigest(data), data]));
+      const lengths = Buffer.alloc(8);
+      lengths.writeUInt32LE(source.length, 0);
+      lengths.writeUInt32LE(data.length, 4);
+      fs.writeFileSync(descriptor, Buffer.concat([magic, lengths, source, data, data]));
     } finally {
       fs.closeSync(descriptor);
     }
@@ -81,4 +84,12 @@ export function writeCodeCache(file: string, digest: Buffer, data: Buffer): void
       } catch {}
     }
   }
+}
+
+/** FNV-1a (32 bits) of `text`'s UTF-16 code units, in hex: a short stable file name, not a check. */
+export function nameHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++)
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
 }
