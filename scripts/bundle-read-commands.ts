@@ -24,9 +24,9 @@
  * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-read-commands.ts`); the tests run
  * `bundleReadCommands` on a build of their own.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { type BuildOptions, build, type Metafile } from "esbuild";
+import { type BuildOptions, build, type Metafile, type PluginBuild } from "esbuild";
 
 /** The bundle's file, relative to the code folder. */
 export const readCommandsBundle = "core/read-commands.bundle.js";
@@ -91,13 +91,28 @@ const sharedWithoutState = [
 export interface ReadCommandsBundleOptions {
   /** The code folder: dist/ (its .js) or src/ (its .ts). */
   code: string;
+  /**
+   * The code folder the bundle goes into (as `core/read-commands.bundle.js`): `code` unless said. The
+   * modules left out are imported from `code`.
+   */
+  into?: string;
 }
 
 /** Writes the bundle and returns its path; throws when a check above fails or esbuild does. */
 export async function bundleReadCommands(options: ReadCommandsBundleOptions): Promise<string> {
   const code = resolve(options.code);
   const extension = code.endsWith("src") ? ".ts" : ".js";
-  const outfile = join(code, readCommandsBundle);
+  const outfile = join(resolve(options.into ?? code), readCommandsBundle);
+  try {
+    return await writeBundle(code, extension, outfile);
+  } catch (error) {
+    rmSync(outfile, { force: true });
+    throw error;
+  }
+}
+
+async function writeBundle(code: string, extension: string, outfile: string): Promise<string> {
+  const fromBundle = (path: string) => `./${relative(dirname(outfile), path).split(sep).join("/")}`;
   const modulePath = (name: string) => join(code, `${name}${extension}`);
   const unbundled = new Set(unbundledModules.map(modulePath));
   const bundledLazy = new Set(bundledLazyModules.map(modulePath));
@@ -111,11 +126,14 @@ export async function bundleReadCommands(options: ReadCommandsBundleOptions): Pr
     packages: "external",
     logLevel: "error",
   };
-  const result = await build({
+  const options = (modules: string[]) => ({
     ...common,
-    entryPoints: [modulePath("cli/read-only-main")],
+    stdin: {
+      contents: entry(fromBundle(modulePath("cli/read-only-main")), modules),
+      resolveDir: dirname(outfile),
+    },
     outfile,
-    metafile: true,
+    metafile: true as const,
     // Half the bytes to read, decode and hash for the compile cache (and to ship); names kept, so that
     // anything that reads a function's or class's name reads what the modules give.
     minify: true,
@@ -123,18 +141,22 @@ export async function bundleReadCommands(options: ReadCommandsBundleOptions): Pr
     plugins: [
       {
         name: "read-commands",
-        setup(context) {
+        setup(context: PluginBuild) {
           context.onResolve({ filter: /^\./ }, (args) => {
             const path = resolve(args.resolveDir, args.path);
             const stays = unbundled.has(path) || (args.kind === "dynamic-import" && !bundledLazy.has(path));
             if (!stays) return undefined;
             leftOut.add(path);
-            return { path: `./${relative(dirname(outfile), path).split(sep).join("/")}`, external: true };
+            return { path: fromBundle(path), external: true };
           });
         },
       },
     ],
   });
+  // Built twice: the entry names the modules the bundle holds, which the first build finds.
+  const first = await build({ ...options([]), write: false });
+  const held = inputs(first.metafile).filter((path) => path.startsWith(`${code}${sep}`));
+  const result = await build(options(held.map(fromBundle)));
   const bundled = inputs(result.metafile);
   const upFront = Object.values(result.metafile.outputs)
     .flatMap((output) => output.imports)
@@ -173,7 +195,7 @@ export async function bundleReadCommands(options: ReadCommandsBundleOptions): Pr
   const misplaced = bundled.filter(
     (path) =>
       path.startsWith(`${code}${sep}`) &&
-      dirname(path) !== dirname(outfile) &&
+      dirname(path) !== join(code, "core") &&
       /\bimport\.meta\b/.test(readFileSync(path, "utf8")),
   );
   if (misplaced.length > 0)
@@ -181,9 +203,25 @@ export async function bundleReadCommands(options: ReadCommandsBundleOptions): Pr
   return outfile;
 }
 
-/** The absolute paths of a build's input files. */
+/** The absolute paths of a build's input files (the entry itself, `<stdin>`, left out). */
 function inputs(metafile: Metafile): string[] {
-  return Object.keys(metafile.inputs).map((path) => resolve(path));
+  return Object.keys(metafile.inputs)
+    .filter((path) => path !== "<stdin>")
+    .map((path) => resolve(path));
+}
+
+/**
+ * The bundle's entry: read-only-main's `readOnlyMain`, run only while the bundle is current, that is
+ * newer than every module it holds (`modules`, relative to the bundle): a rebuild of the modules alone
+ * (tsc) leaves the commands to them.
+ */
+function entry(readOnlyMain: string, modules: string[]): string {
+  return `import { bundleIsCurrent, readOnlyMain as run } from ${JSON.stringify(readOnlyMain)};
+const modules = ${JSON.stringify(modules)};
+export function readOnlyMain(argv) {
+  return bundleIsCurrent(import.meta.url, modules) ? run(argv) : undefined;
+}
+`;
 }
 
 if (import.meta.main) {

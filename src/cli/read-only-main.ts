@@ -5,6 +5,7 @@
  * (scripts/bundle-read-commands.ts): Node loads one module instead of the 30 to 80 these commands load
  * (most of their cost over a bare `node -e 0`). main.ts runs the same forms the same way from the modules.
  */
+import { statSync } from "../files/node-fs.ts";
 import { writeErr } from "./output.ts";
 import { parseReadCommand } from "./read-commands.ts";
 import { reportError } from "./report-error.ts";
@@ -21,4 +22,19 @@ export function readOnlyMain(argv: readonly string[]): Promise<number> | undefin
       return reportError(error, writeErr);
     }
   })();
+}
+
+/**
+ * Whether the bundle at `bundleUrl` is current: no module it holds (`modules`, relative to it) was
+ * written after it, and each is still there. A rebuild of the modules alone (tsc without the bundling
+ * step) makes it stale: the commands then run from the modules, as they are now. Files of one install
+ * share their time (npm sets one), which counts as current.
+ */
+export function bundleIsCurrent(bundleUrl: string, modules: readonly string[]): boolean {
+  const built = statSync(new URL(bundleUrl), { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return false;
+  return modules.every((module) => {
+    const written = statSync(new URL(module, bundleUrl), { throwIfNoEntry: false })?.mtimeMs;
+    return written !== undefined && written <= built;
+  });
 }
