@@ -180,6 +180,9 @@ if (isHook) {
   if (hook.hookAnswerWritten?.() === true) setImmediate(exitWhenIdle);
 } else if (readOnly) {
   process.exitCode = await readOnly;
+  // As a hook does, once nothing is left to do (what the command scheduled, such as a spec cache write,
+  // runs first; a pending write to a stream keeps the process to its normal end).
+  setImmediate(exitWhenIdle);
 } else {
   // `validate`'s sandbox probe (a bwrap process, whose namespaces take tens of ms to set up and tear
   // down) starts before the CLI's modules load, and they load while it runs: `validate` waits for its
