@@ -134,10 +134,13 @@ async function writeBundle(code: string, extension: string, outfile: string): Pr
     },
     outfile,
     metafile: true as const,
-    // Half the bytes to read, decode and hash for the compile cache (and to ship); names kept, so that
-    // anything that reads a function's or class's name reads what the modules give.
-    minify: true,
-    keepNames: true,
+    // Fewer bytes to read, decode and hash for the compile cache (and to ship), names as in the modules.
+    // Not the names shortened: esbuild then wraps each module in a parenthesized arrow, which V8 compiles
+    // eagerly, and keeping names defines each function's name at load: the bundle's load allocated 401 KB
+    // of the young generation that way against 234 KB, and a read-only command that stays under its
+    // first size (1 MB) ends without a garbage collection.
+    minifyWhitespace: true,
+    minifySyntax: true,
     plugins: [
       {
         name: "read-commands",

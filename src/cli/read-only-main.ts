@@ -5,6 +5,8 @@
  * (scripts/bundle-read-commands.ts): Node loads one module instead of the 30 to 80 these commands load
  * (most of their cost over a bare `node -e 0`). main.ts runs the same forms the same way from the modules.
  */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { statSync } from "../files/node-fs.ts";
 import { writeErr } from "./output.ts";
 import { parseReadCommand } from "./read-commands.ts";
@@ -31,10 +33,14 @@ export function readOnlyMain(argv: readonly string[]): Promise<number> | undefin
  * share their time (npm sets one), which counts as current.
  */
 export function bundleIsCurrent(bundleUrl: string, modules: readonly string[]): boolean {
-  const built = statSync(new URL(bundleUrl), { throwIfNoEntry: false })?.mtimeMs;
+  // Paths joined as text, not URLs: a URL each is most of what this allocates, and a command that stays
+  // under the young generation's first size ends without a garbage collection.
+  const bundle = fileURLToPath(bundleUrl);
+  const built = statSync(bundle, { throwIfNoEntry: false })?.mtimeMs;
   if (built === undefined) return false;
+  const folder = dirname(bundle);
   return modules.every((module) => {
-    const written = statSync(new URL(module, bundleUrl), { throwIfNoEntry: false })?.mtimeMs;
+    const written = statSync(join(folder, module), { throwIfNoEntry: false })?.mtimeMs;
     return written !== undefined && written <= built;
   });
 }
