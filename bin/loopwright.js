@@ -108,6 +108,22 @@ function builtinModule(id) {
   return builtin;
 }
 
+/**
+ * The read-only commands' bundle (`ls`, `show`, `validate` in one file instead of 30 to 80 modules:
+ * scripts/bundle-read-commands.ts), from dist/ when the build made it and it loads; else undefined, and
+ * cli/main runs the command, as from src/. It runs only their plain forms: anything else it hands back.
+ */
+async function readCommandsBundle() {
+  if (!["ls", "show", "validate"].includes(argv[0]) || !entry("cli/main").endsWith(".js")) return undefined;
+  const bundle = new URL("../dist/core/read-commands.bundle.js", import.meta.url);
+  if (!existsSync(bundle)) return undefined;
+  try {
+    return await import(bundle.href);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Ends the process with its exit code when no resource keeps the event loop alive; else does nothing. */
 function exitWhenIdle() {
   if (process.getActiveResourcesInfo?.().length === 0) process.exit();
@@ -140,6 +156,8 @@ try {
   module.enableCompileCache?.(compileCacheDirectory());
 } catch {}
 
+// `ls`, `show` and `validate` in their plain forms run from their bundle when there is one.
+const readOnly = (await readCommandsBundle())?.readOnlyMain?.(argv);
 if (isHook) {
   const hook = await hookModule(argv[1] ?? "");
   process.exitCode = await hook.runHook(argv.slice(1));
@@ -150,6 +168,11 @@ if (isHook) {
   // keeps the loop alive (no child, timer, stream or request). Anything else, or a module that cannot
   // say (`hookAnswerWritten` missing), leaves the exit to Node, as before.
   if (hook.hookAnswerWritten?.() === true) setImmediate(exitWhenIdle);
+} else if (readOnly) {
+  process.exitCode = await readOnly;
+  // As a hook does, once nothing is left to do (what the command scheduled, such as a spec cache write,
+  // runs first; a pending write to a stream keeps the process to its normal end).
+  setImmediate(exitWhenIdle);
 } else {
   // `validate`'s sandbox probe (a bwrap process, whose namespaces take tens of ms to set up and tear
   // down) starts before the CLI's modules load, and they load while it runs: `validate` waits for its

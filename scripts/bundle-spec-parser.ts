@@ -12,10 +12,12 @@
  * The bundle's name is stable (no content hash): an update that replaces dist/ while a loop runs leaves
  * a lazy load of it as valid as one of the modules it replaces.
  *
- * What stays out, handed to the script by `importSpecParser` as `require("errors")` and
- * `require("core/spec-cache")`: errors (SpecError must be the class the CLI catches) and spec-cache (it
- * imports the parser back, and keeps per-process state). zod's locale index is bundled as its English
- * export alone, as `importSpecParser` serves it unbundled (zod-without-locales.ts).
+ * What stays out, handed to the script by `importSpecParser` as `require("errors")`: errors (SpecError
+ * must be the class the CLI catches). The parser does not reach the spec cache (it reads the spec through
+ * spec-text, which holds no state): the cache, which imports the parser and keeps per-process state, has
+ * one copy in a process, in the modules or in the read-only commands' bundle
+ * (scripts/bundle-read-commands.ts). zod's locale index is bundled as its English export alone, as
+ * `importSpecParser` serves it unbundled (zod-without-locales.ts).
  *
  * A manifest beside it, `core/spec-file.bundle.json`, names each module of the code folder the bundle
  * holds, with its SHA-256: `importSpecParser` uses the bundle only while every one is unchanged, so a

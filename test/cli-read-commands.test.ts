@@ -1,6 +1,6 @@
 /**
  * `ls`, `show <loop>`, `validate [spec]` and `run [spec]` in their plain forms are parsed without
- * commander (src/cli/read-commands.ts); the read-only ones write with fs.writeSync (src/cli/output.ts). The forms are commander's
+ * commander (src/cli/read-commands.ts, run's in src/cli/main.ts); the read-only ones write with fs.writeSync (src/cli/output.ts). The forms are commander's
  * own: the same options and arguments, the same values for the action; any other form is commander's.
  * The writer keeps every byte in order, drops the rest when the reader is gone, and hands the rest to
  * the stream when a direct write cannot go on.
@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Command } from "commander";
 import { defineCommands } from "../src/cli/commands.ts";
+import { plainCommandForms } from "../src/cli/main.ts";
 import { directWriter } from "../src/cli/output.ts";
-import { parseReadCommand, readCommandForms } from "../src/cli/read-commands.ts";
+import { parseCommandForm, parseReadCommand, readCommandForms } from "../src/cli/read-commands.ts";
 import { createSandbox } from "./support/loop-sandbox.ts";
 
 /** The values commander passes the action of `argv`'s command (its arguments, then its options), or its error code. */
@@ -38,7 +39,8 @@ async function commanderValues(argv: string[]): Promise<unknown[] | string> {
 
 describe("the read-only commands and run without commander", () => {
   test("each form has the options and arguments commander defines for the command", () => {
-    for (const [name, form] of Object.entries(readCommandForms)) {
+    assert.deepEqual(Object.keys(plainCommandForms), [...Object.keys(readCommandForms), "run"]);
+    for (const [name, form] of Object.entries(plainCommandForms)) {
       const program = new Command("loopwright");
       defineCommands(program, () => {}, name);
       const [command] = program.commands;
@@ -85,9 +87,12 @@ describe("the read-only commands and run without commander", () => {
       ["run", "spec.yaml", "--detach", "--json"],
       ["run", "--detach"],
     ]) {
-      const read = parseReadCommand(argv);
+      const read = parseCommandForm(argv, plainCommandForms);
       assert.ok(read, `${argv.join(" ")} is a plain form`);
       assert.deepEqual(read.values, await commanderValues(argv), argv.join(" "));
+      // The read-only commands' own table (their bundle's) takes theirs alike, and no `run`.
+      if (argv[0] === "run") assert.equal(parseReadCommand(argv), undefined, argv.join(" "));
+      else assert.deepEqual(parseReadCommand(argv), read, argv.join(" "));
     }
   });
 
@@ -115,7 +120,7 @@ describe("the read-only commands and run without commander", () => {
       ["toString"],
       ["constructor"],
     ])
-      assert.equal(parseReadCommand(argv), undefined, argv.join(" "));
+      assert.equal(parseCommandForm(argv, plainCommandForms), undefined, argv.join(" "));
     // Commander refuses these (or answers with help): the plain path must never take them.
     for (const argv of [
       ["ls", "extra"],

@@ -65,7 +65,7 @@ export function defineCommands(program: Command, setExit: SetExit, wanted?: stri
             "--detach",
             "validate and create the loop, then queue it for the service (`loopwright serve`)",
           )
-          .action(run(readCommandForms.run.load)),
+          .action(run(async () => (await import("./commands/run-loop-command.ts")).runLoopCommand)),
     ],
     [
       "resume",

@@ -1,18 +1,39 @@
 /**
  * The CLI: parses arguments with commander and calls the layer below. Command modules load lazily so
  * quick commands start fast; the read-only commands and `run` in their plain forms skip commander (the
- * read-only ones the output streams too: read-commands.ts, output.ts). Every user mistake becomes one line on
- * stderr and exit 2; a bug exits 1.
+ * read-only ones the output streams too: read-commands.ts, output.ts; from dist/ bin/loopwright.js runs
+ * the read-only ones from their bundle, read-only-main.ts, the same way). Every user mistake becomes one
+ * line on stderr and exit 2; a bug exits 1 (report-error.ts).
  */
-import { ExitCode, SpecError, UsageError } from "../errors.ts";
+import { ExitCode } from "../errors.ts";
 import { dropOutputWhenPipeCloses, writeErr } from "./output.ts";
-import { parseReadCommand } from "./read-commands.ts";
+import { parseCommandForm, type ReadCommandForm, readCommandForms } from "./read-commands.ts";
+import { reportError } from "./report-error.ts";
+
+/**
+ * `run [spec]` in its plain form, taken without commander as the read-only commands are. It writes
+ * through process.stdout and process.stderr (a run's live progress), not the direct writer: they are set
+ * to drop output once the reader is gone (as commander's path sets them), and an error is said on
+ * process.stderr, in order with what the command wrote there.
+ */
+export const runCommandForm: ReadCommandForm = {
+  arguments: [{ required: false, defaultValue: "loop.yaml" }],
+  options: ["--json", "--detach"],
+  load: async () => (await import("./commands/run-loop-command.ts")).runLoopCommand,
+};
+
+/** Every form main takes without commander: the read-only commands' and `run`'s. */
+export const plainCommandForms: Record<string, ReadCommandForm> = {
+  ...readCommandForms,
+  run: runCommandForm,
+};
 
 export async function main(argv: string[]): Promise<number> {
-  const read = parseReadCommand(argv);
+  const read = parseCommandForm(argv, plainCommandForms);
   if (read) {
-    const write = read.form.streams ? (text: string) => process.stderr.write(text) : writeErr;
-    if (read.form.streams) {
+    const streams = read.form === runCommandForm;
+    const write = streams ? (text: string) => process.stderr.write(text) : writeErr;
+    if (streams) {
       dropOutputWhenPipeCloses(process.stdout);
       dropOutputWhenPipeCloses(process.stderr);
     }
@@ -58,21 +79,4 @@ async function commanderMain(argv: string[]): Promise<number> {
     }
     return reportError(error, (text) => process.stderr.write(text));
   }
-}
-
-/** The message of a failed command on `write` (stderr), and its exit code. */
-function reportError(error: unknown, write: (text: string) => void): number {
-  if (error instanceof SpecError) {
-    for (const problem of error.problems) write(`${problem}\n`);
-    return ExitCode.usage;
-  }
-  if (error instanceof UsageError) {
-    write(`loopwright: ${error.message}\n`);
-    return ExitCode.usage;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  write(`loopwright: internal error: ${message}\n`);
-  if (process.env.LOOPWRIGHT_DEBUG && error instanceof Error) write(`${error.stack}\n`);
-  else write("(set LOOPWRIGHT_DEBUG=1 for a stack trace)\n");
-  return ExitCode.internal;
 }

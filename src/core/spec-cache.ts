@@ -9,16 +9,13 @@
 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SpecError } from "../errors.ts";
 import { makeFolders } from "../files/make-folders.ts";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "../files/node-fs.ts";
 import { readRegularFileSync } from "../files/read-regular-file.ts";
 import { loopwrightHome } from "../paths.ts";
 import type { LoadedSpec, ParsedAnyModeSpec } from "./spec-file.ts";
 import { importSpecParser, parserPackageFiles } from "./spec-parser-import.ts";
-
-/** A spec file larger than this is refused unread: specs are a page or two, not megabytes. */
-export const maximumSpecBytes = 1024 * 1024;
+import { maximumSpecBytes, readSpecText } from "./spec-text.ts";
 
 /**
  * Entries kept at most: one per spec path, so a home that saw many spec files (the benchmarks, a
@@ -97,14 +94,6 @@ export async function loadSpecFileForAnyModeCached(
     schedule(() => writeEntry(home, entryPath, made));
   }
   return { ...parsed, specPath };
-}
-
-/** The spec's text: a regular file, size-capped (a FIFO, a device or a huge file is a spec error). */
-export async function readSpecText(path: string): Promise<string> {
-  // Synchronous: one small file, and nothing else to do meanwhile (four round trips to the thread pool).
-  const read = readRegularFileSync(resolve(path), { maximumBytes: maximumSpecBytes });
-  if (!read.ok) throw new SpecError([`${path}: ${read.problem}`]);
-  return read.text;
 }
 
 function readScript(path: string): string | undefined {

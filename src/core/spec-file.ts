@@ -10,8 +10,8 @@ import {
   scriptedTurnSchema,
   specSchema,
 } from "./spec.ts";
-import { maximumSpecBytes, readSpecText } from "./spec-cache.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
+import { maximumSpecBytes, readSpecText } from "./spec-text.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
 /** A spec validated and resolved against where it lives; self-contained, so it can be stored as a snapshot. */

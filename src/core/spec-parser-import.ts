@@ -36,7 +36,7 @@ export const parserPackages = ["yaml", "zod", "croner"] as const;
 export const specParserBundle = {
   file: "spec-file.bundle.cjs",
   manifest: "spec-file.bundle.json",
-  externals: ["errors", "core/spec-cache"],
+  externals: ["errors"],
 } as const;
 
 /** What the bundle's manifest says (scripts/bundle-spec-parser.ts writes it). */
@@ -121,10 +121,7 @@ async function runBundle(file: string): Promise<SpecParser> {
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const externals = new Map<string, unknown>();
-  for (const [name, load] of [
-    ["errors", () => import("../errors.ts")],
-    ["core/spec-cache", () => import("./spec-cache.ts")],
-  ] as const)
+  for (const [name, load] of [["errors", () => import("../errors.ts")]] as const)
     externals.set(name, await load());
   const requireBesideBundle = createRequire(file);
   const module = { exports: {} as Record<string, unknown> };

@@ -3,7 +3,6 @@
  * `GH_TOKEN`, then `gh auth token` for the API's host; GitLab `GITLAB_TOKEN`; Gitea and Forgejo
  * `GITEA_TOKEN`, then `FORGEJO_TOKEN`. Never printed.
  */
-import { execFile } from "node:child_process";
 import { findExecutable } from "../process/find-executable.ts";
 import type { ForgeKind } from "./forge-target.ts";
 
@@ -47,6 +46,9 @@ function ghAuthToken(api: string, env: Record<string, string | undefined>): Prom
   const gh = findExecutable("gh", env as NodeJS.ProcessEnv);
   if (!gh) return Promise.resolve(undefined);
   const host = new URL(api).hostname === "api.github.com" ? "github.com" : new URL(api).hostname;
+  // node:child_process is taken here: a read-only command (validate's forge check) loads this module,
+  // and it is no use until gh runs.
+  const { execFile } = process.getBuiltinModule("node:child_process");
   return new Promise((resolve) => {
     execFile(
       gh,

@@ -1,5 +1,4 @@
 /** A tree that is commit `sha`'s with one file's content replaced: for a commit of loopwright's own, made without a checkout. */
-import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { git, gitBytes } from "./git.ts";
@@ -11,6 +10,9 @@ export async function treeWithFile(
   path: string,
   content: string,
 ): Promise<string> {
+  // node:fs/promises (and the stream modules it loads) is taken here: validate loads this module, for a
+  // tasks loop's list, within the read-only commands' bundle (scripts/bundle-read-commands.ts).
+  const { mkdtemp, rm } = process.getBuiltinModule("node:fs/promises");
   const folder = await mkdtemp(join(tmpdir(), "loopwright-index-"));
   const env = { GIT_INDEX_FILE: join(folder, "index") };
   try {
