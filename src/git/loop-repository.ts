@@ -136,6 +136,45 @@ export async function checkOut(
   head: CheckoutHead,
   options: CheckOutOptions = {},
 ): Promise<boolean> {
+  const written = await writeCheckoutFiles(repository, checkout, index, sha, `${sha}^{commit}`, options);
+  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  await rebuildCheckoutGit(repository, checkout, index, sha, head);
+  return written.created;
+}
+
+/**
+ * `checkOut` of the commit `commit` resolves to, begun before it is made: the files are written from its
+ * tree `tree` (the same files `checkOut` writes from the commit) at once, while the commit is made; once
+ * it is, the private index is recorded as holding it and the `.git` is put on it. Rejects when `commit`
+ * does, having written the files and recorded nothing (the next `checkOut` there runs in full).
+ */
+export async function checkOutTreeOfCommit(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  tree: string,
+  commit: Promise<string>,
+  head: CheckoutHead,
+): Promise<void> {
+  const written = await writeCheckoutFiles(repository, checkout, index, tree, `${tree}^{tree}`, {});
+  const sha = await commit;
+  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  await rebuildCheckoutGit(repository, checkout, index, sha, head);
+}
+
+/**
+ * The files part of `checkOut`: makes `checkout` hold exactly the files of `treeIsh` (`<commit>^{commit}`
+ * or `<tree>^{tree}`; `id` is that commit's or tree's full id), as `checkOut` says. The private index is
+ * left holding them, not yet recorded (`writes`: it was written).
+ */
+async function writeCheckoutFiles(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  id: string,
+  treeIsh: string,
+  options: CheckOutOptions,
+): Promise<{ created: boolean; writes: boolean; indexFile: string }> {
   await assertOutsideCheckout(repository.root, checkout);
   // The fresh `.git` the checkout gets at the end is made (once per private git) while the files are written.
   freshGitDirectory(repository).catch(() => {});
@@ -160,7 +199,7 @@ export async function checkOut(
   const cleans = !created && !(options.filesMatch && options.cleaned);
   const writes = created || !options.filesMatch;
   if (cleans) commands.push(writes ? [...cleanCommand, "--quiet"] : cleanCommand);
-  if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
+  if (writes) commands.push(["read-tree", "--reset", "-u", treeIsh]);
   if (cleans && writes) commands.push(cleanCommand);
   if (writes) forgetIndex(indexFile);
   let removed = await gitSequence(commands, checkout, { env });
@@ -187,7 +226,7 @@ export async function checkOut(
   let rewrite = attributesRemoved;
   const found = { submodules: [] as Buffer[], strays: [] as Buffer[] };
   if (writes && !created) {
-    const hashBytes = hashBytesOf(sha);
+    const hashBytes = hashBytesOf(id);
     const small = hashBytes !== undefined && (indexEntryCount(indexFile) ?? 0) <= maximumIndexEntries;
     const listed = small ? missingIndexPaths(indexFile, checkout, hashBytes, found) : undefined;
     if (listed) rewrite ||= listed.length > 0;
@@ -206,11 +245,9 @@ export async function checkOut(
   }
   if (rewrite) {
     await rm(indexFile, { force: true });
-    await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
+    await git(["read-tree", "--reset", "-u", treeIsh], checkout, { env });
   }
-  if (writes) recordIndex(indexFile, `commit:${sha}`);
-  await rebuildCheckoutGit(repository, checkout, index, sha, head);
-  return created;
+  return { created, writes, indexFile };
 }
 
 /**

@@ -4,7 +4,12 @@ import { withoutZodLocales } from "../../core/zod-without-locales.ts";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
-import { dropPreparedMakerCheckout, takePreparedCheckouts, takePreparedMakerCheckout } from "./loop-git.ts";
+import {
+  dropGateCheckoutAhead,
+  dropPreparedMakerCheckout,
+  takePreparedCheckouts,
+  takePreparedMakerCheckout,
+} from "./loop-git.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { prepare } from "./prepare.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
@@ -57,6 +62,9 @@ export async function executeAction(context: RunContext, action: Action): Promis
   // but the base commit's gates (run in the gates' checkout) and the iteration's start.
   const makerPrepared = action.kind === "run_maker" ? takePreparedMakerCheckout(context) : undefined;
   if (!keepsPreparedMakerCheckout(action)) dropPreparedMakerCheckout(context);
+  // The gates' checkout the commit step began is the next gate step's; the screen in between runs beside
+  // it. Any other step waits for it to end, and drops it.
+  if (action.kind !== "screen" && action.kind !== "run_gates") await dropGateCheckoutAhead(context);
   switch (action.kind) {
     case "prepare":
       return prepare(context);

@@ -76,3 +76,46 @@ export function takePreparedMakerCheckout(context: RunContext): string | undefin
 export function dropPreparedMakerCheckout(context: RunContext): void {
   preparedMakerCheckouts.delete(context);
 }
+
+/**
+ * The gates' checkout of the commit being made, begun by the commit step as soon as the commit's tree is
+ * known: it runs while the commit is made, its diffs read and the change screened, none of which touches
+ * the gates' checkout or its index. `made` resolves true once the checkout holds `sha` (its `.git`
+ * included), false when it failed (the gate step then checks out as it would have). Handed to the gate
+ * step that comes right after the screen, and to no other: every other step waits for it to end first and
+ * drops it, so that nothing else ever runs in the gates' checkout alongside it.
+ */
+interface GateCheckoutAhead {
+  sha: Promise<string>;
+  made: Promise<boolean>;
+}
+
+const gateCheckoutsAhead = new WeakMap<RunContext, GateCheckoutAhead>();
+
+/** Called by the commit step once the commit's tree is known: see `GateCheckoutAhead`. */
+export function handGateCheckoutAhead(
+  context: RunContext,
+  sha: Promise<string>,
+  made: Promise<boolean>,
+): void {
+  gateCheckoutsAhead.set(context, { sha: sha.catch(() => ""), made: made.catch(() => false) });
+}
+
+/**
+ * Whether the gates' checkout made ahead holds `sha`, for the gate step about to check it out (and never
+ * again): waits for it to end. False when none was made ahead, it failed, or it is of another commit.
+ */
+export async function takeGateCheckoutAhead(context: RunContext, sha: string): Promise<boolean> {
+  const ahead = gateCheckoutsAhead.get(context);
+  gateCheckoutsAhead.delete(context);
+  if (!ahead) return false;
+  const made = await ahead.made;
+  return made && (await ahead.sha) === sha;
+}
+
+/** Waits for the gates' checkout made ahead (if one is under way) to end, and drops it. Never rejects. */
+export async function dropGateCheckoutAhead(context: RunContext): Promise<void> {
+  const ahead = gateCheckoutsAhead.get(context);
+  gateCheckoutsAhead.delete(context);
+  await ahead?.made;
+}

@@ -17,7 +17,7 @@ import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { loadDigest } from "./digest-module.ts";
-import { gatesIndex, loopRepositoryOf } from "./loop-git.ts";
+import { gatesIndex, loopRepositoryOf, takeGateCheckoutAhead } from "./loop-git.ts";
 import { runSetup } from "./prepare.ts";
 
 const lockfilePattern =
@@ -41,6 +41,9 @@ export async function runGatePhase(
   if (!sha || (iterationNumber !== 0 && iteration?.number !== iterationNumber))
     throw new Error("no committed SHA to grade");
   const repository = await loopRepositoryOf(context);
+  // The checkout the commit step began (see `handGateCheckoutAhead`: only where no setup runs) is this
+  // step's when it holds this commit; it has ended before the index is read below.
+  const madeAhead = await takeGateCheckoutAhead(context, sha);
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
   // only for re-running setup; without setup, spare the git run. The commit this process last checked
   // out there, when the index is still the one it left, needs no git (a recheck: the same commit).
@@ -49,7 +52,7 @@ export async function runGatePhase(
       ? (knownIndexCommit(repository, gatesIndex) ??
         (await indexTree(repository, context.gateWorktree, gatesIndex)))
       : sha;
-  if (prepared.get(context.gateWorktree) !== sha)
+  if (prepared.get(context.gateWorktree) !== sha && !madeAhead)
     await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
   if (previous !== sha) {
     const touched = await changedFiles(context.loop.repoRoot, previous, sha);
