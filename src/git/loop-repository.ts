@@ -296,7 +296,7 @@ export async function snapshotTree(
   repository: LoopRepository,
   checkout: string,
   index: string,
-  options: { cleanIfTree?: string } = {},
+  options: { cleanIfTree?: string; listed?: { listing: string } } = {},
 ): Promise<string> {
   await assertRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
@@ -304,11 +304,11 @@ export async function snapshotTree(
   const expected = options.cleanIfTree;
   // The index is the one this process left holding that tree (the last iteration's commit snapshotted
   // it): when nothing differs from it, the snapshot is that tree and clean has nothing to remove. One git
-  // where the full snapshot and clean run three.
+  // where the full snapshot and clean run three; none when `listed` (see `listPendingFiles`) is given.
   if (
     expected !== undefined &&
     indexHolds(indexFile, `tree:${expected}`) &&
-    (await git(pendingListing, checkout, { env })) === ""
+    (options.listed?.listing ?? (await git(pendingListing, checkout, { env }))) === ""
   )
     return expected;
   forgetIndex(indexFile);
@@ -326,21 +326,42 @@ export async function snapshotTree(
 }
 
 /**
+ * The listing `snapshotTree` with `cleanIfTree` runs first (`pendingListing`: the files of the checkout
+ * that differ from its private index), run now, for a snapshot to come when nothing will run in the
+ * checkout or write its index meanwhile (a change after it would go unseen, as one after the snapshot's
+ * own listing does). Undefined when the checkout is not a real folder or git fails: the snapshot then
+ * runs its own.
+ */
+export async function listPendingFiles(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+): Promise<{ listing: string } | undefined> {
+  if (!(await isRealFolder(checkout))) return undefined;
+  const env = checkoutEnvironment(repository, checkout, index);
+  return git(pendingListing, checkout, { env }).then(
+    (listing) => ({ listing }),
+    () => undefined,
+  );
+}
+
+/**
  * Whether `checkout` still holds exactly the files `checkOut` wrote there at commit `sha` (ignored files
  * aside): true only when this process recorded its private index as holding that commit (see
- * known-index.ts) and one listing finds no file changed, added or deleted and no folder left empty. No
- * object is written, nothing is changed.
+ * known-index.ts) and one listing (`listed`, when `listPendingFiles` has just run it) finds no file
+ * changed, added or deleted and no folder left empty. No object is written, nothing is changed.
  */
 export async function unchangedSinceCheckOut(
   repository: LoopRepository,
   checkout: string,
   index: string,
   sha: string,
+  listed?: { listing: string },
 ): Promise<boolean> {
   if (!(await isRealFolder(checkout))) return false;
   const env = checkoutEnvironment(repository, checkout, index);
   if (!indexHolds(env.GIT_INDEX_FILE, `commit:${sha}`)) return false;
-  return (await git(pendingListing, checkout, { env })) === "";
+  return (listed?.listing ?? (await git(pendingListing, checkout, { env }))) === "";
 }
 
 /**

@@ -51,7 +51,9 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const { repoRoot } = context.loop;
   const branch = context.state().spec.branch;
   const repository = await loopRepositoryOf(context);
-  const makerGit = await describeCheckoutGit(context.makerWorktree, branch);
+  // Read from the maker's `.git`, which the snapshot below (loopwright's own git) never touches: meanwhile.
+  const describing = describeCheckoutGit(context.makerWorktree, branch);
+  describing.catch(() => {}); // Awaited below, where a failure is the step's.
   // The commit this turn started from: the iteration's start, or the reviewed commit a turn answers.
   const base = turnBase(iteration);
   const round = iteration.reworkRound;
@@ -113,6 +115,7 @@ export async function commitIteration(context: RunContext): Promise<void> {
   }
   files ??=
     sha === iteration.startSha ? [] : await iterationFiles(repoRoot, iteration.startSha, sha, context);
+  const makerGit = await describing;
   await context.append("commit_created", {
     iteration: iteration.number,
     sha,

@@ -7,6 +7,7 @@ import { finishLoop, stopLoop } from "./finish-and-stop.ts";
 import {
   dropGateCheckoutAhead,
   dropPreparedMakerCheckout,
+  takeMakerListingAhead,
   takePreparedCheckouts,
   takePreparedMakerCheckout,
 } from "./loop-git.ts";
@@ -65,6 +66,9 @@ export async function executeAction(context: RunContext, action: Action): Promis
   // The gates' checkout the commit step began is the next gate step's; the screen in between runs beside
   // it. Any other step waits for it to end, and drops it.
   if (action.kind !== "screen" && action.kind !== "run_gates") await dropGateCheckoutAhead(context);
+  // The maker checkout's listing `start_iteration` began is the maker turn's right after it, or nobody's.
+  const makerListed = takeMakerListingAhead(context);
+  if (action.kind !== "run_maker") await makerListed;
   switch (action.kind) {
     case "prepare":
       return prepare(context);
@@ -79,7 +83,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return startIteration(context, action.iteration);
     case "run_maker":
       setTimeout(preloadAfterMaker, preloadDelayMs).unref();
-      return runMakerTurn(context, action.resume, action.reviewRound, makerPrepared);
+      return runMakerTurn(context, action.resume, action.reviewRound, makerPrepared, makerListed);
     case "run_review":
       return (await afterMaker.review()).runReviewTurn(context, action.round);
     case "commit":

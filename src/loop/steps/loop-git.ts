@@ -119,3 +119,28 @@ export async function dropGateCheckoutAhead(context: RunContext): Promise<void> 
   gateCheckoutsAhead.delete(context);
   await ahead?.made;
 }
+
+/**
+ * The maker's checkout listed against its private index (`listPendingFiles`), begun by `start_iteration`
+ * (which only reads LESSONS.md there) for the maker turn right after it, whose snapshot would run the same
+ * listing first. Handed to that turn only; any other step waits for it to end and drops it.
+ */
+const makerListingsAhead = new WeakMap<RunContext, Promise<{ listing: string } | undefined>>();
+
+/** Called by `start_iteration` as it begins: see `makerListingsAhead`. */
+export function handMakerListingAhead(
+  context: RunContext,
+  listing: Promise<{ listing: string } | undefined>,
+): void {
+  makerListingsAhead.set(
+    context,
+    listing.catch(() => undefined),
+  );
+}
+
+/** The listing begun by the step before (see `makerListingsAhead`), for the maker turn about to start. */
+export function takeMakerListingAhead(context: RunContext): Promise<{ listing: string } | undefined> {
+  const listing = makerListingsAhead.get(context);
+  makerListingsAhead.delete(context);
+  return listing ?? Promise.resolve(undefined);
+}
