@@ -19,6 +19,7 @@ import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checko
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import {
+  ignoreFilesAsIndexed,
   indexEntryCount,
   indexStrayFiles,
   maximumIndexEntries,
@@ -198,11 +199,20 @@ async function writeCheckoutFiles(
   const commands: (readonly string[])[] = [];
   const cleans = !created && !(options.filesMatch && options.cleaned);
   const writes = created || !options.filesMatch;
-  if (cleans) commands.push(writes ? [...cleanCommand, "--quiet"] : cleanCommand);
+  // The clean after read-tree removes nothing when read-tree writes back the very index the first clean
+  // ran against (the same commit: a recheck) and the ignore rules did not change in between: then
+  // whatever is untracked and not ignored after read-tree was so during the first clean, which removed
+  // it. Those rules are the tracked .gitignore files as the first clean read them, when each holds
+  // exactly its blob (`ignoreFilesAsIndexed`), and the untracked ones it met, each of which it removed
+  // (and said so: it is not quiet then, and any .gitignore it names sends the second clean after it).
+  const secondCleanIdle =
+    cleans && writes && sameIgnoreRules(indexFile, checkout, id, () => heldBy(indexFile) === `commit:${id}`);
+  if (cleans) commands.push(writes && !secondCleanIdle ? [...cleanCommand, "--quiet"] : cleanCommand);
   if (writes) commands.push(["read-tree", "--reset", "-u", treeIsh]);
-  if (cleans && writes) commands.push(cleanCommand);
+  if (cleans && writes && !secondCleanIdle) commands.push(cleanCommand);
   if (writes) forgetIndex(indexFile);
-  let removed = await gitSequence(commands, checkout, { env });
+  let removed = await gitSequence(commands, checkout, { env, ...(secondCleanIdle ? { resultOf: 0 } : {}) });
+  if (secondCleanIdle) removed = /gitignore/i.test(removed) ? await git(cleanCommand, checkout, { env }) : "";
   // A .gitattributes that a clean after read-tree removed was there while read-tree wrote the files.
   let attributesRemoved = writes && removedAttributesFile.test(removed);
   for (let pass = 0; cleans && removedIgnoreFile.test(removed) && pass < maximumCleanPasses; pass++) {
@@ -248,6 +258,26 @@ async function writeCheckoutFiles(
     await git(["read-tree", "--reset", "-u", treeIsh], checkout, { env });
   }
   return { created, writes, indexFile };
+}
+
+/**
+ * Whether the checkout's tracked .gitignore files are exactly those of its private index (see
+ * `writeCheckoutFiles`), a small one of which `indexIsCommit` says that it is, byte for byte, the one
+ * `checkOut` of the commit `id` left there. False whenever not sure.
+ */
+function sameIgnoreRules(
+  indexFile: string,
+  checkout: string,
+  id: string,
+  indexIsCommit: () => boolean,
+): boolean {
+  const hashBytes = hashBytesOf(id);
+  return (
+    hashBytes !== undefined &&
+    (indexEntryCount(indexFile) ?? Number.POSITIVE_INFINITY) <= maximumIndexEntries &&
+    indexIsCommit() &&
+    ignoreFilesAsIndexed(indexFile, checkout, hashBytes)
+  );
 }
 
 /**
