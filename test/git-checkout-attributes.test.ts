@@ -195,6 +195,26 @@ describe("checkOut after a gate planted an untracked .gitattributes", () => {
   }
 });
 
+describe("checkOut of the commit it holds (a recheck) after a gate planted an untracked .gitattributes", () => {
+  for (const shape of shapes) {
+    for (const [place, { file, ignore }] of Object.entries(places)) {
+      it(`writes the commit's bytes: eol=crlf ${place} (${shape})`, async () => {
+        const { root, second, repository, gates } = await newGates(shape);
+        await withShape(shape, async () => {
+          await checkOut(repository, gates, "gates", second, { detached: true });
+          await touchTracked(gates);
+          await mkdir(join(gates, file, ".."), { recursive: true });
+          await writeFile(join(gates, file), attributes["eol=crlf"]);
+          if (ignore) await writeFile(join(gates, ".gitignore"), ignore);
+          await checkOut(repository, gates, "gates", second, { detached: true });
+          await assertCommitBytes(root, gates, second);
+          await assert.rejects(lstat(join(gates, file)), { code: "ENOENT" });
+        });
+      });
+    }
+  }
+});
+
 describe("checkOut of a commit that deletes a tracked .gitattributes the gate rewrote", () => {
   it("writes the commit's bytes (read-tree deletes it before it writes the files)", async () => {
     const root = await newRepository({ "tests/a.test.js": "a\n", "tests/.gitattributes": "*.bin binary\n" });

@@ -5,9 +5,10 @@
  * rebuild, and either way it ends exactly as a rebuild leaves it, nothing outside written through it.
  */
 import assert from "node:assert/strict";
-import { chmod, link, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, link, lstat, mkdir, open, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { rewriteInPlace } from "../src/git/checkout-git-refresh.ts";
 import { git } from "../src/git/git.ts";
 import { checkOut, openLoopRepository } from "../src/git/loop-repository.ts";
 import { commitEverything, newFolder, newRepository, writeFiles } from "./git-fixtures.ts";
@@ -149,4 +150,48 @@ describe("the checkout's .git between two checkouts", () => {
       assert.equal(await git(["status", "--porcelain"], checkout), "");
     });
   }
+});
+
+describe("rewriteInPlace (a stale file of a refreshed .git)", () => {
+  it("writes the bytes over the very file looked at, longer or shorter, and nothing else", async () => {
+    const folder = await newFolder("in-place");
+    const target = join(folder, "HEAD");
+    await writeFile(target, "0123456789\n");
+    const looked = await lstat(target);
+    rewriteInPlace(target, { device: looked.dev, inode: looked.ino }, Buffer.from("abc\n"));
+    assert.equal(await readFile(target, "utf8"), "abc\n");
+    rewriteInPlace(target, { device: looked.dev, inode: looked.ino }, Buffer.from("a longer line\n"));
+    assert.equal(await readFile(target, "utf8"), "a longer line\n");
+    assert.equal((await lstat(target)).ino, looked.ino);
+  });
+
+  it("refuses a symlink, a hard link or another file swapped in since it was looked at", async () => {
+    const folder = await newFolder("in-place");
+    const outside = join(await newFolder("outside"), "target");
+    const target = join(folder, "HEAD");
+    const swaps: [string, () => Promise<void>][] = [
+      ["a symlink", () => symlink(outside, target)],
+      ["a hard link", () => link(outside, target)],
+      ["another file", () => writeFile(target, "another\n")],
+    ];
+    for (const [what, swap] of swaps) {
+      await writeFile(target, "looked at\n");
+      const looked = await lstat(target);
+      await writeFile(outside, "outside\n");
+      // Held open, the file looked at keeps its inode number: the swapped-in one cannot reuse it.
+      const held = await open(target, "r");
+      try {
+        await rm(target);
+        await swap();
+        assert.throws(
+          () => rewriteInPlace(target, { device: looked.dev, inode: looked.ino }, Buffer.from("written\n")),
+          what,
+        );
+      } finally {
+        await held.close();
+      }
+      assert.equal(await readFile(outside, "utf8"), "outside\n", what);
+      await rm(target);
+    }
+  });
 });

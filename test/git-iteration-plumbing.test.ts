@@ -29,7 +29,14 @@ import {
   knownBranchTip,
   moveBranch,
 } from "../src/git/loop-branch.ts";
-import { changedSince, checkOut, openLoopRepository, snapshotTree } from "../src/git/loop-repository.ts";
+import {
+  changedSince,
+  checkOut,
+  checkOutTreeOfCommit,
+  knownIndexCommit,
+  openLoopRepository,
+  snapshotTree,
+} from "../src/git/loop-repository.ts";
 import { filesAt } from "../src/git/tree-with-file.ts";
 import { commitEverything, newFolder, newRepository, writeFiles } from "./git-fixtures.ts";
 
@@ -93,6 +100,50 @@ describe("checkOut", () => {
     // Back to the first commit: the files are rewritten from the index the snapshot left.
     await checkOut(repository, maker, "maker", first, { branch: "loop/x" });
     assert.equal(await readFile(join(maker, "a.txt"), "utf8"), "a\n");
+  });
+});
+
+describe("checkOutTreeOfCommit", () => {
+  it("writes the tree's files before the commit is made and ends as checkOut of the commit; a failed commit records nothing", async () => {
+    const root = await newRepository({ "a.txt": "a\n", "dir/b.txt": "b\n" });
+    const first = await git(["rev-parse", "HEAD"], root, { trim: true });
+    await writeFiles(root, { "a.txt": "a2\n", "c.txt": "c\n" });
+    await git(["rm", "-q", "dir/b.txt"], root);
+    const second = await commitEverything(root, "second");
+    const tree = await git(["rev-parse", `${second}^{tree}`], root, { trim: true });
+    const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+    const gates = join(await newFolder("gates"), "checkout");
+    await checkOut(repository, gates, "gates", first, { detached: true });
+    await writeFiles(gates, { "planted.txt": "from a gate\n", "a.txt": "changed by a gate\n" });
+    let made: (sha: string) => void = () => {};
+    const commit = new Promise<string>((resolve) => {
+      made = resolve;
+    });
+    const checking = checkOutTreeOfCommit(repository, gates, "gates", tree, commit, { detached: true });
+    // The files are the tree's while the commit is still being made.
+    // (git writes a file anew: between its removal and its creation, there is none.)
+    const aText = () => readFile(join(gates, "a.txt"), "utf8").catch(() => "");
+    for (let tries = 0; tries < 500 && (await aText()) !== "a2\n"; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a2\n");
+    made(second);
+    await checking;
+    assert.deepEqual((await readdir(gates)).sort(), [".git", "a.txt", "c.txt"]);
+    assert.equal(await readFile(join(gates, ".git", "HEAD"), "utf8"), `${second}\n`);
+    assert.equal(await git(["status", "--porcelain"], gates), "");
+    // The index is known to hold the commit: a checkOut of it finds the files where they should be.
+    assert.equal(knownIndexCommit(repository, "gates"), second);
+    // A commit that fails leaves the files written and nothing recorded: the next checkOut runs in full.
+    await writeFiles(gates, { "planted.txt": "again\n" });
+    const failed = Promise.reject(new Error("no commit"));
+    failed.catch(() => {}); // As the commit step's own wait for it does.
+    await assert.rejects(
+      checkOutTreeOfCommit(repository, gates, "gates", tree, failed, { detached: true }),
+      /no commit/,
+    );
+    assert.equal(knownIndexCommit(repository, "gates"), undefined);
+    await checkOut(repository, gates, "gates", second, { detached: true });
+    assert.deepEqual((await readdir(gates)).sort(), [".git", "a.txt", "c.txt"]);
   });
 });
 

@@ -3,12 +3,26 @@
  * `git ls-files` before its turn, and everything that listing must see sends it to the full git work: an edit, a mode change, a deletion, a new file, an empty folder, an index
  * another process rewrote. The gates' recheck has no such shortcut (a listing compares content; a
  * checkout must also rewrite files whose stat a gate changed); the tracked files missing after it are
- * read from its index without git. And the diffs of a commit's tree, printed while the commit is made, filed
+ * read from its index without git, and its clean after read-tree runs unless the ignore rules provably
+ * did not change (a tracked .gitignore edited, back-dated, replaced by a link, behind a linked folder or
+ * deleted, or a planted one the first clean removed, all send it). And the diffs of a commit's tree, printed while the commit is made, filed
  * under the commit: exactly what `diffText` prints for it, which then runs no git. Counted with
  * LOOPWRIGHT_GIT_TRACE (read when git.ts loads: set first, then the modules are imported).
  */
 import assert from "node:assert/strict";
-import { chmod, link, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  link,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -104,7 +118,7 @@ describe("snapshotTree before the maker, on the index the last snapshot left", (
   });
 });
 
-describe("checkOut of the commit the index holds (the gates' recheck): no shortcut", () => {
+describe("checkOut of the commit the index holds (the gates' recheck): read-tree in full, the clean after it only where the ignore rules may have changed", () => {
   async function gatesAtCommit() {
     const root = await newRepository({ "a.txt": "a\n", ".gitignore": "ignored/\n" });
     const first = await git(["rev-parse", "HEAD"], root, { trim: true });
@@ -117,12 +131,12 @@ describe("checkOut of the commit the index holds (the gates' recheck): no shortc
     return { first, second, repository, gates };
   }
 
-  it("checks out and cleans in full even when the gates left nothing but ignored files", async () => {
+  it("cleans and checks out in full even when the gates left nothing but ignored files", async () => {
     const { second, repository, gates } = await gatesAtCommit();
     await writeFiles(gates, { "ignored/out.log": "kept\n" });
     await writeFile(join(gates, ".git", "HEAD"), "ref: refs/heads/elsewhere\n");
     const ran = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
-    assert.deepEqual(ran, ["clean", "read-tree", "clean"]);
+    assert.deepEqual(ran, ["clean", "read-tree"]);
     assert.equal(await readFile(join(gates, ".git", "HEAD"), "utf8"), `${second}\n`);
     assert.equal(await readFile(join(gates, "ignored", "out.log"), "utf8"), "kept\n");
     assert.equal(await git(["status", "--porcelain"], gates), "");
@@ -145,7 +159,7 @@ describe("checkOut of the commit the index holds (the gates' recheck): no shortc
     assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a2\n");
   });
 
-  it("checks out and cleans in full after an edit, a new file or an empty folder", async () => {
+  it("cleans and checks out in full after an edit, a new file or an empty folder", async () => {
     const { second, repository, gates } = await gatesAtCommit();
     for (const change of [
       () => writeFile(join(gates, "a.txt"), "xx\n"),
@@ -154,12 +168,108 @@ describe("checkOut of the commit the index holds (the gates' recheck): no shortc
     ]) {
       await change();
       const ran = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
-      assert.deepEqual(ran, ["clean", "read-tree", "clean"]);
+      assert.deepEqual(ran, ["clean", "read-tree"]);
       assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a2\n");
       await assert.rejects(stat(join(gates, "new.txt")), { code: "ENOENT" });
       await assert.rejects(stat(join(gates, "empty")), { code: "ENOENT" });
       assert.equal(await git(["status", "--porcelain", "--untracked-files=all"], gates), "");
     }
+  });
+
+  // What a gate did to the ignore rules, and the file it hid from the first clean by doing it. (git reads
+  // no .gitignore through a symlink: that first clean obeys no rule of the root's, ignored/ included.)
+  const ruleChanges: [string, (gates: string) => Promise<string>][] = [
+    [
+      "an edit of a tracked .gitignore",
+      async (gates) => {
+        await writeFile(join(gates, ".gitignore"), "ignored/\nhidden.txt\n");
+        await writeFile(join(gates, "hidden.txt"), "planted\n");
+        return "hidden.txt";
+      },
+    ],
+    [
+      "an edit of a tracked .gitignore of the same size, back-dated",
+      async (gates) => {
+        const before = await stat(join(gates, ".gitignore"));
+        await writeFile(join(gates, ".gitignore"), "i*/\nh*\n\n\n");
+        assert.equal((await stat(join(gates, ".gitignore"))).size, before.size);
+        await utimes(join(gates, ".gitignore"), before.atime, before.mtime);
+        await writeFile(join(gates, "hidden.txt"), "planted\n");
+        return "hidden.txt";
+      },
+    ],
+    [
+      "a tracked .gitignore in a folder replaced by a symlink",
+      async (gates) => {
+        const outside = await newFolder("outside");
+        await writeFile(join(outside, ".gitignore"), "*\n");
+        await writeFile(join(outside, "b.txt"), "b\n");
+        await rm(join(gates, "sub"), { recursive: true });
+        await symlink(outside, join(gates, "sub"));
+        await writeFile(join(gates, "hidden.txt"), "planted\n");
+        await writeFile(join(gates, ".gitignore"), "ignored/\nhidden.txt\n");
+        return "hidden.txt";
+      },
+    ],
+    [
+      "a tracked .gitignore replaced by a symlink",
+      async (gates) => {
+        const outside = join(await newFolder("outside"), "rules");
+        await writeFile(outside, "ignored/\nhidden.txt\n");
+        await rm(join(gates, ".gitignore"));
+        await symlink(outside, join(gates, ".gitignore"));
+        await writeFile(join(gates, "hidden.txt"), "planted\n");
+        return "hidden.txt";
+      },
+    ],
+    [
+      "a deleted tracked .gitignore",
+      async (gates) => {
+        await rm(join(gates, "sub", ".gitignore"));
+        await writeFile(join(gates, "sub", "hidden.log"), "planted\n");
+        return "sub/hidden.log";
+      },
+    ],
+  ];
+  for (const [what, change] of ruleChanges) {
+    it(`cleans again after read-tree after ${what}, and removes what it hid`, async () => {
+      const root = await newRepository({
+        "a.txt": "a\n",
+        ".gitignore": "ignored/\n",
+        "sub/.gitignore": "*.tmp\n",
+        "sub/b.txt": "b\n",
+      });
+      const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
+      const repository = await openLoopRepository(root, join(await newFolder("private"), "git"));
+      const gates = join(await newFolder("gates"), "checkout");
+      await checkOut(repository, gates, "gates", sha, { detached: true });
+      await writeFiles(gates, { "ignored/out.log": "kept\n" });
+      const hidden = await change(gates);
+      const ran = await gitRunBy(() => checkOut(repository, gates, "gates", sha, { detached: true }));
+      assert.deepEqual(ran.slice(0, 3), ["clean", "read-tree", "clean"]);
+      await assert.rejects(lstat(join(gates, hidden)), { code: "ENOENT" });
+      if (!what.includes("tracked .gitignore replaced by a symlink"))
+        assert.equal(await readFile(join(gates, "ignored", "out.log"), "utf8"), "kept\n");
+      assert.equal(await readFile(join(gates, ".gitignore"), "utf8"), "ignored/\n");
+      assert.equal(await readFile(join(gates, "sub", ".gitignore"), "utf8"), "*.tmp\n");
+      assert.equal(await git(["status", "--porcelain", "--untracked-files=all"], gates), "");
+    });
+  }
+
+  it("cleans again after the first clean removed a .gitignore a gate planted, and removes what it hid", async () => {
+    const { second, repository, gates } = await gatesAtCommit();
+    await writeFiles(gates, {
+      "planted/.gitignore": "*\n",
+      "planted/payload.txt": "planted\n",
+      "deeper/a/.gitignore": "*\n!b/\n",
+      "deeper/a/b/.gitignore": "*\n",
+      "deeper/a/b/payload.txt": "planted\n",
+    });
+    const ran = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
+    assert.deepEqual(ran.slice(0, 3), ["clean", "read-tree", "clean"]);
+    await assert.rejects(lstat(join(gates, "planted")), { code: "ENOENT" });
+    await assert.rejects(lstat(join(gates, "deeper")), { code: "ENOENT" });
+    assert.equal(await git(["status", "--porcelain", "--untracked-files=all", "--ignored"], gates), "");
   });
 
   it("checks out in full a commit other than the one the index holds", async () => {

@@ -20,6 +20,7 @@ export const {
   createWriteStream,
   existsSync,
   fstatSync,
+  ftruncateSync,
   fsyncSync,
   lstatSync,
   mkdirSync,

@@ -6,9 +6,18 @@
  * not rebuild itself) is no refresh: the caller rebuilds in full. Creating the folders and files of a
  * `.git` and deleting the old one cost many times what reading it does.
  */
-import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { lstatSync, readdirSync, readFileSync, renameSync, writeFileSync } from "../files/node-fs.ts";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeSync,
+} from "../files/node-fs.ts";
 
 /** What a checkout's `.git` must hold: its folders and its files' bytes, by path inside it. */
 export interface ExpectedGit {
@@ -38,15 +47,15 @@ export function recordRebuiltGit(dotGit: string, expected: ExpectedGit): void {
 }
 
 /**
- * Makes `dotGit` hold exactly `expected` by rewriting the files whose bytes differ (each written beside
- * itself and renamed over it: a link is replaced, never written through), when its folders and files are
+ * Makes `dotGit` hold exactly `expected` by rewriting the files whose bytes differ (in place, each still
+ * the file looked at: never written through a link), when its folders and files are
  * exactly the expected ones, each a real folder or a regular file with one link, each with its recorded mode.
  * Returns false otherwise, having changed nothing (or, when a write failed, only some of those files).
  */
 export function refreshCheckoutGit(dotGit: string, expected: ExpectedGit): boolean {
   const modes = modesByGit.get(dotGit);
   if (!modes) return false;
-  const stale: string[] = [];
+  const stale: { path: string; device: number; inode: number }[] = [];
   try {
     const root = lstatSync(dotGit);
     if (!root.isDirectory() || root.mode !== modes.get("")) return false;
@@ -65,7 +74,8 @@ export function refreshCheckoutGit(dotGit: string, expected: ExpectedGit): boole
         if (!entry.isFile() || bytes === undefined) return false;
         const stats = lstatSync(join(dotGit, path));
         if (!stats.isFile() || stats.nlink !== 1 || stats.mode !== modes.get(path)) return false;
-        if (stats.size !== bytes.length || !readFileSync(join(dotGit, path)).equals(bytes)) stale.push(path);
+        if (stats.size !== bytes.length || !readFileSync(join(dotGit, path)).equals(bytes))
+          stale.push({ path, device: stats.dev, inode: stats.ino });
       }
       return true;
     };
@@ -73,19 +83,39 @@ export function refreshCheckoutGit(dotGit: string, expected: ExpectedGit): boole
   } catch {
     return false;
   }
-  // A write that fails (a full disk) leaves the rest to the full rebuild, which replaces everything.
+  // A write that fails (a full disk, a file that is no longer the one looked at) leaves the rest to the
+  // full rebuild, which replaces everything.
   try {
-    for (const path of stale) {
-      const target = join(dotGit, path);
-      const written = `${target}.${randomUUID()}`;
-      writeFileSync(written, expected.files.get(path) as Buffer, {
-        flag: "wx",
-        mode: (modes.get(path) ?? 0) & 0o7777,
-      });
-      renameSync(written, target);
-    }
+    for (const file of stale)
+      rewriteInPlace(join(dotGit, file.path), file, expected.files.get(file.path) as Buffer);
   } catch {
     return false;
   }
   return true;
+}
+
+/**
+ * Writes `bytes` over the file at `target` in place, when what opens there without following a link is
+ * still the regular file with one link looked at (`device`, `inode`): never through a link, a hard link
+ * or a folder swapped in on the way since (it throws instead). Neither a new file nor a rename (each
+ * forces the file system to write the data out: a millisecond or two apiece here), nor a truncation to
+ * nothing (which does too): the bytes are written from the start, then the file is cut at their end.
+ */
+export function rewriteInPlace(
+  target: string,
+  looked: { device: number; inode: number },
+  bytes: Buffer,
+): void {
+  const descriptor = openSync(target, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile() || stats.nlink !== 1 || stats.dev !== looked.device || stats.ino !== looked.inode)
+      throw new Error(`${target} is not the file looked at`);
+    let written = 0;
+    while (written < bytes.length)
+      written += writeSync(descriptor, bytes, written, bytes.length - written, written);
+    if (stats.size > bytes.length) ftruncateSync(descriptor, bytes.length);
+  } finally {
+    closeSync(descriptor);
+  }
 }

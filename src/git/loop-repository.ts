@@ -19,6 +19,7 @@ import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checko
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import {
+  ignoreFilesAsIndexed,
   indexEntryCount,
   indexStrayFiles,
   maximumIndexEntries,
@@ -136,6 +137,45 @@ export async function checkOut(
   head: CheckoutHead,
   options: CheckOutOptions = {},
 ): Promise<boolean> {
+  const written = await writeCheckoutFiles(repository, checkout, index, sha, `${sha}^{commit}`, options);
+  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  await rebuildCheckoutGit(repository, checkout, index, sha, head);
+  return written.created;
+}
+
+/**
+ * `checkOut` of the commit `commit` resolves to, begun before it is made: the files are written from its
+ * tree `tree` (the same files `checkOut` writes from the commit) at once, while the commit is made; once
+ * it is, the private index is recorded as holding it and the `.git` is put on it. Rejects when `commit`
+ * does, having written the files and recorded nothing (the next `checkOut` there runs in full).
+ */
+export async function checkOutTreeOfCommit(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  tree: string,
+  commit: Promise<string>,
+  head: CheckoutHead,
+): Promise<void> {
+  const written = await writeCheckoutFiles(repository, checkout, index, tree, `${tree}^{tree}`, {});
+  const sha = await commit;
+  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  await rebuildCheckoutGit(repository, checkout, index, sha, head);
+}
+
+/**
+ * The files part of `checkOut`: makes `checkout` hold exactly the files of `treeIsh` (`<commit>^{commit}`
+ * or `<tree>^{tree}`; `id` is that commit's or tree's full id), as `checkOut` says. The private index is
+ * left holding them, not yet recorded (`writes`: it was written).
+ */
+async function writeCheckoutFiles(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+  id: string,
+  treeIsh: string,
+  options: CheckOutOptions,
+): Promise<{ created: boolean; writes: boolean; indexFile: string }> {
   await assertOutsideCheckout(repository.root, checkout);
   // The fresh `.git` the checkout gets at the end is made (once per private git) while the files are written.
   freshGitDirectory(repository).catch(() => {});
@@ -159,11 +199,20 @@ export async function checkOut(
   const commands: (readonly string[])[] = [];
   const cleans = !created && !(options.filesMatch && options.cleaned);
   const writes = created || !options.filesMatch;
-  if (cleans) commands.push(writes ? [...cleanCommand, "--quiet"] : cleanCommand);
-  if (writes) commands.push(["read-tree", "--reset", "-u", `${sha}^{commit}`]);
-  if (cleans && writes) commands.push(cleanCommand);
+  // The clean after read-tree removes nothing when read-tree writes back the very index the first clean
+  // ran against (the same commit: a recheck) and the ignore rules did not change in between: then
+  // whatever is untracked and not ignored after read-tree was so during the first clean, which removed
+  // it. Those rules are the tracked .gitignore files as the first clean read them, when each holds
+  // exactly its blob (`ignoreFilesAsIndexed`), and the untracked ones it met, each of which it removed
+  // (and said so: it is not quiet then, and any .gitignore it names sends the second clean after it).
+  const secondCleanIdle =
+    cleans && writes && sameIgnoreRules(indexFile, checkout, id, () => heldBy(indexFile) === `commit:${id}`);
+  if (cleans) commands.push(writes && !secondCleanIdle ? [...cleanCommand, "--quiet"] : cleanCommand);
+  if (writes) commands.push(["read-tree", "--reset", "-u", treeIsh]);
+  if (cleans && writes && !secondCleanIdle) commands.push(cleanCommand);
   if (writes) forgetIndex(indexFile);
-  let removed = await gitSequence(commands, checkout, { env });
+  let removed = await gitSequence(commands, checkout, { env, ...(secondCleanIdle ? { resultOf: 0 } : {}) });
+  if (secondCleanIdle) removed = /gitignore/i.test(removed) ? await git(cleanCommand, checkout, { env }) : "";
   // A .gitattributes that a clean after read-tree removed was there while read-tree wrote the files.
   let attributesRemoved = writes && removedAttributesFile.test(removed);
   for (let pass = 0; cleans && removedIgnoreFile.test(removed) && pass < maximumCleanPasses; pass++) {
@@ -187,7 +236,7 @@ export async function checkOut(
   let rewrite = attributesRemoved;
   const found = { submodules: [] as Buffer[], strays: [] as Buffer[] };
   if (writes && !created) {
-    const hashBytes = hashBytesOf(sha);
+    const hashBytes = hashBytesOf(id);
     const small = hashBytes !== undefined && (indexEntryCount(indexFile) ?? 0) <= maximumIndexEntries;
     const listed = small ? missingIndexPaths(indexFile, checkout, hashBytes, found) : undefined;
     if (listed) rewrite ||= listed.length > 0;
@@ -206,11 +255,29 @@ export async function checkOut(
   }
   if (rewrite) {
     await rm(indexFile, { force: true });
-    await git(["read-tree", "--reset", "-u", `${sha}^{commit}`], checkout, { env });
+    await git(["read-tree", "--reset", "-u", treeIsh], checkout, { env });
   }
-  if (writes) recordIndex(indexFile, `commit:${sha}`);
-  await rebuildCheckoutGit(repository, checkout, index, sha, head);
-  return created;
+  return { created, writes, indexFile };
+}
+
+/**
+ * Whether the checkout's tracked .gitignore files are exactly those of its private index (see
+ * `writeCheckoutFiles`), a small one of which `indexIsCommit` says that it is, byte for byte, the one
+ * `checkOut` of the commit `id` left there. False whenever not sure.
+ */
+function sameIgnoreRules(
+  indexFile: string,
+  checkout: string,
+  id: string,
+  indexIsCommit: () => boolean,
+): boolean {
+  const hashBytes = hashBytesOf(id);
+  return (
+    hashBytes !== undefined &&
+    (indexEntryCount(indexFile) ?? Number.POSITIVE_INFINITY) <= maximumIndexEntries &&
+    indexIsCommit() &&
+    ignoreFilesAsIndexed(indexFile, checkout, hashBytes)
+  );
 }
 
 /**
@@ -259,7 +326,7 @@ export async function snapshotTree(
   repository: LoopRepository,
   checkout: string,
   index: string,
-  options: { cleanIfTree?: string } = {},
+  options: { cleanIfTree?: string; listed?: { listing: string } } = {},
 ): Promise<string> {
   await assertRealFolder(checkout);
   const env = checkoutEnvironment(repository, checkout, index);
@@ -267,11 +334,11 @@ export async function snapshotTree(
   const expected = options.cleanIfTree;
   // The index is the one this process left holding that tree (the last iteration's commit snapshotted
   // it): when nothing differs from it, the snapshot is that tree and clean has nothing to remove. One git
-  // where the full snapshot and clean run three.
+  // where the full snapshot and clean run three; none when `listed` (see `listPendingFiles`) is given.
   if (
     expected !== undefined &&
     indexHolds(indexFile, `tree:${expected}`) &&
-    (await git(pendingListing, checkout, { env })) === ""
+    (options.listed?.listing ?? (await git(pendingListing, checkout, { env }))) === ""
   )
     return expected;
   forgetIndex(indexFile);
@@ -289,21 +356,42 @@ export async function snapshotTree(
 }
 
 /**
+ * The listing `snapshotTree` with `cleanIfTree` runs first (`pendingListing`: the files of the checkout
+ * that differ from its private index), run now, for a snapshot to come when nothing will run in the
+ * checkout or write its index meanwhile (a change after it would go unseen, as one after the snapshot's
+ * own listing does). Undefined when the checkout is not a real folder or git fails: the snapshot then
+ * runs its own.
+ */
+export async function listPendingFiles(
+  repository: LoopRepository,
+  checkout: string,
+  index: string,
+): Promise<{ listing: string } | undefined> {
+  if (!(await isRealFolder(checkout))) return undefined;
+  const env = checkoutEnvironment(repository, checkout, index);
+  return git(pendingListing, checkout, { env }).then(
+    (listing) => ({ listing }),
+    () => undefined,
+  );
+}
+
+/**
  * Whether `checkout` still holds exactly the files `checkOut` wrote there at commit `sha` (ignored files
  * aside): true only when this process recorded its private index as holding that commit (see
- * known-index.ts) and one listing finds no file changed, added or deleted and no folder left empty. No
- * object is written, nothing is changed.
+ * known-index.ts) and one listing (`listed`, when `listPendingFiles` has just run it) finds no file
+ * changed, added or deleted and no folder left empty. No object is written, nothing is changed.
  */
 export async function unchangedSinceCheckOut(
   repository: LoopRepository,
   checkout: string,
   index: string,
   sha: string,
+  listed?: { listing: string },
 ): Promise<boolean> {
   if (!(await isRealFolder(checkout))) return false;
   const env = checkoutEnvironment(repository, checkout, index);
   if (!indexHolds(env.GIT_INDEX_FILE, `commit:${sha}`)) return false;
-  return (await git(pendingListing, checkout, { env })) === "";
+  return (listed?.listing ?? (await git(pendingListing, checkout, { env }))) === "";
 }
 
 /**

@@ -10,7 +10,16 @@
  * damaged file) is no answer: the caller asks git. The same reader gives the folders holding the
  * index's paths, whose stray files (stray-checkout-files.ts) `checkOut` removes, for an index of any size.
  */
-import { closeSync, lstatSync, openSync, readFileSync, readSync } from "../files/node-fs.ts";
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from "../files/node-fs.ts";
 import {
   attributesName,
   strayCheckoutFiles,
@@ -29,6 +38,7 @@ const statBytes = 40;
 const modeAt = 24;
 const typeBits = 0o170000;
 const gitlinkType = 0o160000;
+const regularType = 0o100000;
 /** The entry flags after the object id: bit 14 marks an extended entry, the low 12 bits the name's length. */
 const extendedFlag = 0x4000;
 
@@ -118,6 +128,55 @@ function trackedFolders(entries: readonly { name: Buffer }[]) {
 
 const attributesBytes = Buffer.from(`/${attributesName}`);
 
+/**
+ * Whether every `.gitignore` that the index file `indexFile` tracks (its name in any case: a file system
+ * that ignores case opens `.GITIGNORE` for git) is in `checkout` a regular file, reached through real
+ * folders only and opened without following a link, whose bytes are exactly its blob's: then git reads
+ * the same ignore rules there as in the index. False whenever this reader is not sure (an index it does
+ * not take or a large one, see above; a tracked one that is a link or a submodule, missing, or changed).
+ */
+export function ignoreFilesAsIndexed(indexFile: string, checkout: string, hashBytes: 20 | 32): boolean {
+  const entries = indexEntries(indexFile, hashBytes, maximumIndexEntries);
+  if (!entries) return false;
+  const folder = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
+  const realFolders = new Map<string, boolean>([["", true]]);
+  for (const { name, mode, id } of entries) {
+    if (!isIgnoreFile(name)) continue;
+    if ((mode & typeBits) !== regularType || !onRealFolders(folder, name, realFolders)) return false;
+    const bytes = regularFileBytes(Buffer.concat([folder, name]));
+    if (bytes === undefined) return false;
+    const blob = createHash(hashBytes === 20 ? "sha1" : "sha256")
+      .update(`blob ${bytes.length}\0`)
+      .update(bytes)
+      .digest();
+    if (!blob.equals(id)) return false;
+  }
+  return true;
+}
+
+const ignoreName = ".gitignore";
+
+/** Whether the index path `name` is a `.gitignore` (at the root or in a folder), in any case. */
+function isIgnoreFile(name: Buffer): boolean {
+  const start = name.length - ignoreName.length;
+  if (start < 0 || (start > 0 && name[start - 1] !== 0x2f)) return false;
+  return name.toString("latin1", start).toLowerCase() === ignoreName;
+}
+
+/** The bytes of the regular file at `path`, opened without following a link; undefined for anything else. */
+function regularFileBytes(path: Buffer): Buffer | undefined {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(descriptor).isFile()) return undefined;
+    return readFileSync(descriptor);
+  } catch {
+    return undefined;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
 /** Whether the index path `name` is a `.gitattributes` (at the root or in a folder). */
 function isAttributesFile(name: Buffer): boolean {
   const length = attributesBytes.length;
@@ -134,7 +193,7 @@ function indexEntries(
   indexFile: string,
   hashBytes: 20 | 32,
   maximum: number,
-): { name: Buffer; mode: number }[] | undefined {
+): { name: Buffer; mode: number; id: Buffer }[] | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexFile);
@@ -146,7 +205,7 @@ function indexEntries(
   const count = bytes.readUInt32BE(8);
   if ((version !== 2 && version !== 3) || count > maximum) return undefined;
   const nameStart = statBytes + hashBytes + 2;
-  const entries: { name: Buffer; mode: number }[] = [];
+  const entries: { name: Buffer; mode: number; id: Buffer }[] = [];
   let offset = headerBytes;
   for (let entry = 0; entry < count; entry++) {
     if (offset + nameStart > bytes.length) return undefined;
@@ -157,7 +216,11 @@ function indexEntries(
     const name = bytes.subarray(offset + nameStart, end);
     // The length in the flags is the name's, up to 0xFFF (longer names say 0xFFF).
     if ((flags & 0xfff) !== Math.min(name.length, 0xfff) || name.length === 0) return undefined;
-    entries.push({ name, mode: bytes.readUInt32BE(offset + modeAt) });
+    entries.push({
+      name,
+      mode: bytes.readUInt32BE(offset + modeAt),
+      id: bytes.subarray(offset + statBytes, offset + statBytes + hashBytes),
+    });
     // Padded with 1 to 8 NULs to a multiple of 8 bytes.
     offset += (nameStart + name.length + 8) & ~7;
   }

@@ -66,7 +66,10 @@ export function openTimeline(
           eventSchemaVersion,
           { deferSync: defersSync(type) },
         );
-        fold(await store.readEvents(loop.id, lastSeq));
+        // The event right after the last one folded (seq counts a loop's events without a gap) is folded as
+        // the store returned it; after events another process appended meanwhile, all are read, in order.
+        // (Those appended after it are folded by the next sync, before the next step is decided.)
+        fold(stored.seq === lastSeq + 1 ? [stored] : await store.readEvents(loop.id, lastSeq));
         crashPoint(stored.seq);
       }),
   };

@@ -96,6 +96,45 @@ const idleSearches = new Map<string, Searches[]>();
 /** Idle pairs kept per trigger set: as many as gates usually digest at once. */
 const idleSearchesKept = 4;
 
+/** The routes of each set of triggers (as `routesOf` makes them), by the triggers of each parser in order. */
+const routesByTriggers = new Map<
+  string,
+  { routes: Map<string, number[]>; keys: string[]; searchesKey: string }
+>();
+
+/**
+ * For each trigger of `parsers` (as Latin-1 text), the parsers it routes to: where two triggers match at
+ * one place the longer wins, and it routes to the parsers of every trigger it contains, so each parser
+ * gets what it asked for. Made once per set of triggers (each log's parsers ask the same): read only.
+ */
+function routesOf(parsers: readonly FormatParser[]): {
+  routes: Map<string, number[]>;
+  keys: string[];
+  searchesKey: string;
+} {
+  const triggers = JSON.stringify(parsers.map((parser) => parser.triggers));
+  const known = routesByTriggers.get(triggers);
+  if (known) return known;
+  const routes = new Map<string, number[]>();
+  parsers.forEach((parser, index) => {
+    for (const trigger of parser.triggers) {
+      const key = Buffer.from(trigger, "utf8").toString("latin1");
+      routes.set(key, [...(routes.get(key) ?? []), index]);
+    }
+  });
+  const keys = [...routes.keys()];
+  for (const key of keys) {
+    const routed = new Set<number>();
+    for (const other of keys)
+      if (key.includes(other)) for (const index of routes.get(other) ?? []) routed.add(index);
+    routes.set(key, [...routed]);
+  }
+  const made = { routes, keys, searchesKey: JSON.stringify(keys) };
+  if (routesByTriggers.size >= 16) routesByTriggers.clear();
+  routesByTriggers.set(triggers, made);
+  return made;
+}
+
 class LineScanner implements DigestParser, NearbyLines {
   private readonly limits: DigestLimits;
   private readonly logPath: string | undefined;
@@ -147,23 +186,9 @@ class LineScanner implements DigestParser, NearbyLines {
     this.collector = new FailureCollector(this.limits, options.root);
     this.parsers = formatFactories.map((factory) => factory({ collector: this.collector, nearby: this }));
     this.given = this.parsers.map(() => 0);
-    this.routes = new Map();
-    this.parsers.forEach((parser, index) => {
-      for (const trigger of parser.triggers) {
-        const key = Buffer.from(trigger, "utf8").toString("latin1");
-        this.routes.set(key, [...(this.routes.get(key) ?? []), index]);
-      }
-    });
-    // Where two triggers match at one place the longer wins; it routes to the parsers of every
-    // trigger it contains, so each parser gets what it asked for.
-    const keys = [...this.routes.keys()];
-    for (const key of keys) {
-      const routes = new Set<number>();
-      for (const other of keys)
-        if (key.includes(other)) for (const index of this.routes.get(other) ?? []) routes.add(index);
-      this.routes.set(key, [...routes]);
-    }
-    this.searchesKey = JSON.stringify(keys);
+    const { routes, keys, searchesKey } = routesOf(this.parsers);
+    this.routes = routes;
+    this.searchesKey = searchesKey;
     const searches = idleSearches.get(this.searchesKey)?.pop() ?? {
       filter: new TriggerFilter(keys, 2 * chunkBytes + filterPadding),
       finder: new TriggerFinder(keys),

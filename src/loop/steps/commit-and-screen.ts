@@ -7,11 +7,17 @@ import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RecordedTamperFlag } from "../../core/events.ts";
+import { isDeterministic } from "../../core/gate-facts.ts";
 import { excerpt } from "../../core/tamper-flag.ts";
 import { readTrailers, treeOf } from "../../git/commits.ts";
 import { diffText, diffTexts, normalizeDiff, rememberDiff, treeDiffTexts } from "../../git/diffs.ts";
 import { branchTip, commitOntoBranch, knownBranchTip } from "../../git/loop-branch.ts";
-import { changedSince, describeCheckoutGit, snapshotTree } from "../../git/loop-repository.ts";
+import {
+  changedSince,
+  checkOutTreeOfCommit,
+  describeCheckoutGit,
+  snapshotTree,
+} from "../../git/loop-repository.ts";
 import { filesAt } from "../../git/tree-with-file.ts";
 import { screenScope } from "../../verify/scope.ts";
 import { classifyTamperFiles } from "../../verify/tamper/classify-files.ts";
@@ -27,7 +33,7 @@ import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { evaluationFlags } from "../strategies/metric-tamper.ts";
 import { expectedTaskFile, taskFileFlags } from "../strategies/task-file-flags.ts";
-import { loopRepositoryOf, makerIndex } from "./loop-git.ts";
+import { gatesIndex, handGateCheckoutAhead, loopRepositoryOf, makerIndex } from "./loop-git.ts";
 import { missingBaseFailureFlags } from "./missing-base-failures.ts";
 import { scrubSecretsFromChange } from "./scrub-secrets.ts";
 
@@ -45,7 +51,9 @@ export async function commitIteration(context: RunContext): Promise<void> {
   const { repoRoot } = context.loop;
   const branch = context.state().spec.branch;
   const repository = await loopRepositoryOf(context);
-  const makerGit = await describeCheckoutGit(context.makerWorktree, branch);
+  // Read from the maker's `.git`, which the snapshot below (loopwright's own git) never touches: meanwhile.
+  const describing = describeCheckoutGit(context.makerWorktree, branch);
+  describing.catch(() => {}); // Awaited below, where a failure is the step's.
   // The commit this turn started from: the iteration's start, or the reviewed commit a turn answers.
   const base = turnBase(iteration);
   const round = iteration.reworkRound;
@@ -76,11 +84,23 @@ export async function commitIteration(context: RunContext): Promise<void> {
     const answering = round === undefined ? "" : `, answering review round ${round}`;
     // The commit and the branch's move from the tip it read, in one process; the diffs of its tree (the
     // files it changes, the screen's diff from base) in another at the same time: they need only the tree.
+    const making = commitOntoBranch(repoRoot, branch, tree, tip, {
+      message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
+      trailers,
+    });
+    // The gates' checkout of the commit, from its tree, at the same time (see `handGateCheckoutAhead`).
+    if (gatesComeNext(context)) {
+      const made = checkOutTreeOfCommit(repository, context.gateWorktree, gatesIndex, tree, making, {
+        detached: true,
+      });
+      handGateCheckoutAhead(
+        context,
+        making,
+        made.then(() => true),
+      );
+    }
     const [made, diffs] = await Promise.all([
-      commitOntoBranch(repoRoot, branch, tree, tip, {
-        message: `loopwright: ${context.loop.name} iteration ${iteration.number}${answering}`,
-        trailers,
-      }),
+      making,
       diffsOfTree(repoRoot, iteration.startSha, tree, context),
     ]);
     sha = made;
@@ -95,6 +115,7 @@ export async function commitIteration(context: RunContext): Promise<void> {
   }
   files ??=
     sha === iteration.startSha ? [] : await iterationFiles(repoRoot, iteration.startSha, sha, context);
+  const makerGit = await describing;
   await context.append("commit_created", {
     iteration: iteration.number,
     sha,
@@ -102,6 +123,26 @@ export async function commitIteration(context: RunContext): Promise<void> {
     files,
     ...(makerGit ? { makerGit } : {}),
   });
+}
+
+/**
+ * Whether the gates' checkout is what the steps after this commit use first: deterministic gates graded
+ * right after the screen (not a turn that ends the iteration), with no setup to re-run there (which
+ * compares the checkout's files before and after) and no review round or metric measure coming between.
+ */
+function gatesComeNext(context: RunContext): boolean {
+  const state = context.state();
+  const spec = state.spec;
+  // A turn that ends the iteration at its commit (see decide.ts) has no gates after it.
+  const status = currentIteration(state)?.maker?.status;
+  if (state.cancelRequested || status === "cancelled" || status === "over_budget" || status === "crashed")
+    return false;
+  return (
+    spec.setup.length === 0 &&
+    !spec.review &&
+    spec.strategy.kind !== "metric" &&
+    spec.gates.some(isDeterministic)
+  );
 }
 
 /**

@@ -4,7 +4,13 @@ import { withoutZodLocales } from "../../core/zod-without-locales.ts";
 import type { Action } from "../decide.ts";
 import type { RunContext } from "../run-context.ts";
 import { finishLoop, stopLoop } from "./finish-and-stop.ts";
-import { dropPreparedMakerCheckout, takePreparedCheckouts, takePreparedMakerCheckout } from "./loop-git.ts";
+import {
+  dropGateCheckoutAhead,
+  dropPreparedMakerCheckout,
+  takeMakerListingAhead,
+  takePreparedCheckouts,
+  takePreparedMakerCheckout,
+} from "./loop-git.ts";
 import { runMakerTurn } from "./maker-turn.ts";
 import { prepare } from "./prepare.ts";
 import { runGatePhase } from "./run-gate-phase.ts";
@@ -57,6 +63,14 @@ export async function executeAction(context: RunContext, action: Action): Promis
   // but the base commit's gates (run in the gates' checkout) and the iteration's start.
   const makerPrepared = action.kind === "run_maker" ? takePreparedMakerCheckout(context) : undefined;
   if (!keepsPreparedMakerCheckout(action)) dropPreparedMakerCheckout(context);
+  // The gates' checkout begun ahead (by the commit step, or a red grade for its recheck) is the next gate
+  // step's; a screen in between runs beside it. Any other step waits for it to end, and drops it.
+  if (action.kind !== "screen" && action.kind !== "run_gates") await dropGateCheckoutAhead(context);
+  // The maker checkout's listing begun ahead is the next maker turn's if only the iteration's end and
+  // the next one's start come between (see `listMakerCheckoutAhead`), or nobody's.
+  const keepsListing = action.kind === "end_iteration" || action.kind === "start_iteration";
+  const makerListed = keepsListing ? Promise.resolve(undefined) : takeMakerListingAhead(context);
+  if (action.kind !== "run_maker") await makerListed;
   switch (action.kind) {
     case "prepare":
       return prepare(context);
@@ -71,7 +85,7 @@ export async function executeAction(context: RunContext, action: Action): Promis
       return startIteration(context, action.iteration);
     case "run_maker":
       setTimeout(preloadAfterMaker, preloadDelayMs).unref();
-      return runMakerTurn(context, action.resume, action.reviewRound, makerPrepared);
+      return runMakerTurn(context, action.resume, action.reviewRound, makerPrepared, makerListed);
     case "run_review":
       return (await afterMaker.review()).runReviewTurn(context, action.round);
     case "commit":

@@ -3,7 +3,7 @@
  * per run), and the names of the checkouts' private indexes.
  */
 import { join } from "node:path";
-import { type LoopRepository, openLoopRepository } from "../../git/loop-repository.ts";
+import { type LoopRepository, listPendingFiles, openLoopRepository } from "../../git/loop-repository.ts";
 import type { RunContext } from "../run-context.ts";
 
 export const makerIndex = "maker";
@@ -75,4 +75,77 @@ export function takePreparedMakerCheckout(context: RunContext): string | undefin
 /** Drops what `prepare` handed to the maker's first turn (a step that may touch its checkout is next). */
 export function dropPreparedMakerCheckout(context: RunContext): void {
   preparedMakerCheckouts.delete(context);
+}
+
+/**
+ * The gates' checkout of the next gate step, begun ahead: by the commit step as soon as the commit's tree
+ * is known (it runs while the commit is made, its diffs read and the change screened, none of which
+ * touches the gates' checkout or its index), and by a grade with a red required gate once every gate has
+ * ended (the recheck's fresh checkout, while the results are recorded). `made` resolves true once the
+ * checkout holds `sha` (its `.git` included), false when it failed (the gate step then checks out as it
+ * would have). Handed to the next gate step (the screen may come between), and to no other: every other
+ * step waits for it to end first and drops it, so that nothing else ever runs in the gates' checkout
+ * alongside it.
+ */
+interface GateCheckoutAhead {
+  sha: Promise<string>;
+  made: Promise<boolean>;
+}
+
+const gateCheckoutsAhead = new WeakMap<RunContext, GateCheckoutAhead>();
+
+/** Called by the commit step once the commit's tree is known, or a grade once it ended: see `GateCheckoutAhead`. */
+export function handGateCheckoutAhead(
+  context: RunContext,
+  sha: Promise<string>,
+  made: Promise<boolean>,
+): void {
+  gateCheckoutsAhead.set(context, { sha: sha.catch(() => ""), made: made.catch(() => false) });
+}
+
+/**
+ * Whether the gates' checkout made ahead holds `sha`, for the gate step about to check it out (and never
+ * again): waits for it to end. False when none was made ahead, it failed, or it is of another commit.
+ */
+export async function takeGateCheckoutAhead(context: RunContext, sha: string): Promise<boolean> {
+  const ahead = gateCheckoutsAhead.get(context);
+  gateCheckoutsAhead.delete(context);
+  if (!ahead) return false;
+  const made = await ahead.made;
+  return made && (await ahead.sha) === sha;
+}
+
+/** Waits for the gates' checkout made ahead (if one is under way) to end, and drops it. Never rejects. */
+export async function dropGateCheckoutAhead(context: RunContext): Promise<void> {
+  const ahead = gateCheckoutsAhead.get(context);
+  gateCheckoutsAhead.delete(context);
+  await ahead?.made;
+}
+
+/**
+ * The maker's checkout listed against its private index (`listPendingFiles`) for the next maker turn,
+ * whose snapshot would run the same listing first: begun once the iteration's gates have ended (a
+ * recheck's), or by `start_iteration`. Kept while only `end_iteration` (an event) and `start_iteration`
+ * (which only reads LESSONS.md there) come between, and handed to the maker turn then; any other step
+ * waits for it to end and drops it.
+ */
+const makerListingsAhead = new WeakMap<RunContext, Promise<{ listing: string } | undefined>>();
+
+/** Begins the listing of `makerListingsAhead`, unless one is under way already. */
+export function listMakerCheckoutAhead(context: RunContext): void {
+  if (makerListingsAhead.has(context)) return;
+  const listing = loopRepositoryOf(context).then((repository) =>
+    listPendingFiles(repository, context.makerWorktree, makerIndex),
+  );
+  makerListingsAhead.set(
+    context,
+    listing.catch(() => undefined),
+  );
+}
+
+/** The listing begun ahead (see `makerListingsAhead`), for the maker turn about to start, or to drop. */
+export function takeMakerListingAhead(context: RunContext): Promise<{ listing: string } | undefined> {
+  const listing = makerListingsAhead.get(context);
+  makerListingsAhead.delete(context);
+  return listing ?? Promise.resolve(undefined);
 }

@@ -33,6 +33,8 @@ export async function runMakerTurn(
   resume: boolean,
   reviewRound?: number,
   prepared?: string,
+  // The checkout's listing begun by the step before (see `handMakerListingAhead`), used in place of its own.
+  listedAhead: Promise<{ listing: string } | undefined> = Promise.resolve(undefined),
 ): Promise<void> {
   const state = context.state();
   const iteration = currentIteration(state);
@@ -46,6 +48,7 @@ export async function runMakerTurn(
   const brief = rework?.brief ?? iteration.brief;
   const turnNumber = makerTurnNumber(state, iteration.number, reviewRound);
   const repository = await loopRepositoryOf(context);
+  const listed = await listedAhead;
   let preservedRef: string | undefined;
   let treeAsk: NodeJS.Timeout | undefined;
   if (
@@ -54,7 +57,7 @@ export async function runMakerTurn(
     !resume &&
     attempt === 1 &&
     reviewRound === undefined &&
-    (await unchangedSinceCheckOut(repository, context.makerWorktree, makerIndex, fromSha))
+    (await unchangedSinceCheckOut(repository, context.makerWorktree, makerIndex, fromSha, listed))
   ) {
     // The checkout `prepare` made from nothing at this commit, its files unchanged since (one listing: the
     // base gates ran meanwhile, and anything may have written there): what `snapshotAndCheckOut` would
@@ -74,7 +77,7 @@ export async function runMakerTurn(
       treeAskDelayMs,
     ).unref();
   } else {
-    preservedRef = await snapshotAndCheckOut(context, repository, fromSha, resume);
+    preservedRef = await snapshotAndCheckOut(context, repository, fromSha, resume, listed);
   }
   await context.append("maker_started", {
     iteration: iteration.number,
@@ -134,13 +137,15 @@ const treeAskDelayMs = 1000;
 
 /**
  * Makes the maker's checkout hold `fromSha`'s files with a fresh `.git`, first keeping whatever another
- * turn left there (files that are not that commit's) under a ref; returns that ref, if any.
+ * turn left there (files that are not that commit's) under a ref; returns that ref, if any. `listed`: the
+ * checkout's listing begun by the step before (see `handMakerListingAhead`), which the snapshot then uses.
  */
 async function snapshotAndCheckOut(
   context: RunContext,
   repository: LoopRepository,
   fromSha: string,
   resume: boolean,
+  listed: { listing: string } | undefined,
 ): Promise<string | undefined> {
   const state = context.state();
   const iteration = currentIteration(state);
@@ -151,7 +156,7 @@ async function snapshotAndCheckOut(
   // The snapshot then also cleans the checkout when its files are that tree: one process for both.
   const fromTree = await treeOf(context.loop.repoRoot, fromSha);
   const left = (await isRealFolder(context.makerWorktree))
-    ? await snapshotTree(repository, context.makerWorktree, makerIndex, { cleanIfTree: fromTree })
+    ? await snapshotTree(repository, context.makerWorktree, makerIndex, { cleanIfTree: fromTree, listed })
     : undefined;
   if (left !== undefined && left !== fromTree) {
     const ref = `refs/loopwright/${context.loop.id}/interrupted-${iteration.number}-${iteration.makerAttempts}`;

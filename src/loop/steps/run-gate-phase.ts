@@ -15,9 +15,15 @@ import { changedFiles } from "../../git/diffs.ts";
 import { checkOut, indexTree, knownIndexCommit } from "../../git/loop-repository.ts";
 import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
-import { currentIteration } from "../state.ts";
+import { countedIterations, currentIteration } from "../state.ts";
 import { loadDigest } from "./digest-module.ts";
-import { gatesIndex, loopRepositoryOf } from "./loop-git.ts";
+import {
+  gatesIndex,
+  handGateCheckoutAhead,
+  listMakerCheckoutAhead,
+  loopRepositoryOf,
+  takeGateCheckoutAhead,
+} from "./loop-git.ts";
 import { runSetup } from "./prepare.ts";
 
 const lockfilePattern =
@@ -41,6 +47,9 @@ export async function runGatePhase(
   if (!sha || (iterationNumber !== 0 && iteration?.number !== iterationNumber))
     throw new Error("no committed SHA to grade");
   const repository = await loopRepositoryOf(context);
+  // The checkout the commit step began (see `handGateCheckoutAhead`: only where no setup runs) is this
+  // step's when it holds this commit; it has ended before the index is read below.
+  const madeAhead = await takeGateCheckoutAhead(context, sha);
   // What the gate checkout held (its private index, whatever the last gates did to the folder) matters
   // only for re-running setup; without setup, spare the git run. The commit this process last checked
   // out there, when the index is still the one it left, needs no git (a recheck: the same commit).
@@ -49,7 +58,7 @@ export async function runGatePhase(
       ? (knownIndexCommit(repository, gatesIndex) ??
         (await indexTree(repository, context.gateWorktree, gatesIndex)))
       : sha;
-  if (prepared.get(context.gateWorktree) !== sha)
+  if (prepared.get(context.gateWorktree) !== sha && !madeAhead)
     await checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
   if (previous !== sha) {
     const touched = await changedFiles(context.loop.repoRoot, previous, sha);
@@ -81,7 +90,7 @@ export async function runGatePhase(
       recordFailure ??= { error };
     });
   };
-  await runGates(
+  const outcomes = await runGates(
     gates.map((gate) => ({
       id: gate.id,
       kind: gate.kind,
@@ -151,6 +160,25 @@ export async function runGatePhase(
         }),
     },
   );
+  // A required gate red on its grade is rechecked next (decide.ts), in a fresh checkout of the same commit:
+  // begun now that every gate and what it left running have ended, while their results are recorded.
+  const red = outcomes.some(
+    (outcome) =>
+      !outcome.passed && !outcome.cancelled && gates.find((gate) => gate.id === outcome.id)?.required,
+  );
+  if (phase === "grade" && iterationNumber !== 0 && red && state.spec.setup.length === 0) {
+    const made = checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
+    handGateCheckoutAhead(
+      context,
+      Promise.resolve(sha),
+      made.then(() => true),
+    );
+  }
+  // A recheck is the iteration's last gate run: the next maker turn's listing begins now that its gates
+  // have ended (see `listMakerCheckoutAhead`), unless the iteration cap leaves no next turn.
+  const cap = state.spec.budget.maxIterations;
+  const lastIteration = cap > 0 && countedIterations(state) + 1 >= cap;
+  if (phase === "recheck" && iterationNumber !== 0 && !lastIteration) listMakerCheckoutAhead(context);
   await pending;
   if (recordFailure) throw recordFailure.error;
 }
