@@ -24,7 +24,7 @@
  * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-read-commands.ts`); the tests run
  * `bundleReadCommands` on a build of their own.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { type BuildOptions, build, type Metafile, type PluginBuild } from "esbuild";
 
@@ -126,7 +126,7 @@ async function writeBundle(code: string, extension: string, outfile: string): Pr
     packages: "external",
     logLevel: "error",
   };
-  const options = (modules: string[]) => ({
+  const options = (modules: Record<string, number>) => ({
     ...common,
     stdin: {
       contents: entry(fromBundle(modulePath("cli/read-only-main")), modules),
@@ -157,9 +157,11 @@ async function writeBundle(code: string, extension: string, outfile: string): Pr
     ],
   });
   // Built twice: the entry names the modules the bundle holds, which the first build finds.
-  const first = await build({ ...options([]), write: false });
+  const first = await build({ ...options({}), write: false });
   const held = inputs(first.metafile).filter((path) => path.startsWith(`${code}${sep}`));
-  const result = await build(options(held.map(fromBundle)));
+  const result = await build(
+    options(Object.fromEntries(held.map((path) => [fromBundle(path), statSync(path).size]))),
+  );
   const bundled = inputs(result.metafile);
   const upFront = Object.values(result.metafile.outputs)
     .flatMap((output) => output.imports)
@@ -215,10 +217,11 @@ function inputs(metafile: Metafile): string[] {
 
 /**
  * The bundle's entry: read-only-main's `readOnlyMain`, run only while the bundle is current, that is
- * newer than every module it holds (`modules`, relative to the bundle): a rebuild of the modules alone
- * (tsc) leaves the commands to them.
+ * while every module it holds (`modules`, relative to the bundle) has the size it had when bundled: a
+ * rebuild of the modules alone (tsc) or an edit of one (a patch of the installed package) leaves the
+ * commands to them.
  */
-function entry(readOnlyMain: string, modules: string[]): string {
+function entry(readOnlyMain: string, modules: Record<string, number>): string {
   return `import { bundleIsCurrent, readOnlyMain as run } from ${JSON.stringify(readOnlyMain)};
 const modules = ${JSON.stringify(modules)};
 export function readOnlyMain(argv) {
