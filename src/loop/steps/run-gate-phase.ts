@@ -15,7 +15,7 @@ import { changedFiles } from "../../git/diffs.ts";
 import { checkOut, indexTree, knownIndexCommit } from "../../git/loop-repository.ts";
 import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
-import { countedIterations, currentIteration } from "../state.ts";
+import { currentIteration } from "../state.ts";
 import { loadDigest } from "./digest-module.ts";
 import {
   gatesIndex,
@@ -175,10 +175,8 @@ export async function runGatePhase(
     );
   }
   // A recheck is the iteration's last gate run: the next maker turn's listing begins now that its gates
-  // have ended (see `listMakerCheckoutAhead`), unless the iteration cap leaves no next turn.
-  const cap = state.spec.budget.maxIterations;
-  const lastIteration = cap > 0 && countedIterations(state) + 1 >= cap;
-  if (phase === "recheck" && iterationNumber !== 0 && !lastIteration) listMakerCheckoutAhead(context);
+  // have ended (see `listMakerCheckoutAhead`).
+  if (phase === "recheck" && iterationNumber !== 0) listMakerCheckoutAhead(context);
   await pending;
   if (recordFailure) throw recordFailure.error;
 }
