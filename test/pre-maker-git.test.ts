@@ -150,30 +150,3 @@ budget: { maxIterations: 1 }
   assert.equal(await readFile(join(makerWorktree, "moved.txt"), "utf8"), "moved\n");
   assert.equal(await sandbox.git("-C", makerWorktree, "rev-parse", "HEAD"), moved);
 });
-
-test("what a recheck's gate writes into the maker's checkout is kept under a ref by the next maker turn, which starts from the commit", async () => {
-  // Written by the recheck only (its step tag names the phase): the grade, run before it, leaves nothing.
-  const gate = `case "$LOOPWRIGHT_STEP_TAG" in *-recheck:*) echo planted > ../maker/planted.txt ;; esac; exit 1`;
-  const spec = await sandbox.spec(
-    `name: recheck-wrote
-goal: Never reached.
-repo: ./repo
-maker:
-  engine: scripted
-  turns:
-    - write: { work.txt: "iteration {{iteration}}\\n" }
-gates: [{ id: never, kind: tests-pass, run: '${gate}' }]
-budget: { maxIterations: 2 }
-`,
-    join(sandbox.root, "recheck-wrote.yaml"),
-  );
-  const run = await sandbox.cli(["run", spec]);
-  assert.equal(run.code, 3, run.stderr + run.stdout);
-  const kept = await sandbox.git("for-each-ref", "--format=%(refname)", "refs/loopwright/");
-  const ref = kept.split("\n").find((name) => /interrupted-2-0$/.test(name));
-  assert.ok(ref, kept);
-  assert.equal(await sandbox.git("show", `${ref}:planted.txt`), "planted");
-  // The second iteration's commit is its maker's work on the first's: nothing the gate planted.
-  assert.equal(await sandbox.git("show", "loop/recheck-wrote:work.txt"), "iteration 2");
-  await assert.rejects(sandbox.git("show", "loop/recheck-wrote:planted.txt"));
-});

@@ -19,7 +19,7 @@ import { currentIteration, type LoopState } from "./state.ts";
 import { clearStaleIndexLocks } from "./steps/clear-stale-locks.ts";
 import { executeAction } from "./steps/execute-action.ts";
 import { removeLoopWorktrees, stopLoop } from "./steps/finish-and-stop.ts";
-import { dropGateCheckoutAhead, takeMakerListingAhead } from "./steps/loop-git.ts";
+import { dropGateCheckoutAhead } from "./steps/loop-git.ts";
 import { openTimeline } from "./timeline.ts";
 
 export interface RunLoopOptions {
@@ -138,9 +138,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopState> {
     }
     return timeline.state();
   } finally {
-    // What the last step began for the next (see loop-git.ts) ends before the run does.
+    // A gates' checkout begun by the last step (see `handGateCheckoutAhead`) ends before the run does.
     await dropGateCheckoutAhead(context);
-    await takeMakerListingAhead(context);
     clearInterval(watcher);
     options.interrupt?.removeEventListener("abort", onInterrupt);
     const state = timeline.state();

@@ -66,10 +66,8 @@ export async function executeAction(context: RunContext, action: Action): Promis
   // The gates' checkout begun ahead (by the commit step, or a red grade for its recheck) is the next gate
   // step's; a screen in between runs beside it. Any other step waits for it to end, and drops it.
   if (action.kind !== "screen" && action.kind !== "run_gates") await dropGateCheckoutAhead(context);
-  // The maker checkout's listing begun ahead is the next maker turn's if only the iteration's end and
-  // the next one's start come between (see `listMakerCheckoutAhead`), or nobody's.
-  const keepsListing = action.kind === "end_iteration" || action.kind === "start_iteration";
-  const makerListed = keepsListing ? Promise.resolve(undefined) : takeMakerListingAhead(context);
+  // The maker checkout's listing `start_iteration` began is the maker turn's right after it, or nobody's.
+  const makerListed = takeMakerListingAhead(context);
   if (action.kind !== "run_maker") await makerListed;
   switch (action.kind) {
     case "prepare":

@@ -3,7 +3,7 @@
  * per run), and the names of the checkouts' private indexes.
  */
 import { join } from "node:path";
-import { type LoopRepository, listPendingFiles, openLoopRepository } from "../../git/loop-repository.ts";
+import { type LoopRepository, openLoopRepository } from "../../git/loop-repository.ts";
 import type { RunContext } from "../run-context.ts";
 
 export const makerIndex = "maker";
@@ -123,27 +123,24 @@ export async function dropGateCheckoutAhead(context: RunContext): Promise<void> 
 }
 
 /**
- * The maker's checkout listed against its private index (`listPendingFiles`) for the next maker turn,
- * whose snapshot would run the same listing first: begun once the iteration's gates have ended (a
- * recheck's), or by `start_iteration`. Kept while only `end_iteration` (an event) and `start_iteration`
- * (which only reads LESSONS.md there) come between, and handed to the maker turn then; any other step
- * waits for it to end and drops it.
+ * The maker's checkout listed against its private index (`listPendingFiles`), begun by `start_iteration`
+ * (which only reads LESSONS.md there) for the maker turn right after it, whose snapshot would run the same
+ * listing first. Handed to that turn only; any other step waits for it to end and drops it.
  */
 const makerListingsAhead = new WeakMap<RunContext, Promise<{ listing: string } | undefined>>();
 
-/** Begins the listing of `makerListingsAhead`, unless one is under way already. */
-export function listMakerCheckoutAhead(context: RunContext): void {
-  if (makerListingsAhead.has(context)) return;
-  const listing = loopRepositoryOf(context).then((repository) =>
-    listPendingFiles(repository, context.makerWorktree, makerIndex),
-  );
+/** Called by `start_iteration` as it begins: see `makerListingsAhead`. */
+export function handMakerListingAhead(
+  context: RunContext,
+  listing: Promise<{ listing: string } | undefined>,
+): void {
   makerListingsAhead.set(
     context,
     listing.catch(() => undefined),
   );
 }
 
-/** The listing begun ahead (see `makerListingsAhead`), for the maker turn about to start, or to drop. */
+/** The listing begun by the step before (see `makerListingsAhead`), for the maker turn about to start. */
 export function takeMakerListingAhead(context: RunContext): Promise<{ listing: string } | undefined> {
   const listing = makerListingsAhead.get(context);
   makerListingsAhead.delete(context);

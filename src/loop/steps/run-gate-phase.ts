@@ -17,13 +17,7 @@ import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { loadDigest } from "./digest-module.ts";
-import {
-  gatesIndex,
-  handGateCheckoutAhead,
-  listMakerCheckoutAhead,
-  loopRepositoryOf,
-  takeGateCheckoutAhead,
-} from "./loop-git.ts";
+import { gatesIndex, handGateCheckoutAhead, loopRepositoryOf, takeGateCheckoutAhead } from "./loop-git.ts";
 import { runSetup } from "./prepare.ts";
 
 const lockfilePattern =
@@ -174,9 +168,6 @@ export async function runGatePhase(
       made.then(() => true),
     );
   }
-  // A recheck is the iteration's last gate run: the next maker turn's listing begins now that its gates
-  // have ended (see `listMakerCheckoutAhead`).
-  if (phase === "recheck" && iterationNumber !== 0) listMakerCheckoutAhead(context);
   await pending;
   if (recordFailure) throw recordFailure.error;
 }

@@ -3,18 +3,24 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readRegularFile } from "../../files/read-regular-file.ts";
 import { branchTip } from "../../git/loop-branch.ts";
+import { listPendingFiles } from "../../git/loop-repository.ts";
 import { buildBrief, redResults } from "../brief.ts";
 import type { RunContext } from "../run-context.ts";
-import { listMakerCheckoutAhead } from "./loop-git.ts";
+import { handMakerListingAhead, loopRepositoryOf, makerIndex } from "./loop-git.ts";
 
 /** LESSONS.md larger than this is left out of the brief (the brief quotes at most 8000 characters). */
 const maximumLessonsBytes = 256 * 1024;
 
 export async function startIteration(context: RunContext, iteration: number): Promise<void> {
   const state = context.state();
-  // The maker turn that comes next first lists its checkout's files against its index: begun now (unless
-  // the last gates began it), while the brief is made (nothing here writes there: LESSONS.md is only read).
-  listMakerCheckoutAhead(context);
+  // The maker turn that comes next first lists its checkout's files against its index: begun now, while
+  // the brief is made (nothing here writes in the checkout: LESSONS.md is only read).
+  handMakerListingAhead(
+    context,
+    loopRepositoryOf(context).then((repository) =>
+      listPendingFiles(repository, context.makerWorktree, makerIndex),
+    ),
+  );
   // The loop's branch, not the maker's checkout's HEAD: the loop owns its branch.
   const startSha = await branchTip(context.loop.repoRoot, state.spec.branch);
   if (!startSha) throw new Error(`the loop's branch ${state.spec.branch} is missing`);
