@@ -63,8 +63,8 @@ export async function executeAction(context: RunContext, action: Action): Promis
   // but the base commit's gates (run in the gates' checkout) and the iteration's start.
   const makerPrepared = action.kind === "run_maker" ? takePreparedMakerCheckout(context) : undefined;
   if (!keepsPreparedMakerCheckout(action)) dropPreparedMakerCheckout(context);
-  // The gates' checkout begun ahead (by the commit step, or a red grade for its recheck) is the next gate
-  // step's; a screen in between runs beside it. Any other step waits for it to end, and drops it.
+  // The gates' checkout the commit step began is the next gate step's; the screen in between runs beside
+  // it. Any other step waits for it to end, and drops it.
   if (action.kind !== "screen" && action.kind !== "run_gates") await dropGateCheckoutAhead(context);
   // The maker checkout's listing `start_iteration` began is the maker turn's right after it, or nobody's.
   const makerListed = takeMakerListingAhead(context);

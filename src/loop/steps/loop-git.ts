@@ -78,14 +78,12 @@ export function dropPreparedMakerCheckout(context: RunContext): void {
 }
 
 /**
- * The gates' checkout of the next gate step, begun ahead: by the commit step as soon as the commit's tree
- * is known (it runs while the commit is made, its diffs read and the change screened, none of which
- * touches the gates' checkout or its index), and by a grade with a red required gate once every gate has
- * ended (the recheck's fresh checkout, while the results are recorded). `made` resolves true once the
- * checkout holds `sha` (its `.git` included), false when it failed (the gate step then checks out as it
- * would have). Handed to the next gate step (the screen may come between), and to no other: every other
- * step waits for it to end first and drops it, so that nothing else ever runs in the gates' checkout
- * alongside it.
+ * The gates' checkout of the commit being made, begun by the commit step as soon as the commit's tree is
+ * known: it runs while the commit is made, its diffs read and the change screened, none of which touches
+ * the gates' checkout or its index. `made` resolves true once the checkout holds `sha` (its `.git`
+ * included), false when it failed (the gate step then checks out as it would have). Handed to the gate
+ * step that comes right after the screen, and to no other: every other step waits for it to end first and
+ * drops it, so that nothing else ever runs in the gates' checkout alongside it.
  */
 interface GateCheckoutAhead {
   sha: Promise<string>;
@@ -94,7 +92,7 @@ interface GateCheckoutAhead {
 
 const gateCheckoutsAhead = new WeakMap<RunContext, GateCheckoutAhead>();
 
-/** Called by the commit step once the commit's tree is known, or a grade once it ended: see `GateCheckoutAhead`. */
+/** Called by the commit step once the commit's tree is known: see `GateCheckoutAhead`. */
 export function handGateCheckoutAhead(
   context: RunContext,
   sha: Promise<string>,

@@ -17,7 +17,7 @@ import { testFileNamePatterns } from "../../verify/tamper/default-patterns.ts";
 import type { RunContext } from "../run-context.ts";
 import { currentIteration } from "../state.ts";
 import { loadDigest } from "./digest-module.ts";
-import { gatesIndex, handGateCheckoutAhead, loopRepositoryOf, takeGateCheckoutAhead } from "./loop-git.ts";
+import { gatesIndex, loopRepositoryOf, takeGateCheckoutAhead } from "./loop-git.ts";
 import { runSetup } from "./prepare.ts";
 
 const lockfilePattern =
@@ -84,7 +84,7 @@ export async function runGatePhase(
       recordFailure ??= { error };
     });
   };
-  const outcomes = await runGates(
+  await runGates(
     gates.map((gate) => ({
       id: gate.id,
       kind: gate.kind,
@@ -154,20 +154,6 @@ export async function runGatePhase(
         }),
     },
   );
-  // A required gate red on its grade is rechecked next (decide.ts), in a fresh checkout of the same commit:
-  // begun now that every gate and what it left running have ended, while their results are recorded.
-  const red = outcomes.some(
-    (outcome) =>
-      !outcome.passed && !outcome.cancelled && gates.find((gate) => gate.id === outcome.id)?.required,
-  );
-  if (phase === "grade" && iterationNumber !== 0 && red && state.spec.setup.length === 0) {
-    const made = checkOut(repository, context.gateWorktree, gatesIndex, sha, { detached: true });
-    handGateCheckoutAhead(
-      context,
-      Promise.resolve(sha),
-      made.then(() => true),
-    );
-  }
   await pending;
   if (recordFailure) throw recordFailure.error;
 }
