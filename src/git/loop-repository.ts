@@ -92,8 +92,20 @@ export async function openLoopRepository(root: string, directory: string): Promi
  */
 const deletedListing: readonly string[] = ["diff-files", "--name-only", "-z", "--diff-filter=D"];
 
-/** Removes untracked files and folders, and untracked .gitignore files even where they ignore themselves. */
-const cleanCommand: readonly string[] = ["clean", "-ffd", "-e", "!.gitignore"];
+/**
+ * Removes untracked files and folders, and untracked .gitignore files even where they ignore themselves.
+ * Under no per-user excludes file: git reads `$XDG_CONFIG_HOME/git/ignore` (or `~/.config/git/ignore`)
+ * whatever the global configuration says, and anything that could write it (a gate, a maker) could keep
+ * a planted file, ignored there, in every later checkout of the gates.
+ */
+const cleanCommand: readonly string[] = [
+  "-c",
+  "core.excludesFile=/dev/null",
+  "clean",
+  "-ffd",
+  "-e",
+  "!.gitignore",
+];
 /** A line of clean's output that removed a .gitignore (quoted by git when its path is unusual). */
 const removedIgnoreFile = /^Removing .*\.gitignore"?$/m;
 /**
