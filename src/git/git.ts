@@ -9,6 +9,7 @@ import type { ChildProcess, ExecFileOptions } from "node:child_process";
 import { delimiter as delimiterOfPath, isAbsolute } from "node:path";
 import { appendFileSync } from "../files/node-fs.ts";
 import { findExecutable } from "../process/find-executable.ts";
+import { relievingPlantedFifos } from "./planted-fifos.ts";
 
 /**
  * `util.promisify(execFile)` without node:util, and node:child_process loaded on the first git command
@@ -379,11 +380,15 @@ export async function git(args: readonly string[], cwd: string, options: GitOpti
  * Runs `git <args>` in `cwd` and returns its exit code and output whatever the exit code. Throws only
  * when git cannot be started (not installed, `cwd` missing).
  */
-export async function gitResult(
+export function gitResult(
   args: readonly string[],
   cwd: string,
   options: GitOptions = {},
 ): Promise<GitResult> {
+  return relievingPlantedFifos(cwd, gitResultNow(args, cwd, options));
+}
+
+async function gitResultNow(args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
   const timeoutMs = options.timeoutMs ?? 0;
   const env = gitEnvironment(options.env);
   const subcommand = subcommandOf(args);
@@ -503,10 +508,18 @@ export const shellSettings: ReadonlySet<string> = new Set([
  * holds them, so nothing in them is read by the shell. Each git command counts in the trace (those
  * `onlyIf` skips too).
  */
-export async function gitSequence(
+export function gitSequence(
   commands: readonly (readonly string[])[],
   cwd: string,
   options: GitSequenceOptions = {},
+): Promise<string> {
+  return relievingPlantedFifos(cwd, gitSequenceNow(commands, cwd, options));
+}
+
+async function gitSequenceNow(
+  commands: readonly (readonly string[])[],
+  cwd: string,
+  options: GitSequenceOptions,
 ): Promise<string> {
   const env = gitEnvironment(options.env);
   const executable = gitExecutable(env.PATH);
@@ -643,10 +656,18 @@ function subcommandOf(args: readonly string[]): string {
  * Runs `git <args>` in `cwd` like `git`, and returns its stdout as bytes (for output that mixes sizes
  * in bytes with content, as `cat-file --batch` prints). Throws `GitError` when git exits non-zero.
  */
-export async function gitBytes(
+export function gitBytes(
   args: readonly string[],
   cwd: string,
   options: Pick<GitOptions, "env" | "input"> = {},
+): Promise<Buffer> {
+  return relievingPlantedFifos(cwd, gitBytesNow(args, cwd, options));
+}
+
+async function gitBytesNow(
+  args: readonly string[],
+  cwd: string,
+  options: Pick<GitOptions, "env" | "input">,
 ): Promise<Buffer> {
   const env = gitEnvironment(options.env);
   traceGit(args);
