@@ -70,14 +70,20 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
       encoding: "utf8",
     });
     assert.equal(run.status, 0, run.stderr);
+    stderr = run.stderr;
     return JSON.parse(run.stdout) as Record<string, unknown>;
   };
+  /** What the last `hook` wrote on stderr. */
+  let stderr = "";
 
   test("a stop runs its gate (spec parsed, gate run: both unbundled) and answers as the sources do", async () => {
     await sandbox.write({ "math.js": "export const add = (a, b) => a * b;\n" });
     const blocked = hook("stop");
     assert.equal(blocked.decision, "block", JSON.stringify(blocked));
     assert.match(String(blocked.reason), /tests/);
+    // The bundle's import()s of the unbundled modules (the spec's parser, the gate runner) say nothing on
+    // stderr: no warning of Node's about how the bundle loads them reaches the user's transcript.
+    assert.equal(stderr, "");
     await sandbox.write({ "math.js": "export const add = (a, b) => a + b;\n" });
     assert.deepEqual(hook("stop"), {});
     // The checkout's own run (src/) gives the same answers at the same state.
