@@ -71,7 +71,7 @@ let saveHookCodeCache;
  * keeps none.
  */
 async function runHookBundle(bundle, event) {
-  const { Script, constants } = process.getBuiltinModule("node:vm");
+  const { Script } = process.getBuiltinModule("node:vm");
   const source = readFileSync(bundle);
   const folder = module.getCompileCacheDir?.();
   // Without its module (a package built without it), the bundle runs without a code cache.
@@ -82,14 +82,17 @@ async function runHookBundle(bundle, event) {
   const cacheFile =
     cacheFiles && join(folder, `loopwright-hook-${event}-${cacheFiles.nameHash(bundle.href)}`);
   const cachedData = cacheFiles?.readCodeCache(cacheFile, source);
-  const script = new Script(source.toString("utf8"), {
-    filename: bundle.href,
-    cachedData,
-    // Its import()s resolve from `filename` as a module's do, through Node's own loader.
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  const script = new Script(source.toString("utf8"), { filename: bundle.href, cachedData });
   const bundleModule = { exports: {} };
-  script.runInThisContext()(builtinModule, bundleModule, bundleModule.exports, bundle.href);
+  // Its imports of the modules left out resolve from the bundle's URL, as a module's import() does.
+  const importBesideBundle = (specifier) => import(new URL(specifier, bundle).href);
+  script.runInThisContext()(
+    builtinModule,
+    bundleModule,
+    bundleModule.exports,
+    bundle.href,
+    importBesideBundle,
+  );
   if (cacheFiles && (cachedData === undefined || script.cachedDataRejected)) {
     // After the answer: a failure (V8's included) changes nothing and says nothing.
     saveHookCodeCache = () => {

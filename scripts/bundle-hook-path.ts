@@ -11,8 +11,10 @@
  * bin/loopwright.js): Node's compile cache holds only what was compiled when a module loaded, and a
  * hook's functions compile lazily, at their first call, in every process. Its `require` gives Node's
  * builtin modules alone (nothing else is required: the build checks it), `__bundleUrl` is the bundle's
- * URL (what `import.meta.url` was), and its `import()`s of the modules left out resolve from the
- * bundle's URL, as a module's do.
+ * URL (what `import.meta.url` was), and `__bundleImport` imports a module left out, from the bundle's
+ * URL as the module's own `import()` would. The build puts it in place of each such `import()`: a
+ * script's own `import()` needs a loader given to node:vm, and the one that needs no flag
+ * (USE_MAIN_CONTEXT_DEFAULT_LOADER) makes Node print an experimental warning on the hook's stderr.
  *
  * What stays out: the modules a hook reaches only now and then and that pull in much more (the spec's
  * parser with yaml and zod, the gate runner with child_process): they stay `import()`s of the
@@ -52,7 +54,7 @@ export interface HookBundleOptions {
 }
 
 /** The parameters of the bundle's function, in the order bin/loopwright.js passes them. */
-export const bundleParameters = ["require", "module", "exports", "__bundleUrl"] as const;
+export const bundleParameters = ["require", "module", "exports", "__bundleUrl", "__bundleImport"] as const;
 
 /** Writes the bundle and returns its path; throws when a check above fails or esbuild does. */
 export async function bundleHookPath(options: HookBundleOptions): Promise<string> {
@@ -116,9 +118,32 @@ export async function bundleHookPath(options: HookBundleOptions): Promise<string
   const [bundle] = result.outputFiles;
   if (bundle.contents.some((byte) => byte > 0x7f))
     throw new Error("the hook bundle is not ASCII: escape the characters esbuild left as they are");
+  const dynamicImports = imports.filter((entry) => entry.kind === "dynamic-import").length;
+  const text = importsThroughParameter(bundle.text, unbundledPaths, dynamicImports);
   mkdirSync(dirname(outfile), { recursive: true });
-  writeFileSync(outfile, bundle.contents);
+  writeFileSync(outfile, text);
   return outfile;
+}
+
+/**
+ * The bundle's text with each `import("<an unbundled module>")` esbuild left made a call of
+ * `__bundleImport`; throws unless exactly `expected` were, and no other `import(` is left (a script
+ * has no loader of its own for it).
+ */
+function importsThroughParameter(text: string, unbundledPaths: Set<string>, expected: number): string {
+  let replaced = 0;
+  let result = text;
+  for (const path of unbundledPaths) {
+    const call = `import(${JSON.stringify(path)})`;
+    const parts = result.split(call);
+    replaced += parts.length - 1;
+    result = parts.join(`__bundleImport(${JSON.stringify(path)})`);
+  }
+  if (replaced !== expected || /\bimport\s*\(/.test(result))
+    throw new Error(
+      `the hook bundle's dynamic imports are not all of an unbundled module by its path (${replaced} of ${expected} replaced)`,
+    );
+  return result;
 }
 
 /** The absolute paths of a build's input files. */

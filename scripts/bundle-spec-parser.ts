@@ -86,6 +86,14 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
       },
     ],
   });
+  // A script has no loader for import() (see `runBundle` in spec-parser-import.ts): the parser needs none.
+  const dynamic = Object.values(result.metafile.outputs)
+    .flatMap((output) => output.imports)
+    .filter((entry) => entry.kind === "dynamic-import");
+  if (dynamic.length > 0)
+    throw new Error(
+      `the spec parser's bundle would import() ${dynamic.map((entry) => entry.path).join(", ")}: a script cannot`,
+    );
   const modules: Record<string, string> = {};
   for (const input of Object.keys(result.metafile.inputs).map((path) => resolve(path))) {
     if (!input.startsWith(`${code}${sep}`) || input.includes(`${sep}node_modules${sep}`)) continue;

@@ -253,6 +253,25 @@ describe("the bundle's build refuses what would change behaviour", () => {
     await assert.rejects(bundleHookPath({ code }), /would not behave as its modules: .*import\.meta/);
   });
 
+  test("an import() of a computed name (the bundle's script would have no loader for it)", async () => {
+    const code = codeFolder("computed", {
+      "hooks/hook-main.ts":
+        'export async function runHook(name: string) { return (await import("../core/" + name)).parse(); }\n',
+    });
+    await assert.rejects(bundleHookPath({ code }), /dynamic imports are not all of an unbundled module/);
+  });
+
+  test("the bundle imports the modules left out through its parameter, not with import()", async () => {
+    const code = codeFolder("through", {
+      "hooks/hook-main.ts":
+        'export async function runHook() { return [await import("./hook-gates.ts"), await import("../core/spec-file.ts")]; }\n',
+    });
+    const text = readFileSync(await bundleHookPath({ code }), "utf8");
+    assert.equal(text.match(/__bundleImport\("\.\/hook-gates\.ts"\)/g)?.length, 1);
+    assert.equal(text.match(/__bundleImport\("\.\/\.\.\/core\/spec-file\.ts"\)/g)?.length, 1);
+    assert.doesNotMatch(text, /\bimport\(/);
+  });
+
   test("a bundle that is not ASCII (V8 would hold its text in two bytes a character)", async () => {
     const code = codeFolder("ascii", {
       "hooks/hook-main.ts": "export const runHook = (line: string) => /[\u2014]/.test(line);\n",

@@ -103,7 +103,7 @@ async function importBundle(): Promise<LoadedParser | undefined> {
  * (re)written after its first parse, when none was used.
  */
 async function runBundle(file: string): Promise<SpecParser> {
-  const { Script, constants } = process.getBuiltinModule("node:vm");
+  const { Script } = process.getBuiltinModule("node:vm");
   const { createRequire, getCompileCacheDir } = process.getBuiltinModule("node:module");
   const bytes = readFileSync(file);
   const text = bytes.toString("utf8");
@@ -118,7 +118,8 @@ async function runBundle(file: string): Promise<SpecParser> {
     filename: file,
     lineOffset: -1,
     cachedData,
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    // No importModuleDynamically: the build refuses a bundle with an import(), and the loader that needs
+    // no flag makes Node print an experimental warning at the first one.
   });
   const externals = new Map<string, unknown>();
   for (const [name, load] of [["errors", () => import("../errors.ts")]] as const)
