@@ -65,3 +65,23 @@ test("readers blocked on planted ignore and attributes FIFOs are let go; other F
   // No reader: nothing to let go, nothing blocks.
   assert.equal(releaseFifosUnder(join(root, "quiet")), 0);
 });
+
+test("a slow network command (a fetch) leaves the FIFOs in its folder alone: it reads no ignore file", async () => {
+  const { gitResult } = await import("../src/git/git.ts");
+  const remote = join(root, "remote");
+  const local = join(root, "local");
+  mkdirSync(remote);
+  mkdirSync(local);
+  const git = (cwd: string, ...args: string[]) =>
+    assert.equal(spawnSync("git", args, { cwd, stdio: "ignore" }).status, 0, args.join(" "));
+  git(remote, "init", "-q");
+  git(remote, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "one");
+  git(local, "init", "-q");
+  fifo(join(local, ".gitignore"));
+  const waiting = reader(join(local, ".gitignore"));
+  // The remote answers after the relief's delay has passed: a command in a checkout would walk by then.
+  const slowPack = `sh -c 'sleep 1.6; exec git-upload-pack "$@"' upload-pack`;
+  const fetched = await gitResult(["fetch", "-q", `--upload-pack=${slowPack}`, remote], local);
+  assert.equal(fetched.code, 0, fetched.stderr);
+  assert.equal(await settled(waiting, 200), false, "the reader still waits: nobody opened its FIFO");
+});
