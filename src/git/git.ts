@@ -385,7 +385,9 @@ export function gitResult(
   cwd: string,
   options: GitOptions = {},
 ): Promise<GitResult> {
-  return relievingPlantedFifos(cwd, gitResultNow(args, cwd, options));
+  const running = gitResultNow(args, cwd, options);
+  // A network command reads no ignore or attributes file of the checkout: a slow one is no planted FIFO.
+  return networkSubcommands.has(subcommandOf(args)) ? running : relievingPlantedFifos(cwd, running);
 }
 
 async function gitResultNow(args: readonly string[], cwd: string, options: GitOptions): Promise<GitResult> {
