@@ -67,6 +67,51 @@ describe("code cache files", () => {
     }
   });
 
+  test("a text and data larger than one piece of the comparison: read back whole, a byte changed anywhere refused", () => {
+    // The text and the data's second copy are compared 64 KB at a time: sizes on and off that boundary,
+    // and damage at its edges, in the first and the last piece.
+    const piece = 64 * 1024;
+    for (const [textBytes, dataBytes] of [
+      [2 * piece, 3 * piece],
+      [2 * piece + 1, piece - 1],
+      [piece - 1, 2 * piece + 7],
+    ]) {
+      const bigSource = Buffer.alloc(textBytes, "a");
+      bigSource.write("(function () {})", 0);
+      const bigData = Buffer.from(Array.from({ length: dataBytes }, (_, index) => (index * 7) % 251));
+      const file = join(root, `cache-${++files}`, "entry.v8");
+      writeCodeCache(file, bigSource, bigData);
+      assert.deepEqual(readCodeCache(file, bigSource), bigData);
+      const whole = readFileSync(file);
+      const textStart = whole.length - 2 * dataBytes - textBytes;
+      const secondCopy = whole.length - dataBytes;
+      const places = [
+        textStart,
+        textStart + piece - 1,
+        textStart + piece,
+        textStart + textBytes - 1,
+        textStart + textBytes,
+        secondCopy - 1,
+        secondCopy,
+        secondCopy + piece - 1,
+        secondCopy + piece,
+        whole.length - 1,
+      ].filter((place) => place < whole.length);
+      for (const place of places) {
+        const damaged = Buffer.from(whole);
+        damaged[place] ^= 0x01;
+        writeFileSync(file, damaged);
+        assert.equal(readCodeCache(file, bigSource), undefined, `byte ${place} of ${whole.length}`);
+      }
+      // The script's text with one byte changed (the same length) is another text.
+      writeFileSync(file, whole);
+      const other = Buffer.from(bigSource);
+      other[textBytes - 1] = 0x62;
+      assert.equal(readCodeCache(file, other), undefined);
+      assert.deepEqual(readCodeCache(file, bigSource), bigData);
+    }
+  });
+
   test("a FIFO, a symbolic link or an oversized file in its place reads as no cache, at once", () => {
     const fifo = join(root, "fifo.v8");
     assert.equal(spawnSync("mkfifo", [fifo]).status, 0);
