@@ -180,6 +180,20 @@ describe("git through shells: execFile's answers in the hard cases", () => {
     assert.equal(startsNoProgram(["diff-tree", "--ext-diff"], privateEnv), false);
     assert.equal(startsNoProgram(["diff-tree", "--textconv"], privateEnv), false);
     assert.equal(startsNoProgram(["-c", "filter.x.clean=cat", "add"], privateEnv), false);
+    // A setting that names a file to read, never a program (the gates' clean): no cats. Any other
+    // setting beside it, or one given by a variable, sends the cats again.
+    const clean = ["-c", "core.excludesFile=/dev/null", "clean", "-ffd", "-e", "!.gitignore"];
+    assert.equal(startsNoProgram(clean, privateEnv), true);
+    assert.equal(startsNoProgram(["-c", "CORE.EXCLUDESFILE=/x", "clean"], privateEnv), true);
+    assert.equal(startsNoProgram(["-c", "filter.x.clean=cat", ...clean], privateEnv), false);
+    assert.equal(
+      startsNoProgram([...clean.slice(0, 2), "-c", "core.fsmonitor=/x", "clean"], privateEnv),
+      false,
+    );
+    assert.equal(startsNoProgram(["-c", "core.excludesFile.x=1", "clean"], privateEnv), false);
+    assert.equal(startsNoProgram(["--config-env=filter.x.clean=X", "add"], privateEnv), false);
+    assert.equal(startsNoProgram(["-c"], privateEnv), false);
+    assert.equal(startsNoProgram(clean), false);
     for (const variable of ["GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_EXTERNAL_DIFF"])
       assert.equal(startsNoProgram(["add"], { ...privateEnv, [variable]: "x" }), false, variable);
     assert.equal(startsNoProgram(["add"], { ...privateEnv, GIT_CONFIG_GLOBAL: "/home/u/.gitconfig" }), false);
@@ -245,6 +259,34 @@ describe("git through shells: execFile's answers in the hard cases", () => {
     const { spawned, shells } = await bothWays(() => gitResult(args, repo));
     assert.deepEqual(shells, spawned);
     assert.match(String((spawned as { stdout: string }).stdout), /^\+two$/m);
+  });
+
+  it("the gates' clean through the shells (no cats) answers as git started from this process", async () => {
+    const repo = await newRepository({ "a.txt": "one\n", ".gitignore": "*.log\n" });
+    const privateGit = join(await newFolder("private-clean"), "git");
+    await gitResult(["init", "--quiet", "--bare", "--template=", privateGit], "/tmp");
+    const env = {
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_DIR: privateGit,
+      GIT_WORK_TREE: repo,
+      GIT_INDEX_FILE: join(privateGit, "gates.index"),
+    };
+    await gitResult(["add", "--all"], repo, { env });
+    const clean = ["-c", "core.excludesFile=/dev/null", "clean", "-ffd", "-e", "!.gitignore"];
+    assert.equal(startsNoProgram(clean, env), true);
+    const plant = () =>
+      Promise.all([
+        writeFile(join(repo, 'new "odd" name.txt'), "x\n"),
+        writeFile(join(repo, "kept.log"), "x\n"),
+      ]);
+    const { spawned, shells } = await bothWays(async () => {
+      await plant();
+      return gitResult(clean, repo, { env });
+    });
+    assert.deepEqual(shells, spawned);
+    assert.match(String((spawned as { stdout: string }).stdout), /^Removing "new \\"odd\\" name.txt"$/m);
+    assert.equal(await readFile(join(repo, "kept.log"), "utf8"), "x\n");
   });
 
   it("network commands (push, fetch, ls-remote) start git from this process", async () => {

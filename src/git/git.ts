@@ -197,16 +197,39 @@ function privateConfiguration(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Whether `git <args>`, run with `env`, starts no other program: a subcommand of
- * `programFreeSubcommands`, or of `driverOnlySubcommands` in a private configuration, with none of the
- * options that would start one (`cat-file --filters`/`--textconv`, `commit-tree -S`, `--ext-diff`).
+ * `programFreeSubcommands`, or of `driverOnlySubcommands` in a private configuration with no setting on
+ * its command line but `programFreeSettings`, with none of the options that would start one (`cat-file --filters`/`--textconv`, `commit-tree -S`, `--ext-diff`).
  */
 export function startsNoProgram(args: readonly string[], env: NodeJS.ProcessEnv = {}): boolean {
   const subcommand = subcommandOf(args);
   const free =
     programFreeSubcommands.has(subcommand) ||
-    (driverOnlySubcommands.has(subcommand) && privateConfiguration(env) && !args.includes("-c"));
+    (driverOnlySubcommands.has(subcommand) && privateConfiguration(env) && onlyProgramFreeSettings(args));
   if (!free) return false;
   return !args.some((argument) => /^(--filters|--textconv|-S|--gpg-sign|--ext-diff)/.test(argument));
+}
+
+/**
+ * Settings on a command line that name no program whatever their value: `core.excludesFile` names a
+ * file of ignore patterns, which git reads and never runs (the gates' clean sets it to /dev/null).
+ */
+const programFreeSettings: ReadonlySet<string> = new Set(["core.excludesfile"]);
+
+/**
+ * Whether every setting `args` give on the command line (`-c <name>=<value>`) is one of
+ * `programFreeSettings` (its name in any case, as git reads it), and none comes from a variable
+ * (`--config-env`).
+ */
+function onlyProgramFreeSettings(args: readonly string[]): boolean {
+  for (let index = 0; index < args.length; index++) {
+    if (args[index].startsWith("--config-env")) return false;
+    if (args[index] !== "-c") continue;
+    const setting = args[index + 1] ?? "";
+    const name = setting.includes("=") ? setting.slice(0, setting.indexOf("=")) : setting;
+    if (!programFreeSettings.has(name.toLowerCase())) return false;
+    index++;
+  }
+  return true;
 }
 
 /**

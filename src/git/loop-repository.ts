@@ -19,6 +19,9 @@ import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checko
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
 import {
+  type CleanShape,
+  cleanAfterReadTreeIdle,
+  cleanShape,
   ignoreFilesAsIndexed,
   indexEntryCount,
   indexStrayFiles,
@@ -211,20 +214,26 @@ async function writeCheckoutFiles(
   const commands: (readonly string[])[] = [];
   const cleans = !created && !(options.filesMatch && options.cleaned);
   const writes = created || !options.filesMatch;
-  // The clean after read-tree removes nothing when read-tree writes back the very index the first clean
-  // ran against (the same commit: a recheck) and the ignore rules did not change in between: then
-  // whatever is untracked and not ignored after read-tree was so during the first clean, which removed
-  // it. Those rules are the tracked .gitignore files as the first clean read them, when each holds
-  // exactly its blob (`ignoreFilesAsIndexed`), and the untracked ones it met, each of which it removed
-  // (and said so: it is not quiet then, and any .gitignore it names sends the second clean after it).
-  const secondCleanIdle =
-    cleans && writes && sameIgnoreRules(indexFile, checkout, id, () => heldBy(indexFile) === `commit:${id}`);
-  if (cleans) commands.push(writes && !secondCleanIdle ? [...cleanCommand, "--quiet"] : cleanCommand);
+  // The clean after read-tree removes nothing when the ignore rules did not change in between and
+  // read-tree left nothing untracked that the first clean did not look at (`cleanAfterReadTreeIdle`:
+  // the same tracked .gitignore entries, every tracked folder still tracked, no submodule): then whatever
+  // is untracked and not ignored after read-tree was so during the first clean, which removed it. Those
+  // rules are the tracked .gitignore files as the first clean read them, when each holds exactly its
+  // blob (`ignoreFilesAsIndexed`, read before it ran), and the untracked ones it met, each of which it
+  // removed (and said so: it is not quiet then, and any .gitignore it names sends the second clean
+  // after it). The index read-tree wrote is read once it has ended; any doubt runs the second clean.
+  const before = cleans && writes ? ignoreRulesAsIndexed(indexFile, checkout, id) : undefined;
+  if (cleans) commands.push(writes && !before ? [...cleanCommand, "--quiet"] : cleanCommand);
   if (writes) commands.push(["read-tree", "--reset", "-u", treeIsh]);
-  if (cleans && writes && !secondCleanIdle) commands.push(cleanCommand);
+  if (cleans && writes && !before) commands.push(cleanCommand);
   if (writes) forgetIndex(indexFile);
-  let removed = await gitSequence(commands, checkout, { env, ...(secondCleanIdle ? { resultOf: 0 } : {}) });
-  if (secondCleanIdle) removed = /gitignore/i.test(removed) ? await git(cleanCommand, checkout, { env }) : "";
+  let removed = await gitSequence(commands, checkout, { env, ...(before ? { resultOf: 0 } : {}) });
+  if (before) {
+    const after = cleanShape(indexFile, before.hashBytes);
+    const idle =
+      !/gitignore/i.test(removed) && after !== undefined && cleanAfterReadTreeIdle(before.shape, after);
+    removed = idle ? "" : await git(cleanCommand, checkout, { env });
+  }
   // A .gitattributes that a clean after read-tree removed was there while read-tree wrote the files.
   let attributesRemoved = writes && removedAttributesFile.test(removed);
   for (let pass = 0; cleans && removedIgnoreFile.test(removed) && pass < maximumCleanPasses; pass++) {
@@ -273,23 +282,21 @@ async function writeCheckoutFiles(
 }
 
 /**
- * Whether the checkout's tracked .gitignore files are exactly those of its private index (see
- * `writeCheckoutFiles`), a small one of which `indexIsCommit` says that it is, byte for byte, the one
- * `checkOut` of the commit `id` left there. False whenever not sure.
+ * The `CleanShape` of the checkout's private index (see `writeCheckoutFiles`) before its first clean,
+ * when every tracked .gitignore there holds exactly its blob; undefined whenever not sure (a large or
+ * unusual index, a .gitignore changed, linked, or missing). `id` is the full id the checkout is of,
+ * which gives the size of the repository's object ids.
  */
-function sameIgnoreRules(
+function ignoreRulesAsIndexed(
   indexFile: string,
   checkout: string,
   id: string,
-  indexIsCommit: () => boolean,
-): boolean {
+): { shape: CleanShape; hashBytes: 20 | 32 } | undefined {
   const hashBytes = hashBytesOf(id);
-  return (
-    hashBytes !== undefined &&
-    (indexEntryCount(indexFile) ?? Number.POSITIVE_INFINITY) <= maximumIndexEntries &&
-    indexIsCommit() &&
-    ignoreFilesAsIndexed(indexFile, checkout, hashBytes)
-  );
+  if (hashBytes === undefined) return undefined;
+  const shape = cleanShape(indexFile, hashBytes);
+  if (!shape || !ignoreFilesAsIndexed(indexFile, checkout, hashBytes)) return undefined;
+  return { shape, hashBytes };
 }
 
 /**
