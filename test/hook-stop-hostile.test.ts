@@ -160,3 +160,18 @@ test("a symbolic link pointed at another file of the same size is graded again",
   copyTimes(reference, join(sandbox.repo, "math.js"));
   await assertBlocked(sandbox, "a link pointed elsewhere");
 });
+
+test("the prompt's count of changed files follows a new file in an empty folder and a rename at once", async () => {
+  const sandbox = await hookedCheckout();
+  mkdirSync(join(sandbox.repo, "empty", "deeper"), { recursive: true });
+  await sandbox.write({ "notes.txt": "a change\n" });
+  await greenTwice(sandbox);
+  const count = async () =>
+    /(\d+) files? changed/.exec(JSON.stringify(await launcher(sandbox, "prompt")))?.[1];
+  assert.equal(await count(), "1");
+  await sandbox.write({ "empty/deeper/new.txt": "x\n" });
+  assert.equal(await count(), "2");
+  // A rename of a committed file: its old path deleted, its new one untracked (no rename detection).
+  renameSync(join(sandbox.repo, "gate.sh"), join(sandbox.repo, "gate-renamed.sh"));
+  assert.equal(await count(), "4");
+});
