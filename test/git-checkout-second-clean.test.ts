@@ -5,7 +5,8 @@
  * remove, and the checkout's files are the commit's. Hostile cases: a gate that planted files, renamed,
  * deleted or linked tracked ones, nested a repository in a folder the next commit no longer tracks, left a
  * dropped submodule's folder full, edited or planted .gitignore files, used odd names. Where the
- * second clean is due (the ignore rules or the tracked folders change between the commits), it runs.
+ * second clean is due (the ignore rules change between the commits, or the next commit drops a path),
+ * it runs.
  * Counted with LOOPWRIGHT_GIT_TRACE (read when git.ts loads: set first, then the modules are imported).
  */
 import assert from "node:assert/strict";
@@ -86,20 +87,21 @@ async function assertCommitFiles(root: string, gates: string, sha: string) {
   }
 }
 
-// Second commits whose .gitignore files and tracked folders are the first's (the clean is skipped)...
+// Second commits whose .gitignore files are the first's and that track every path it tracked (the clean
+// is skipped)...
 const sameRules: [string, (root: string) => Promise<void>][] = [
   ["an edit", (root) => writeFile(join(root, "a.txt"), "a2\n")],
+  ["a new folder", (root) => writeFiles(root, { "new/f.txt": "f\n", 'new/g\\tname "q".txt': "g\n" })],
+  ["a symlink", (root) => symlink("a.txt", join(root, "link"))],
+];
+// ...and whose .gitignore files differ, or that drop a path (the clean runs).
+const otherRules: [string, (root: string) => Promise<void>][] = [
   [
     "a deletion in a folder still tracked",
     (root) =>
       rm(join(root, "src", "deep", "c.txt")).then(() => writeFiles(root, { "src/deep/e.txt": "e\n" })),
   ],
   ["a rename", (root) => git(["mv", "src/b.txt", "src/renamed b.txt"], root).then(() => undefined)],
-  ["a new folder", (root) => writeFiles(root, { "new/f.txt": "f\n", 'new/g\\tname "q".txt': "g\n" })],
-  ["a symlink", (root) => symlink("a.txt", join(root, "link"))],
-];
-// ...and whose .gitignore files or folders are not (the clean runs).
-const otherRules: [string, (root: string) => Promise<void>][] = [
   ["a folder no longer tracked", (root) => rm(join(root, "gone"), { recursive: true })],
   ["an edited .gitignore", (root) => writeFile(join(root, "src", ".gitignore"), "*.tmp\n*.bak\n")],
   ["a deleted .gitignore", (root) => rm(join(root, "src", ".gitignore"))],

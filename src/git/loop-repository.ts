@@ -216,7 +216,7 @@ async function writeCheckoutFiles(
   const writes = created || !options.filesMatch;
   // The clean after read-tree removes nothing when the ignore rules did not change in between and
   // read-tree left nothing untracked that the first clean did not look at (`cleanAfterReadTreeIdle`:
-  // the same tracked .gitignore entries, every tracked folder still tracked, no submodule): then whatever
+  // the same tracked .gitignore entries, every tracked path still tracked, no submodule): then whatever
   // is untracked and not ignored after read-tree was so during the first clean, which removed it. Those
   // rules are the tracked .gitignore files as the first clean read them, when each holds exactly its
   // blob (`ignoreFilesAsIndexed`, read before it ran), and the untracked ones it met, each of which it

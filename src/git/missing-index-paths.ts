@@ -156,12 +156,12 @@ export function ignoreFilesAsIndexed(indexFile: string, checkout: string, hashBy
 
 /**
  * What of an index file a `git clean` of its checkout depends on beyond the ignore rules: its tracked
- * `.gitignore` entries (name, mode and blob, in index order), every folder holding one of its paths,
- * and whether it tracks a submodule. See `cleanAfterReadTreeIdle`.
+ * `.gitignore` entries (name, mode and blob, in index order), every path it tracks, and whether it tracks
+ * a submodule. See `cleanAfterReadTreeIdle`.
  */
 export interface CleanShape {
   ignoreFiles: string[];
-  folders: Set<string>;
+  paths: Set<string>;
   submodules: boolean;
 }
 
@@ -169,13 +169,12 @@ export interface CleanShape {
 export function cleanShape(indexFile: string, hashBytes: 20 | 32): CleanShape | undefined {
   const entries = indexEntries(indexFile, hashBytes, maximumIndexEntries);
   if (!entries) return undefined;
-  const shape: CleanShape = { ignoreFiles: [], folders: new Set(), submodules: false };
+  const shape: CleanShape = { ignoreFiles: [], paths: new Set(), submodules: false };
   for (const { name, mode, id } of entries) {
     if ((mode & typeBits) === gitlinkType) shape.submodules = true;
     if (isIgnoreFile(name))
       shape.ignoreFiles.push(`${mode.toString(8)} ${id.toString("hex")} ${name.toString("latin1")}`);
-    for (let slash = name.indexOf(0x2f); slash >= 0; slash = name.indexOf(0x2f, slash + 1))
-      shape.folders.add(name.toString("latin1", 0, slash));
+    shape.paths.add(name.toString("latin1"));
   }
   return shape;
 }
@@ -184,17 +183,17 @@ export function cleanShape(indexFile: string, hashBytes: 20 | 32): CleanShape | 
  * Whether a clean run after read-tree replaced the index of shape `before` by one of shape `after`
  * removes nothing that a clean run just before it (against `before`, under the same ignore rules, no
  * untracked .gitignore met) did not remove: the same tracked .gitignore entries (the rules are those
- * files: read-tree writes the same bytes back), every folder that held tracked paths still holds some
- * (a folder left untracked would be cleaned as a whole, a nested repository inside included, where
- * the first clean looked only at its untracked files and never at a `.git` there), and no submodule on
- * either side (read-tree leaves a dropped submodule's folder, which only a clean removes). The paths
- * `before` tracks and `after` does not are the files read-tree deletes, in folders still tracked.
+ * files: read-tree writes the same bytes back), every path `before` tracks still tracked, and no
+ * submodule on either side (read-tree leaves a dropped submodule's folder, which only a clean removes).
+ * A dropped path is never taken on trust: read-tree cannot remove a folder a gate put in a tracked
+ * file's place (the first clean skipped it, as git's clean skips a listed path the index tracks), nor a
+ * file in a folder the gate made read-only, and a folder left untracked would be cleaned as a whole.
  */
 export function cleanAfterReadTreeIdle(before: CleanShape, after: CleanShape): boolean {
   if (before.submodules || after.submodules) return false;
   if (before.ignoreFiles.length !== after.ignoreFiles.length) return false;
   if (before.ignoreFiles.some((entry, index) => entry !== after.ignoreFiles[index])) return false;
-  for (const folder of before.folders) if (!after.folders.has(folder)) return false;
+  for (const path of before.paths) if (!after.paths.has(path)) return false;
   return true;
 }
 
