@@ -169,3 +169,47 @@ test("a probe that does not answer in time is named so, not 'not installed', and
     await sandbox.cleanup();
   }
 });
+
+test("a FIFO or a link planted in the cache does not hang a command nor get written through", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { lstatSync, mkdtempSync, rmSync, symlinkSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const home = mkdtempSync(join(tmpdir(), "loopwright-probe-cache-"));
+  try {
+    mkdirSync(join(home, "cache"), { recursive: true });
+    const entry = join(home, "cache", "sandbox-probe.json");
+    assert.equal(spawnSync("mkfifo", [entry]).status, 0);
+    // Asked in a child: a blocking read would hang it, not the test runner.
+    const module = new URL("../src/sandbox/sandbox-probe-cache.ts", import.meta.url).href;
+    const asked = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { probeSucceededBefore } = await import(${JSON.stringify(module)}); process.stdout.write(String(probeSucceededBefore("k", ${JSON.stringify(home)})));`,
+      ],
+      { encoding: "utf8", timeout: 20_000 },
+    );
+    assert.equal(asked.signal, null, "the read of a FIFO entry hung");
+    assert.equal(asked.stdout, "false");
+    rmSync(entry);
+    // A link where the entry is: not followed.
+    const elsewhere = join(home, "elsewhere.json");
+    writeFileSync(elsewhere, JSON.stringify({ key: "k", available: true }));
+    symlinkSync(elsewhere, entry);
+    assert.equal(probeSucceededBefore("k", home), false);
+    rmSync(entry);
+    // A link at the temporary file's name this process would have used: its target is left alone.
+    const victim = join(home, "victim");
+    writeFileSync(victim, "keep\n");
+    symlinkSync(victim, `${entry}.${process.pid}.tmp`);
+    recordProbeSuccess("k", home);
+    assert.equal(readFileSync(victim, "utf8"), "keep\n");
+    assert.equal(lstatSync(entry).isFile(), true, "the entry is a file of its own, not the link");
+    assert.equal(probeSucceededBefore("k", home), true);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
