@@ -22,6 +22,7 @@ import {
   statSync,
   writeFileSync,
 } from "../files/node-fs.ts";
+import { readRegularFileSync } from "../files/read-regular-file.ts";
 import { loopwrightHome } from "../paths.ts";
 
 /** The files whose text decides whether bwrap can make its sandbox here; a missing one reads as `-`. */
@@ -86,8 +87,12 @@ export function probeKey(
 
 /** Whether the home holds a success recorded under exactly `key`. */
 export function probeSucceededBefore(key: string, home: string = loopwrightHome()): boolean {
+  // Only a small regular file, not through a link: a FIFO planted there (a gate can write the home) would
+  // block this synchronous read, and every command with it.
+  const read = readRegularFileSync(entryPath(home), { maximumBytes: 64 * 1024, noFollow: true });
+  if (!read.ok) return false;
   try {
-    const entry = JSON.parse(readFileSync(entryPath(home), "utf8")) as { key?: unknown; available?: unknown };
+    const entry = JSON.parse(read.text) as { key?: unknown; available?: unknown };
     return entry.key === key && entry.available === true;
   } catch {
     return false;
@@ -103,8 +108,9 @@ export function recordProbeSuccess(key: string, home: string = loopwrightHome())
     makeFolders(home, 0o700);
     makeFolders(join(home, "cache"), 0o700);
     const path = entryPath(home);
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ key, available: true }), { mode: 0o600 });
+    // Created, never opened through a link someone planted at a name it could guess.
+    const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    writeFileSync(temporary, JSON.stringify({ key, available: true }), { mode: 0o600, flag: "wx" });
     renameSync(temporary, path);
   } catch {
     // Not kept: the next command probes again.
