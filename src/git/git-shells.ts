@@ -39,8 +39,12 @@ import { basename, isAbsolute } from "node:path";
 import { realpathSync } from "../files/node-fs.ts";
 import { type ShellAnswer, type ShellRequest, setShellRunner, shellSettings } from "./git.ts";
 
-/** Shells started by `useGitShells` (one: a run needs a second only when two git commands overlap). */
-const initialShells = 1;
+/**
+ * Shells started by `useGitShells`: two, as a run's first steps overlap two git commands (the loop's git
+ * created while the branch is made, the two checkouts written at once); a second started there forks a
+ * controller that has loaded its modules by then (2–3 ms of its CPU, on the way to the maker).
+ */
+const initialShells = 2;
 /** Concurrent requests served by shells; more start git from the process itself. */
 const maximumShells = 4;
 /** Larger input is written to git by the process itself. */
