@@ -14,7 +14,15 @@
 import { randomUUID } from "node:crypto";
 import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "../files/node-fs.ts";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "../files/node-fs.ts";
 import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checkout-git-refresh.ts";
 import { git, gitSequence } from "./git.ts";
 import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
@@ -55,37 +63,55 @@ const noOutsideConfig = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/nul
  * files the user's own commits would.
  */
 export async function openLoopRepository(root: string, directory: string): Promise<LoopRepository> {
-  const { objects, exclude } = await repositoryPaths(root);
-  const exists = await lstat(join(directory, "HEAD")).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
-    await mkdir(directory, { recursive: true });
-    // The fresh `.git` that its checkouts copy (`freshGitDirectory`) is made in the same git request
-    // (one round trip where two ran one after the other: each checkout's write waited on both).
-    const making = freshByDirectory.has(directory) ? undefined : join(directory, `fresh-git.${randomUUID()}`);
-    try {
-      if (making) await mkdir(making);
-      await gitSequence(
-        [
-          ["init", "--quiet", "--bare", "--template=", directory],
-          ...(making ? [["init", "--quiet", "--template=", making]] : []),
-        ],
-        directory,
-        { env: noOutsideConfig },
-      );
-    } catch (error) {
-      if (making) await rm(making, { recursive: true, force: true });
-      throw error;
-    }
-    if (making && !freshByDirectory.has(directory))
-      rememberFreshGit(directory, makeFreshGitDirectory(directory, making));
-    else if (making) await rm(making, { recursive: true, force: true });
+  // Known already in a run (preflight asked git for it): asked now, beside the creation, when not.
+  const paths = repositoryPaths(root);
+  // Up to its git request, the creation runs in this turn (synchronous folder calls, each well under a
+  // millisecond): the request reaches a waiting shell now, not after a round trip through libuv's thread
+  // pool per folder call (the prepare step waits on this git before it writes either checkout).
+  const creating = exists(join(directory, "HEAD")) ? undefined : createLoopGit(directory);
+  const [{ objects, exclude }] = await Promise.all([paths, creating]);
+  if (creating) {
     await mkdir(join(directory, "info"), { recursive: true });
     await copyFile(exclude, join(directory, "info", "exclude")).catch(() => {});
   }
   return { root, objectDirectory: resolve(root, objects), directory };
+}
+
+/** Something is at `path` (a link counts, wherever it leads). */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Creates the private git directory `directory`, and the fresh `.git` that its checkouts copy
+ * (`freshGitDirectory`) in the same git request (one round trip where two ran one after the other: each
+ * checkout's write waited on both). The request is sent before this returns.
+ */
+async function createLoopGit(directory: string): Promise<void> {
+  mkdirSync(directory, { recursive: true });
+  const making = freshByDirectory.has(directory) ? undefined : join(directory, `fresh-git.${randomUUID()}`);
+  try {
+    if (making) mkdirSync(making);
+    await gitSequence(
+      [
+        ["init", "--quiet", "--bare", "--template=", directory],
+        ...(making ? [["init", "--quiet", "--template=", making]] : []),
+      ],
+      directory,
+      { env: noOutsideConfig },
+    );
+  } catch (error) {
+    if (making) await rm(making, { recursive: true, force: true });
+    throw error;
+  }
+  if (making && !freshByDirectory.has(directory))
+    rememberFreshGit(directory, makeFreshGitDirectory(directory, making));
+  else if (making) await rm(making, { recursive: true, force: true });
 }
 
 /** The tracked files of the checkout that are missing: `checkOut` writes them again. */
