@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { promisify } from "node:util";
 import { findAnchors } from "../src/gates/digest/anchors.ts";
 import { digestLog } from "../src/gates/digest/digest-log.ts";
 import { createDigestParser, digestText } from "../src/gates/digest/digest-parser.ts";
+
+const execFileAsync = promisify(execFile);
 
 /** One jest failure block; `extra` lines go into its message. */
 function jestFailure(name: string, line: number, extra: string[] = []): string {
@@ -251,6 +255,35 @@ describe("digest parsers one after another", () => {
       assert.deepEqual(
         together.map((digest) => digest.failures.map((failure) => failure.name)),
         [["TestFirst"], ["TestSecond"]],
+      );
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("digests a log the same after the process warmed its searches: nothing of the warming is left in them", async () => {
+    // Fresh processes: the searches are warmed once per process, and this one has digested logs already.
+    const folder = await mkdtemp(join(tmpdir(), "loopwright-digest-warm-"));
+    try {
+      const path = join(folder, "gate.log");
+      await writeFile(path, "ok\n--- FAIL: TestCart (0.00s)\n    cart_test.go:9: short\nFAIL\n");
+      const parser = new URL("../src/gates/digest/digest-parser.ts", import.meta.url).href;
+      const reader = new URL("../src/gates/digest/digest-log.ts", import.meta.url).href;
+      const digestIn = async (warm: boolean) => {
+        const script = [
+          `const { warmDigestSearches } = await import(${JSON.stringify(parser)});`,
+          `const { digestLog } = await import(${JSON.stringify(reader)});`,
+          warm ? "warmDigestSearches(); warmDigestSearches();" : "",
+          `process.stdout.write(JSON.stringify(await digestLog(${JSON.stringify(path)})));`,
+        ].join("\n");
+        const { stdout } = await execFileAsync(process.execPath, ["--input-type=module", "-e", script]);
+        return JSON.parse(stdout);
+      };
+      const [cold, warmed] = await Promise.all([digestIn(false), digestIn(true)]);
+      assert.deepEqual(warmed, cold);
+      assert.deepEqual(
+        warmed.failures.map((failure: { name: string }) => failure.name),
+        ["TestCart"],
       );
     } finally {
       await rm(folder, { recursive: true, force: true });

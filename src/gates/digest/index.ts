@@ -1,7 +1,7 @@
 /** Failure digests of gate logs: what failed, where and why, bounded for a brief. */
 
 export { digestLog } from "./digest-log.ts";
-export { createDigestParser, type DigestParser, digestText } from "./digest-parser.ts";
+export { createDigestParser, type DigestParser, digestText, warmDigestSearches } from "./digest-parser.ts";
 export type {
   Anchor,
   Digest,
