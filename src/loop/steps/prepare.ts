@@ -4,7 +4,6 @@
  * left it), the gates' detached at the base; the spec's setup commands run in each when created.
  */
 import { join } from "node:path";
-import { isDeterministic } from "../../core/gate-facts.ts";
 import { engineNotes } from "../../engines/engine-notes.ts";
 import { treeOf } from "../../git/commits.ts";
 import { checkedOutAt, ensureBranch } from "../../git/loop-branch.ts";
@@ -12,7 +11,6 @@ import { checkOut } from "../../git/loop-repository.ts";
 import { branchHolderFromFiles } from "../../git/worktree-heads.ts";
 import { runCommand } from "../../process/run-command.ts";
 import type { RunContext } from "../run-context.ts";
-import { loadDigest } from "./digest-module.ts";
 import {
   gatesIndex,
   handPreparedCheckouts,
@@ -37,9 +35,6 @@ export async function prepare(context: RunContext): Promise<void> {
   // worktree), and creating it would give that worktree's HEAD a commit before the refusal.
   const repositoryMade = loopRepositoryOf(context);
   repositoryMade.catch(() => {});
-  // The base gates come next: the digest of their logs loads while this step waits on git.
-  if (state.spec.gates.some((gate) => isDeterministic(gate) && !state.baseline[gate.id]))
-    void loadDigest().catch(() => {});
   // The gates' checkout, detached at the base, needs no branch: it is written as soon as the loop's
   // repository exists, while the branch is checked and made (git processes side by side, not in a row).
   const gatesCheckedOut = repositoryMade.then((repository) =>

@@ -105,10 +105,11 @@ export async function runGatePhase(
       signal: context.cancelSignal,
       onGateStarted: (gateId) => {
         record(() => context.append("gate_started", { iteration: iterationNumber, gateId, phase, sha }));
-        // Right after the gate's process has started (it is started synchronously after this call): the
-        // digest loads while the gate runs (see digest-module.ts), and makes its searches (compiled on
-        // first use: 5–12 ms of CPU in a fresh controller) before the gate's log needs them.
-        queueMicrotask(() =>
+        // Once the gate's process has started (synchronously after this call) and its start is recorded:
+        // the digest loads while the gate runs (see digest-module.ts; its import holds this process's turn
+        // ~10 ms in a fresh controller), and makes its searches (compiled on first use: 5–12 ms of CPU)
+        // before the gate's log needs them.
+        setImmediate(() =>
           loadDigest()
             .then((digest) => digest.warmDigestSearches())
             .catch(() => {}),
