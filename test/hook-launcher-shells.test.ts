@@ -155,7 +155,7 @@ describe("a Node that ends before the launcher reaches `wait` (a descheduled she
 });
 
 describe("every sh as /bin/sh: Node exits 7 while git sleeps 20 s: 7 at once", () => {
-  // Only dash takes the pipeline shape (its `wait` a SIGCHLD trap ends); posh's does not, and it
+  // Only dash execs Node beside git's watcher (its here-documents are pipes); posh's may not, and it
   // names itself in no variable: it must run the wrapper.
   for (const shell of ["dash", "posh", "busybox", "mksh", "ksh93", "zsh", "yash", "bash"]) {
     test(shell, { skip: !has(shell) }, async () => {

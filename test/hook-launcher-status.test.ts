@@ -291,7 +291,7 @@ function runningPrograms(): string[] {
 }
 
 describe("the launcher's exit status is Node's, in both its shapes", () => {
-  // dash runs the pipeline (Node exec'd beside git's subshell), bash the wrapper (git's pid read first).
+  // dash execs Node beside git's watcher, bash runs the wrapper (git's pid read first).
   for (const shell of ["dash", "bash"]) {
     test(`${shell}: Node exits 7 while git still runs: 7 at once, and git is killed`, async () => {
       const project = await hookedCheckout();
@@ -381,6 +381,34 @@ test("a signal that ends the launcher ends the hook it started (Node is its chil
   // Had the hook lived on, it would have recorded this stop once its gate ended (4 s).
   await new Promise((resolve) => setTimeout(resolve, 7_000));
   assert.equal(hookState(sandbox.repo).totals.stops, stopsBefore);
+});
+
+describe("a signal that ends the hook while it waits on a hung git status ends that git too", () => {
+  // Claude Code's timeout ends the hook with a signal; the launcher's git must not outlive it.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    test(signal, async () => {
+      const sandbox = await hookedCheckout();
+      await openWork(sandbox, wrong);
+      const git = slowGit(sandbox, 60);
+      const child = spawn(join(sandbox.repo, ".loopwright", "hook"), ["stop"], {
+        cwd: sandbox.repo,
+        env: { ...sandbox.env, CLAUDE_PROJECT_DIR: sandbox.repo, PATH: git.path },
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      child.stdin.end(JSON.stringify({ session_id: "s1", cwd: sandbox.repo }));
+      const ended = new Promise((resolve) => child.on("close", resolve));
+      await waitFor(() => existsSync(git.started), "the launcher's git to start", 30_000);
+      // Node reads git's pipe once its handler has loaded: let it get there.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const started = Date.now();
+      child.kill(signal);
+      await ended;
+      const seconds = (Date.now() - started) / 1000;
+      assert.ok(seconds < 10, `the hook ended ${seconds} s after the ${signal}`);
+      const pids = readFileSync(git.started, "utf8").trim().split(/\s+/).map(Number);
+      await waitFor(() => !pids.some(alive), "the launcher's git to end", 5_000);
+    });
+  }
 });
 
 describe("stdin without streams", () => {

@@ -10,8 +10,9 @@
  * status-process.ts); the script decides with sh builtins alone (no process is started to decide),
  * and starts none where Node would not read it (hook mode off, an engine session). Its answer never
  * waits for that git: the script waits for Node alone, and git, which holds none of Claude Code's
- * pipes, is killed once Node has exited. Under dash with /proc (Debian, Ubuntu) Node starts as soon
- * as git is forked (\`pipedPart\`); any other sh reads git's pid before Node starts (\`wrappedPart\`).
+ * pipes, is killed once Node has exited. Under dash with /proc (Debian, Ubuntu) the script execs Node
+ * as soon as git's watcher is forked (\`pipedPart\`); any other sh reads git's pid before Node starts
+ * (\`wrappedPart\`).
  * Pure.
  */
 import { gitSettings, neutralisingArguments, repositoryLocatingVariables } from "../../git/git.ts";
@@ -75,10 +76,10 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
   esac
   # Descriptor 4 keeps the hook's stdin for Node (\`command\`: a closed stdin is no fatal error).
   if [ -n "$git" ] && { command exec 4<&0; } 2>/dev/null; then
-    # dash, whose \`wait\` a SIGCHLD trap ends (named by its executable: posh, bash, zsh, ksh, busybox
-    # and yash wait on), with a /proc that names a process's children in this shell's own pid namespace
-    # (not a parent namespace's, as \`unshare -p\` without its own /proc leaves it), runs the pipeline;
-    # any other sh runs the wrapper. (\`test\` is dash's builtin: /proc/self is the shell.)
+    # dash, whose here-documents are pipes (named by its executable: others may write a temporary
+    # file), with a /proc that names a process's children in this shell's own pid namespace (not a
+    # parent namespace's, as \`unshare -p\` without its own /proc leaves it), execs Node beside git's
+    # watcher; any other sh runs the wrapper. (\`test\` is dash's builtin: /proc/self is the shell.)
     if [ -r /proc/thread-self/children ] &&
       { [ /proc/self/exe -ef /bin/dash ] || [ /proc/self/exe -ef /usr/bin/dash ]; } 2>/dev/null &&
       [ /proc/self -ef "/proc/$$" ]; then
@@ -99,68 +100,41 @@ interface LauncherParts {
 }
 
 /**
- * Node starts as soon as git is forked: one background pipeline, git's subshell | exec Node. Needs
- * dash's \`wait\` (a SIGCHLD trap ends it; bash's waits on) and /proc/thread-self/children.
+ * Node is exec'd as soon as git's watcher is forked: no shell waits for Node and no fork is in its
+ * way. Needs dash (its here-documents are pipes) and /proc (/proc/self/fd, /proc/thread-self/children).
  */
 function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string {
   const variables = launcherStatusVariables;
-  return `      # One pipeline in the background: on its left a subshell runs git (stdin and stderr /dev/null: it
-      # holds none of Claude Code's pipes) and writes its exit code after its output; on its right Node
-      # is exec'd with that output on descriptor 3, at once. sh's \`wait\` waits for the whole pipeline,
-      # so a SIGCHLD trap wakes the script when Node ends; it then ends git's subshell, whose trap ends
-      # git if it still runs, and takes Node's status. Each kill is of the killer's own child, named by
-      # /proc/thread-self/children just before and not yet reaped: its pid cannot be another process's.
+  return `      # Two pipes, from empty here-documents (dash makes each a pipe, its write end closed) and a second
+      # open of each through /proc: git's output, read by Node on descriptor 3 and written on 7; and a
+      # lifeline that Node alone holds open for writing (6), read by the watcher on 5. The watcher, in
+      # the background (stdout and stderr /dev/null: it holds none of Claude Code's pipes), runs git's
+      # subshell, which writes git's exit code after its output, then waits for the lifeline's end:
+      # Node's exit, however it comes (a signal that ends the hook, Claude Code's timeout, reaches Node
+      # itself), ends git's subshell, whose trap ends git if it still runs. Each kill is of the killer's
+      # own unreaped child (the watcher never \`wait\`s; the subshell's is named by
+      # /proc/thread-self/children just before): its pid cannot be another process's.
+      exec 3<<'EOF' 5<<'EOF'
+EOF
+EOF
+      exec 6>/proc/self/fd/5 7>/proc/self/fd/3
       {
+        exec 3<&- 6>&-
         unset ${repositoryLocatingVariables.join(" ")}
-        # Its only child is git (even one forked an instant before this trap runs).
-        trap '${killOwnChildren} exit 143' TERM
-        ${settings} "$git" -C "$folder" ${gitCommand} </dev/null &
-        wait "$!"
-        printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
-      } 2>/dev/null 4<&- | {
-        # (dash gives an asynchronous command /dev/null as stdin before its own redirections)
-        # Descriptor 3 is redirected on Node's command itself too: a shell whose \`exec 3<&0\` is
-        # close-on-exec (ksh93, mksh) would otherwise start Node without it.
-        exec 3<&0 0<&4 4<&-
-        LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
-          ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-          ${assignments}exec "$node" "$entry" hook "$@" 3<&3
-      } &
-      # Node is this script's child, not the script itself: a signal that ends the hook (Claude Code's
-      # timeout) is passed on to it, as it reached Node when the script exec'd it.
-      hook=$!
-      exec 4<&-
-      # Once Node has ended (reaped, or a zombie not yet reaped: its /proc/PID/exe names nothing, as
-      # it does once an exiting process has let go of its memory), git's subshell, the job's other child,
-      # is ended, so that \`wait\` returns however late the script comes to it: run by the SIGCHLD trap
-      # (it ends \`wait\`) and once here, for a Node that ended before the trap was set. Each kill is of
-      # this shell's own unreaped child, named by /proc/thread-self/children just before (the shell
-      # reaps only in \`wait\`): its pid cannot be another process's. \`woke\`: the SIGCHLD came.
-      ended='woke=1
-        { children=; read -r children </proc/thread-self/children
-          case " $children " in *" $hook "*) [ -e "/proc/$hook/exe" ] && children= ;; esac
-          for child in $children; do [ "$child" = "$hook" ] || kill -s TERM "$child"; done; } 2>/dev/null'
-      trap "$ended" CHLD
-      eval "$ended"
-      trap 'kill -s TERM "$hook" 2>/dev/null' HUP INT TERM
-      while :; do
-        woke=
-        wait "$hook"
-        status=$?
-        kill -s 0 "$hook" 2>/dev/null || break
-      done
-      # Node is reaped. A \`wait\` the SIGCHLD ended (128 + its number) left the job in the shell's
-      # table: git's subshell, ended now if not yet, lets the last \`wait\` give the pipeline's status,
-      # Node's (127 included). Any other status is the job's, and the shell has it no more (only a Node
-      # that exits 128 + SIGCHLD's number as a SIGCHLD comes is reported as 127).
-      trap - CHLD
-      if [ -n "$woke" ] && [ "$status" -gt 128 ] && [ "$(kill -l "$status")" = CHLD ]; then
-        { read -r children </proc/thread-self/children; } 2>/dev/null
-        [ -z "\${children-}" ] || kill -s TERM $children 2>/dev/null
-        wait "$hook"
-        status=$?
-      fi
-      exit "$status"
+        {
+          # Its only child is git (even one forked an instant before this trap runs).
+          trap '${killOwnChildren} exit 143' TERM
+          ${settings} "$git" -C "$folder" ${gitCommand} </dev/null &
+          wait "$!"
+          printf '${launcherStatusTrailer.replace("\n", "\\n")}%d\\n' "$?"
+        } >&7 5<&- 7>&- &
+        exec 7>&-
+        read -r _ <&5
+        kill -s TERM "$!"
+      } >/dev/null 2>&1 4<&- &
+      LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
+        ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
+        ${assignments}exec "$node" "$entry" hook "$@" 4<&- 5<&- 7>&-
 `;
 }
 
