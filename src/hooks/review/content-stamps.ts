@@ -26,28 +26,68 @@ export interface ContentStamps {
   proseFiles: string[];
 }
 
-const proseExtension = /\.(md|markdown|rst|adoc|asciidoc|org)$/i;
-const proseName =
-  /^(readme|changelog|changes|history|news|notes|authors|contributors|contributing|license|licence|copying|notice|code_of_conduct|security)(\.(txt|md|markdown|rst|adoc))?$/i;
-const proseFolder = /^(docs?|notes)$/i;
-/** Files that steer an agent, whatever their extension. */
-const behaviourName = /^(claude(\.local)?|agents|gemini|skill|copilot-instructions)\.md$|\.prompt\.md$/i;
+// Sets of lower-cased names, not regular expressions: a case-insensitive alternation is compiled at
+// its first match, ~0.5 ms of every hook that stamps its changed files.
+const proseExtensions = new Set(["md", "markdown", "rst", "adoc", "asciidoc", "org"]);
+const proseNames = new Set([
+  "readme",
+  "changelog",
+  "changes",
+  "history",
+  "news",
+  "notes",
+  "authors",
+  "contributors",
+  "contributing",
+  "license",
+  "licence",
+  "copying",
+  "notice",
+  "code_of_conduct",
+  "security",
+]);
+/** The extensions a prose name may carry (`README.txt`, `LICENSE.md`). */
+const proseNameExtensions = new Set(["txt", "md", "markdown", "rst", "adoc"]);
+const proseFolders = new Set(["doc", "docs", "notes"]);
+/** Files that steer an agent, whatever their folder. */
+const behaviourNames = new Set([
+  "claude.md",
+  "claude.local.md",
+  "agents.md",
+  "gemini.md",
+  "skill.md",
+  "copilot-instructions.md",
+]);
 /** Folders whose Markdown is configuration of an agent or a tool (prompts, commands, skills, workflows). */
-const behaviourFolder =
-  /^(\.claude|\.codex|\.cursor|\.github|\.windsurf|\.agents?|agents|commands|skills|prompts)$/i;
+const behaviourFolders = new Set([
+  ".claude",
+  ".codex",
+  ".cursor",
+  ".github",
+  ".windsurf",
+  ".agent",
+  ".agents",
+  "agents",
+  "commands",
+  "skills",
+  "prompts",
+]);
 
 /**
  * True for a file whose change cannot change behaviour: Markdown and similar prose (README, LESSONS.md,
- * docs/, notes/, LICENSE), unless it lives where agents read instructions (see `behaviourName`,
- * `behaviourFolder`). Everything else, including images and `requirements.txt`, is code.
+ * docs/, notes/, LICENSE), unless it lives where agents read instructions (see `behaviourNames`,
+ * `behaviourFolders`). Everything else, including images and `requirements.txt`, is code.
  */
 export function isInertProse(path: string): boolean {
-  const segments = path.split("/");
-  const name = segments.at(-1) ?? "";
-  if (behaviourName.test(name)) return false;
-  if (segments.slice(0, -1).some((segment) => behaviourFolder.test(segment))) return false;
-  if (proseExtension.test(name) || proseName.test(name)) return true;
-  return /\.txt$/i.test(name) && segments.slice(0, -1).some((segment) => proseFolder.test(segment));
+  const segments = path.toLowerCase().split("/");
+  const name = segments.pop() ?? "";
+  if (behaviourNames.has(name) || name.endsWith(".prompt.md")) return false;
+  if (segments.some((segment) => behaviourFolders.has(segment))) return false;
+  const dot = name.lastIndexOf(".");
+  const extension = dot === -1 ? "" : name.slice(dot + 1);
+  if (proseExtensions.has(extension) || proseNames.has(name)) return true;
+  if (proseNameExtensions.has(extension) && proseNames.has(name.slice(0, dot))) return true;
+  return extension === "txt" && segments.some((segment) => proseFolders.has(segment));
 }
 
 /** The stamps of `files` (order does not matter; a path listed twice counts once). */
