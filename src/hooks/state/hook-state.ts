@@ -78,7 +78,10 @@ export async function updateHookState(
   return withFileLock(layout.stateLock, () => {
     const next = change(readHookState(layout));
     const temporary = `${layout.state}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(next, null, 2)}\n`);
+    // The open work right after the version: the launcher, which reads the file a byte at a time
+    // (dash) to learn whether a prompt has work, stops at its line.
+    const { version, work, ...rest } = next;
+    writeFileSync(temporary, `${JSON.stringify({ version, work, ...rest }, null, 2)}\n`);
     renameSync(temporary, layout.state);
     return next;
   });
