@@ -411,6 +411,31 @@ describe("a signal that ends the hook while it waits on a hung git status ends t
   }
 });
 
+test("once the hook has read the launcher's git status, the launcher leaves no process behind while a gate runs", async () => {
+  const sandbox = await hookedCheckout();
+  const started = join(sandbox.root, "gate-started");
+  await sandbox.commit({
+    "loop.yaml": spec.replace(`"grep -q 'a + b' math.js"`, `"touch ${started}; sleep 3"`),
+  });
+  await openWork(sandbox, right);
+  const launcherPath = join(sandbox.repo, ".loopwright", "hook");
+  const child = spawn(launcherPath, ["stop"], {
+    cwd: sandbox.repo,
+    env: { ...sandbox.env, CLAUDE_PROJECT_DIR: sandbox.repo },
+    stdio: ["pipe", "ignore", "ignore"],
+  });
+  child.stdin.end(JSON.stringify({ session_id: "s1", cwd: sandbox.repo }));
+  const ended = new Promise((resolve) => child.on("close", resolve));
+  await waitFor(() => existsSync(started), "the gate to start", 60_000);
+  // A zombie's command line is empty: only a live sh running the launcher script names it.
+  await waitFor(
+    () => !runningPrograms().some((line) => line.includes(launcherPath)),
+    "the launcher's processes to end",
+    2_000,
+  );
+  await ended;
+});
+
 describe("stdin without streams", () => {
   test("a non-blocking stdin with the input not yet written is read through the stream after EAGAIN", async () => {
     const sandbox = await hookedCheckout();

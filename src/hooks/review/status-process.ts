@@ -43,8 +43,16 @@ export const launcherStatusVariables = {
   git: "LOOPWRIGHT_HOOK_STATUS_GIT",
   /** `launcherStatusSignature()` as the launcher was written. */
   signature: "LOOPWRIGHT_HOOK_STATUS_SIGNATURE",
+  /** Set (to `launcherLifelineDescriptor`) where Node holds the lifeline of git's watcher. */
+  lifeline: "LOOPWRIGHT_HOOK_STATUS_LIFELINE",
 } as const;
 export const launcherStatusDescriptor = 3;
+/**
+ * The write end of a pipe that only Node holds, where the launcher's watcher waits for its end (dash):
+ * closed, it ends the launcher's git. Node closes it once the status is read or discarded, so that no
+ * gate or git it starts later inherits it; else it closes as Node exits.
+ */
+export const launcherLifelineDescriptor = 6;
 /** What the launcher writes after git's stdout: this, git's exit code, and a newline. */
 export const launcherStatusTrailer = "\nloopwright-status-exit ";
 
@@ -87,6 +95,8 @@ export interface LauncherStatus {
   signature: string;
   /** Set once its output is read or discarded. */
   settled: boolean;
+  /** Whether Node holds the watcher's lifeline (`launcherLifelineDescriptor`), to close when settled. */
+  lifeline: boolean;
 }
 
 /**
@@ -101,13 +111,19 @@ export function takeLauncherStatus(env: NodeJS.ProcessEnv): LauncherStatus | und
   const folder = env[launcherStatusVariables.folder];
   const git = env[launcherStatusVariables.git];
   const signature = env[launcherStatusVariables.signature];
+  const lifeline =
+    env[launcherStatusVariables.lifeline] === String(launcherLifelineDescriptor) &&
+    isPipe(launcherLifelineDescriptor);
   for (const name of Object.values(launcherStatusVariables)) delete env[name];
   if (folder === undefined || git === undefined || signature === undefined) return undefined;
   // One git process counts, used or not (see LOOPWRIGHT_GIT_TRACE in git.ts).
   const trace = env.LOOPWRIGHT_GIT_TRACE;
   if (trace) process.getBuiltinModule("node:fs").appendFileSync(trace, `${Date.now()} status\n`);
-  if (!isPipe(launcherStatusDescriptor)) return undefined;
-  return { folder, git, signature, settled: false };
+  if (!isPipe(launcherStatusDescriptor)) {
+    if (lifeline) closeQuietly(launcherLifelineDescriptor);
+    return undefined;
+  }
+  return { folder, git, signature, settled: false, lifeline };
 }
 
 function isPipe(descriptor: number): boolean {
@@ -122,8 +138,13 @@ function isPipe(descriptor: number): boolean {
 export function discardLauncherStatus(launched: LauncherStatus | undefined): void {
   if (!launched || launched.settled) return;
   launched.settled = true;
+  closeQuietly(launcherStatusDescriptor);
+  if (launched.lifeline) closeQuietly(launcherLifelineDescriptor);
+}
+
+function closeQuietly(descriptor: number): void {
   try {
-    closeSync(launcherStatusDescriptor);
+    closeSync(descriptor);
   } catch {
     // Already closed: nothing to release.
   }
@@ -182,9 +203,8 @@ function launcherResult(launched: LauncherStatus): GitResult | undefined {
   } catch {
     return undefined;
   } finally {
-    try {
-      closeSync(launcherStatusDescriptor);
-    } catch {}
+    closeQuietly(launcherStatusDescriptor);
+    if (launched.lifeline) closeQuietly(launcherLifelineDescriptor);
   }
   return launcherOutput(text);
 }

@@ -17,6 +17,7 @@
  */
 import { gitSettings, neutralisingArguments, repositoryLocatingVariables } from "../../git/git.ts";
 import {
+  launcherLifelineDescriptor,
   launcherStatusSignature,
   launcherStatusTrailer,
   launcherStatusVariables,
@@ -107,7 +108,8 @@ function pipedPart({ assignments, gitCommand, settings }: LauncherParts): string
   const variables = launcherStatusVariables;
   return `      # Two pipes, from empty here-documents (dash makes each a pipe, its write end closed) and a second
       # open of each through /proc: git's output, read by Node on descriptor 3 and written on 7; and a
-      # lifeline that Node alone holds open for writing (6), read by the watcher on 5. The watcher, in
+      # lifeline that Node alone holds open for writing (6, closed by Node once it has read or dropped
+      # git's output), read by the watcher on 5. The watcher, in
       # the background (stdout and stderr /dev/null: it holds none of Claude Code's pipes), runs git's
       # subshell, which writes git's exit code after its output, then waits for the lifeline's end:
       # Node's exit, however it comes (a signal that ends the hook, Claude Code's timeout, reaches Node
@@ -133,7 +135,7 @@ EOF
         kill -s TERM "$!"
       } >/dev/null 2>&1 4<&- &
       LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
-        ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
+        ${variables.signature}=${shellQuote(launcherStatusSignature())} ${variables.lifeline}=${launcherLifelineDescriptor} \\
         ${assignments}exec "$node" "$entry" hook "$@" 4<&- 5<&- 7>&-
 `;
 }
