@@ -33,6 +33,10 @@ describe("inert prose versus code", () => {
   ];
   for (const path of prose) test(`${path} is prose`, () => assert.equal(isInertProse(path), true));
   for (const path of code) test(`${path} counts as code`, () => assert.equal(isInertProse(path), false));
+  // A name that only lower-cases to a prose one (U+212A KELVIN SIGN lower-cases to "k") is no Markdown
+  // to any tool: it stays code, as the case-insensitive regular expressions (no u flag) answered.
+  test("a .mar\u212Adown file (Kelvin sign, not k) counts as code", () =>
+    assert.equal(isInertProse("src/run.mar\u212Adown"), false));
 });
 
 describe("stamps", () => {
