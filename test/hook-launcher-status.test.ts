@@ -327,6 +327,38 @@ describe("the launcher's exit status is Node's, in both its shapes", () => {
   }
 });
 
+describe("a SIGTERM that ends the hook gives the same exit status in both launcher shapes", () => {
+  // Claude Code sees the launcher's end: under dash (before h/hooks) and bash the launcher traps the
+  // signal, passes it to Node and exits 143; under dash with Node exec'd in its place, the hook now
+  // dies of the signal itself (no exit code), unlike the same launcher run by bash.
+  for (const shell of ["dash", "bash"]) {
+    test(`${shell}: exit 143, not killed by the signal`, async () => {
+      const project = await hookedCheckout();
+      await openWork(project, wrong);
+      const git = slowGit(project, 20);
+      const path = join(project.repo, ".loopwright", "hook");
+      const sleeps = join(project.root, "sleeps");
+      const ready = join(project.root, "node-started");
+      writeFileSync(sleeps, `#!/bin/sh\ntouch '${ready}'\nexec sleep 30\n`, { mode: 0o755 });
+      const launcherPath = join(project.root, "hook-sleeps");
+      writeFileSync(launcherPath, readFileSync(path, "utf8").replace(/^node=.*$/m, `node='${sleeps}'`));
+      const child = spawn(shell, [launcherPath, "stop"], {
+        cwd: project.repo,
+        env: { ...project.env, CLAUDE_PROJECT_DIR: project.repo, PATH: git.path },
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      const ended = new Promise<[number | null, string | null]>((resolve, reject) => {
+        child.on("error", reject);
+        child.on("close", (code, signal) => resolve([code, signal]));
+      });
+      child.stdin.end("{}");
+      await waitFor(() => existsSync(ready), "the hook to start", 30_000);
+      child.kill("SIGTERM");
+      assert.deepEqual(await ended, [143, null]);
+    });
+  }
+});
+
 describe("the launcher's status is read up to a cap (git's own output is capped at 256 MB)", () => {
   test("up to the cap it is read whole; one byte over, it is discarded", () => {
     const folder = mkdtempSync(join(tmpdir(), "loopwright-limited-"));
