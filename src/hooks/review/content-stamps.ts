@@ -79,7 +79,9 @@ const behaviourFolders = new Set([
  * `behaviourFolders`). Everything else, including images and `requirements.txt`, is code.
  */
 export function isInertProse(path: string): boolean {
-  const segments = path.toLowerCase().split("/");
+  // ASCII letters only, as the case-insensitive expressions this replaced (no u flag) folded them:
+  // toLowerCase() would make the Kelvin sign a k, and `run.mar\u212Adown` no tool's Markdown.
+  const segments = path.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()).split("/");
   const name = segments.pop() ?? "";
   if (behaviourNames.has(name) || name.endsWith(".prompt.md")) return false;
   if (segments.some((segment) => behaviourFolders.has(segment))) return false;
