@@ -330,7 +330,7 @@ describe("the launcher's exit status is Node's, in both its shapes", () => {
 describe("a SIGTERM that ends the hook ends it in both launcher shapes, as the signal's end", () => {
   // Claude Code's timeout sends SIGTERM. bash's wrapper traps it, passes it to Node and exits 143 (a
   // shell's way of saying "ended by SIGTERM"); under dash the program is exec'd in the launcher's
-  // place (8cb6210), so it ends of the signal itself, as a hook command Claude Code ran directly
+  // place, so it ends of the signal itself, as a hook command Claude Code ran directly
   // would. Both say the same thing: the hook was ended by SIGTERM, not an answer. (Review of h/hooks:
   // dash answered 143 before; accepted, and held here so that neither shape starts answering a status
   // of its own.)
