@@ -44,58 +44,77 @@ function entry(path) {
 /**
  * The hook path's module: from dist/, its one-file bundle when the build made it (one file to load
  * instead of ~25: scripts/bundle-hook-path.ts), else hook-main itself, as from src/ and when the
- * bundle is missing or does not load.
+ * bundle is missing or does not load. Its code cache is kept per event (a plain name only).
  */
 async function hookModule(event) {
   const main = entry("hooks/hook-main");
   if (main.endsWith(".js")) {
     try {
-      return await runHookBundle(new URL("../dist/hooks/hook-main.bundle.js", import.meta.url), event);
+      const bundle = new URL("../dist/hooks/hook-main.bundle.js", import.meta.url);
+      return await runBundle(bundle, /^[a-z-]{1,32}$/.test(event) ? `hook-${event}` : undefined);
     } catch {}
   }
   return import(main);
 }
 
-/** Set by `runHookBundle` when the event's code cache is to be written once the hook has answered. */
-let saveHookCodeCache;
+/**
+ * The CLI's module for `run <spec>` (with or without --json): from dist/, its one-file bundle when the
+ * build made it (one file instead of ~250 modules: scripts/bundle-cli-main.ts), else cli/main itself, as
+ * from src/, for every other command, and when the bundle is missing or does not load.
+ */
+async function cliModule() {
+  const main = entry("cli/main");
+  if (main.endsWith(".js") && argv[0] === "run" && !argv.includes("--detach")) {
+    try {
+      return await runBundle(new URL("../dist/cli/main.bundle.js", import.meta.url), "cli-run");
+    } catch {}
+  }
+  return import(main);
+}
+
+/** Set by `runBundle` when the bundle's code cache is to be written once the command has answered. */
+let saveCodeCache;
 
 /**
- * Runs the hook bundle (a script whose value is a function: scripts/bundle-hook-path.ts) and returns
- * its exports. It is compiled with V8's code cache of an earlier run of `event`: made after that run,
- * the cache holds every function the run compiled, where Node's compile cache holds only the code
- * compiled as a module loads (a hook's functions then compile at their first call, in every process).
- * The cache is a file in Node's compile cache folder (one per Node and V8 version and flags; none where
- * Node's is off), named for the event and the bundle's URL, used only for the bundle's exact text and
- * undamaged (dist/files/code-cache-file.js). Without it, or with one V8 refuses, the bundle compiles as
- * without it and `saveHookCodeCache` writes a new one after the hook. An event that is no plain name
- * keeps none.
+ * Runs a bundle (a script whose value is a function: scripts/bundle-hook-path.ts,
+ * scripts/bundle-cli-main.ts) and returns its exports. It is compiled with V8's code cache of an earlier
+ * run of the command `name`: made after that run, the cache holds every function the run compiled, where
+ * Node's compile cache holds only the code compiled as a module loads (a command's functions then
+ * compile at their first call, in every process). The cache is a file in Node's compile cache folder
+ * (one per Node and V8 version and flags; none where Node's is off), named for `name` and the bundle's
+ * URL, used only for the bundle's exact text and undamaged (dist/files/code-cache-file.js). Without it,
+ * or with one V8 refuses, the bundle compiles as without it and `saveCodeCache` writes a new one after
+ * the command. Without a `name`, none is kept.
  */
-async function runHookBundle(bundle, event) {
+async function runBundle(bundle, name) {
   const { Script } = process.getBuiltinModule("node:vm");
   const source = readFileSync(bundle);
   const folder = module.getCompileCacheDir?.();
   // Without its module (a package built without it), the bundle runs without a code cache.
   const cacheFiles =
-    folder !== undefined && /^[a-z-]{1,32}$/.test(event)
+    folder !== undefined && name !== undefined
       ? await import(new URL("../dist/files/code-cache-file.js", import.meta.url).href).catch(() => undefined)
       : undefined;
-  const cacheFile =
-    cacheFiles && join(folder, `loopwright-hook-${event}-${cacheFiles.nameHash(bundle.href)}`);
+  const cacheFile = cacheFiles && join(folder, `loopwright-${name}-${cacheFiles.nameHash(bundle.href)}`);
   const cachedData = cacheFiles?.readCodeCache(cacheFile, source);
   const script = new Script(source.toString("utf8"), { filename: bundle.href, cachedData });
   const bundleModule = { exports: {} };
-  // Its imports of the modules left out resolve from the bundle's URL, as a module's import() does.
-  const importBesideBundle = (specifier) => import(new URL(specifier, bundle).href);
+  // Its imports of the modules and packages left out resolve as the modules' own import() would: a
+  // relative path from the bundle's URL (beside it in dist/), a package's name from this file (the same
+  // node_modules folders).
+  const importBesideBundle = (specifier) =>
+    import(specifier.startsWith(".") ? new URL(specifier, bundle).href : specifier);
   script.runInThisContext()(
-    builtinModule,
+    bundleRequire,
     bundleModule,
     bundleModule.exports,
     bundle.href,
     importBesideBundle,
+    import.meta.resolve,
   );
   if (cacheFiles && (cachedData === undefined || script.cachedDataRejected)) {
     // After the answer: a failure (V8's included) changes nothing and says nothing.
-    saveHookCodeCache = () => {
+    saveCodeCache = () => {
       try {
         cacheFiles.writeCodeCache(cacheFile, source, script.createCachedData());
       } catch {}
@@ -104,11 +123,16 @@ async function runHookBundle(bundle, event) {
   return bundleModule.exports;
 }
 
-/** The bundle's `require`: Node's builtin modules, nothing else (the build checks that it needs no other). */
-function builtinModule(id) {
+/**
+ * The bundles' `require`: a Node builtin module, or a package as `import` would load it (its ES module
+ * where it has one, through Node's require() of ES modules: the very module instance an import of it
+ * gets; a CommonJS one through Node's module cache, as an import of it does).
+ */
+function bundleRequire(id) {
   const builtin = process.getBuiltinModule(id);
-  if (builtin === undefined) throw new Error(`the hook bundle requires ${id}, which is not a builtin module`);
-  return builtin;
+  if (builtin !== undefined) return builtin;
+  const { fileURLToPath } = process.getBuiltinModule("node:url");
+  return module.createRequire(import.meta.url)(fileURLToPath(import.meta.resolve(id)));
 }
 
 /**
@@ -165,7 +189,7 @@ if (isHook) {
   const hook = await hookModule(argv[1] ?? "");
   process.exitCode = await hook.runHook(argv.slice(1));
   // The first run of an event with this bundle keeps what it compiled, after its answer went out.
-  if (hook.isHookEvent?.(argv[1]) === true) saveHookCodeCache?.();
+  if (hook.isHookEvent?.(argv[1]) === true) saveCodeCache?.();
   // A hook ends without Node tearing down its heap (a few ms of every hook) once nothing is left to do:
   // its answer went out whole through blocking writes and, a turn of the event loop later, nothing
   // keeps the loop alive (no child, timer, stream or request). Anything else, or a module that cannot
@@ -186,6 +210,9 @@ if (isHook) {
     if (parseReadCommand(argv)?.form === readCommandForms.validate)
       (await import(entry("sandbox/sandbox-availability"))).primeSandboxAvailability();
   }
-  const { main } = await import(entry("cli/main"));
+  const { main } = await cliModule();
   process.exitCode = await main(argv);
+  // The first run with this bundle keeps what it compiled, unless the command was refused (a usage or
+  // spec error, exit 2), which compiled little of what a run does.
+  if (process.exitCode !== 2) saveCodeCache?.();
 }
