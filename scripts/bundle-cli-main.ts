@@ -1,6 +1,7 @@
 /**
  * Bundles the CLI (cli/main with every module of the code folder it imports, at once or lazily) into one
- * script beside it, `cli/main.bundle.js`, which bin/loopwright.js runs for `run` instead of cli/main.
+ * script beside it, `cli/main.bundle.js` (and its manifest, `cli/main.bundle.json`), which bin/loopwright.js runs for `run`
+ * instead of cli/main while the modules it holds are unchanged.
  * Why: `run` loaded ~250 modules one by one (resolve, read, compile, link each) on its way to the
  * maker's first command; one file is read once, and compiled with V8's code cache of an earlier run
  * (made after that run: it holds every function the run compiled, where Node's compile cache holds only
@@ -26,13 +27,24 @@
  *
  * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-cli-main.ts`).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { isBuiltin as isBuiltinModule } from "node:module";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
 
 /** The bundle's file, relative to the code folder. */
 export const cliMainBundle = "cli/main.bundle.js";
+
+/**
+ * What `cli/main.bundle.json`, beside the bundle, says: each module of the code folder it holds, by its
+ * path relative to the bundle's folder, with its size in bytes when bundled. bin/loopwright.js runs the
+ * bundle only while every one is there with that size: a rebuild of the modules alone (tsc without this
+ * step) or an edit of one changes sizes, and the command then runs from the modules (the read-only
+ * commands' bundle does the same: src/cli/read-only-main.ts says why sizes).
+ */
+export interface CliMainBundleManifest {
+  modules: Record<string, number>;
+}
 
 /** The parameters of the bundle's function, in the order bin/loopwright.js passes them. */
 export const bundleParameters = [
@@ -143,6 +155,16 @@ export async function bundleCliMain(options: CliMainBundleOptions): Promise<stri
     throw new Error("no module's import.meta was rewritten: the check above is out of date");
   mkdirSync(dirname(outfile), { recursive: true });
   writeFileSync(outfile, text);
+  // The modules it holds, with their sizes: bin/loopwright.js runs it only while each is unchanged.
+  const held = Object.keys(result.metafile.inputs)
+    .map((path) => resolve(path))
+    .filter((path) => path.startsWith(`${code}${sep}`));
+  const manifest: CliMainBundleManifest = {
+    modules: Object.fromEntries(
+      held.map((path) => [relative(dirname(outfile), path).split(sep).join("/"), statSync(path).size]),
+    ),
+  };
+  writeFileSync(outfile.replace(/\.js$/, ".json"), `${JSON.stringify(manifest)}\n`);
   return outfile;
 }
 

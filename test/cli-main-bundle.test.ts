@@ -3,7 +3,7 @@
  * dist/: a real loop runs through it as through the modules (same events, output and exit code) while
  * loading it alone from dist/ and the same packages, its V8 code cache is written after a run and reused,
  * a cache made for another text is not used, and the launcher falls back to cli/main when the bundle is
- * missing or does not load.
+ * stale (a module it holds rebuilt since), missing or does not load.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -166,7 +166,19 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
     assert.notDeepEqual(readFileSync(file), damaged);
   });
 
-  test("without the bundle, or with one that does not load, the run goes through cli/main", () => {
+  test("a stale bundle (a module rebuilt since), a missing one or one that does not load leaves the run to cli/main", () => {
+    const module = join(pkg, "dist", "loop", "runner.js");
+    const written = readFileSync(module);
+    try {
+      // Rebuilt (its size changed): the bundle's copy of it is stale.
+      writeFileSync(module, Buffer.concat([written, Buffer.from("\n// rebuilt\n")]));
+      const stale = run();
+      assert.equal(stale.code, 3, stale.stderr);
+      assert.ok(stale.files.includes("dist/cli/main.js") && stale.files.includes("dist/loop/runner.js"));
+    } finally {
+      writeFileSync(module, written);
+    }
+    assert.ok(!run().files.includes("dist/cli/main.js"));
     const missing = withoutBundle(() => run());
     assert.equal(missing.code, 3, missing.stderr);
     assert.ok(missing.files.includes("dist/cli/main.js"));
