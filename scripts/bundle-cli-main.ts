@@ -70,11 +70,12 @@ const moduleMeta = `const __moduleMeta = (path) => {
 /**
  * esbuild's helper that makes a `require`d module an import's namespace. An ES module's namespace (what
  * the launcher's `require` gives for a package's ES module) is one already: as it is, the helper would
- * make the whole namespace the default export, as it does for a CommonJS module.
+ * make the whole namespace the default export, as it does for a CommonJS module. Told apart by V8's own
+ * test, not by `Symbol.toStringTag`, which a CommonJS module made by a bundler can carry too.
  */
 const toEsmHelper = "var __toESM = (mod, isNodeMode, target) => (";
 const toEsmForNamespaces =
-  'var __toESM = (mod, isNodeMode, target) => mod?.[Symbol.toStringTag] === "Module" ? mod : (';
+  'var __toESM = (mod, isNodeMode, target) => require("node:util").types.isModuleNamespaceObject(mod) ? mod : (';
 
 export interface CliMainBundleOptions {
   /** The code folder: dist/ (tsc's JavaScript). */

@@ -64,13 +64,13 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
    * `loopwright run --json <a new spec>` from the package: exit code, the events' types in order, stderr,
    * and the files of the package it loaded (relative to it) and the packages (node_modules) it loaded.
    */
-  const run = (options: { name?: string } = {}) => {
+  const run = (options: { name?: string; gate?: string } = {}) => {
     loops++;
     const name = options.name ?? `bundled-${loops}`;
     const spec = join(sandbox.root, `${name}.yaml`);
     writeFileSync(
       spec,
-      `name: ${name}\ngoal: add() adds.\nrepo: ./repo\nmaker: { engine: command, run: "echo '// a + b' >> math.js" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: tests, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n`,
+      `name: ${name}\ngoal: add() adds.\nrepo: ./repo\nmaker: { engine: command, run: "echo '// a + b' >> math.js" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: tests, kind: tests-pass, run: "${options.gate ?? "false"}" }\nbudget: { maxIterations: 1 }\n`,
     );
     const trace = join(sandbox.root, `trace-${loops}.txt`);
     const answer = spawnSync(
@@ -135,6 +135,18 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
       !bundled.packages.includes("zod") && !bundled.packages.includes("@octokit/rest"),
       bundled.packages.join(),
     );
+  });
+
+  test("a loop whose gates pass reaches its verifier through the bundle (its packages required on the way) as through the modules", () => {
+    // `cat` answers no verdict: three invalid verdicts break the circuit (exit 5), both ways.
+    const bundled = run({ gate: "true" });
+    const modules = withoutBundle(() => run({ gate: "true" }));
+    assert.equal(bundled.code, 5, bundled.stderr);
+    assert.equal(modules.code, 5, modules.stderr);
+    assert.equal(bundled.stderr, modules.stderr);
+    assert.deepEqual(bundled.events, modules.events);
+    assert.ok(bundled.events.includes("verifier_started"), bundled.events.join());
+    assert.deepEqual(bundled.packages, modules.packages);
   });
 
   test("a run writes the bundle's code cache, the next one uses it, and one for another text is not used", () => {
