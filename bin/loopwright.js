@@ -58,16 +58,20 @@ async function hookModule(event) {
 }
 
 /**
- * The CLI's module for `run <spec>` (with or without --json): from dist/, its one-file bundle when the
- * build made it (one file instead of ~250 modules: scripts/bundle-cli-main.ts), else cli/main itself, as
- * from src/, for every other command, and when the bundle is missing or does not load.
+ * The CLI's module for `run` (not `run --detach`): from dist/, its one-file bundle when the build made
+ * it and it is current (one file instead of ~480 modules: scripts/bundle-cli-main.ts), else cli/main
+ * itself, as from src/, for every other command, and when the bundle is missing or does not load. Only
+ * `run [spec] [--json]` keeps a code cache: what `run --help` or a misspelt option compiles would make
+ * a poor one, kept until the bundle changes.
  */
 async function cliModule() {
   const main = entry("cli/main");
   if (main.endsWith(".js") && argv[0] === "run" && !argv.includes("--detach")) {
+    const plain =
+      argv.length <= 3 && argv.slice(1).every((word) => word === "--json" || !word.startsWith("-"));
     try {
       const bundle = new URL("../dist/cli/main.bundle.js", import.meta.url);
-      if (bundleIsCurrent(bundle)) return await runBundle(bundle, "cli-run");
+      if (bundleIsCurrent(bundle)) return await runBundle(bundle, plain ? "cli-run" : undefined);
     } catch {}
   }
   return import(main);

@@ -151,10 +151,18 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
 
   test("a run writes the bundle's code cache, the next one uses it, and one for another text is not used", () => {
     rmSync(cacheFolder(), { recursive: true, force: true });
-    // A refused run (the loop's name taken) compiled little of a run: it keeps no cache.
+    // A refused run (the loop's name taken) compiled little of a run: it keeps no cache; nor does help.
     run({ name: "taken" });
-    assert.equal(run({ name: "taken" }).code, 2);
     rmSync(cacheFolder(), { recursive: true, force: true });
+    assert.equal(run({ name: "taken" }).code, 2);
+    assert.deepEqual(cacheFiles(), []);
+    const help = spawnSync(process.execPath, [join(pkg, "bin", "loopwright.js"), "run", "--help"], {
+      env: { ...sandbox.env, LOOPWRIGHT_FROM: "", XDG_CACHE_HOME: cacheFolder() },
+      encoding: "utf8",
+    });
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /Usage: loopwright run/);
+    assert.deepEqual(cacheFiles(), []);
     assert.equal(run().code, 3);
     const [file] = cacheFiles();
     assert.ok(file, "no code cache was written");
