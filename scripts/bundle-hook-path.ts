@@ -146,6 +146,45 @@ function importsThroughParameter(text: string, unbundledPaths: Set<string>, expe
   return result;
 }
 
+/**
+ * Bundles hooks/hook-entry with the code cache's module into `hooks/hook-entry.cjs` beside the hook
+ * bundle: the CommonJS entry the launcher execs Node on (see hook-entry.ts for why). A Node without
+ * process.getBuiltinModule, which the code cache's module calls as it loads, is handed to
+ * bin/loopwright.js before anything else runs (it answers in JSON there). Returns its path.
+ */
+export async function bundleHookEntry(options: HookBundleOptions): Promise<string> {
+  const code = resolve(options.code);
+  const extension = code.endsWith("src") ? ".ts" : ".js";
+  const outfile = join(resolve(options.into ?? code), "hooks", "hook-entry.cjs");
+  const binUrl =
+    'require("node:url").pathToFileURL(require("node:path").join(__dirname, "../../bin/loopwright.js")).href';
+  const result = await build({
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node24",
+    entryPoints: [join(code, "hooks", `hook-entry${extension}`)],
+    outfile,
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+    charset: "ascii",
+    banner: {
+      js: `"use strict";\nif (typeof process.getBuiltinModule !== "function") return void import(${binUrl});`,
+    },
+    footer: { js: 'module.exports.runHookEntry(require("node:url").pathToFileURL(__filename).href);' },
+  });
+  const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports);
+  const foreign = imports.filter((entry) => !isBuiltinModule(entry.path));
+  if (result.warnings.length > 0 || foreign.length > 0)
+    throw new Error(
+      `the hook entry would not run alone: ${[...result.warnings.map((warning) => warning.text), ...foreign.map((entry) => entry.path)].join("; ")}`,
+    );
+  mkdirSync(dirname(outfile), { recursive: true });
+  writeFileSync(outfile, result.outputFiles[0].text);
+  return outfile;
+}
+
 /** The absolute paths of a build's input files. */
 function inputs(metafile: Metafile): string[] {
   return Object.keys(metafile.inputs).map((path) => resolve(path));
@@ -154,4 +193,5 @@ function inputs(metafile: Metafile): string[] {
 if (import.meta.main) {
   const code = process.argv[2] ?? join(import.meta.dirname, "..", "dist");
   process.stdout.write(`hook bundle: ${relative(process.cwd(), await bundleHookPath({ code }))}\n`);
+  process.stdout.write(`hook entry: ${relative(process.cwd(), await bundleHookEntry({ code }))}\n`);
 }

@@ -22,7 +22,7 @@ import {
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { transform } from "esbuild";
-import { bundleHookPath } from "../scripts/bundle-hook-path.ts";
+import { bundleHookEntry, bundleHookPath } from "../scripts/bundle-hook-path.ts";
 import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 
 const spec = `name: bundled
@@ -52,6 +52,7 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
     );
     // Bundled from src/: its unbundled modules are then src/'s, which Node runs as they are.
     await bundleHookPath({ code: source, into: join(pkg, "dist") });
+    await bundleHookEntry({ code: source, into: join(pkg, "dist") });
     // The launcher keeps the bundle's code cache through dist/files/code-cache-file.js, as tsc builds it.
     mkdirSync(join(pkg, "dist", "files"));
     const codeCacheFile = await transform(readFileSync(join(source, "files", "code-cache-file.ts"), "utf8"), {
@@ -204,6 +205,28 @@ describe("the hook bundle, run by bin/loopwright.js from a package without src/"
     }
     assert.notDeepEqual(hook("stop"), standIn);
   });
+
+  test("the launcher's CommonJS entry answers as bin/loopwright.js does, and hands it anything else", () => {
+    const entry = join(pkg, "dist", "hooks", "hook-entry.cjs");
+    assert.deepEqual(hook("stop", entry), hook("stop"));
+    assert.equal(stderr, "");
+    const uncounted = (output: Record<string, unknown>) =>
+      JSON.stringify(output).replace(/\d+ turns?/g, "N turns");
+    assert.equal(uncounted(hook("prompt", entry)), uncounted(hook("prompt")));
+    assert.equal(stderr, "");
+    // What bin/loopwright.js decides, it still decides: an unknown LOOPWRIGHT_FROM, hook-main without the bundle.
+    assert.match(
+      String(hook("stop", entry, { LOOPWRIGHT_FROM: "bogus" }).systemMessage),
+      /LOOPWRIGHT_FROM is "bogus"/,
+    );
+    const bundle = join(pkg, "dist", "hooks", "hook-main.bundle.js");
+    renameSync(bundle, `${bundle}.kept`);
+    try {
+      assert.deepEqual(hook("stop", entry), standIn);
+    } finally {
+      renameSync(`${bundle}.kept`, bundle);
+    }
+  });
 });
 
 describe("the bundle's build refuses what would change behaviour", () => {
@@ -316,5 +339,20 @@ describe("the bundle that `npm run build` makes, as the package ships it", () =>
     const answer = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(answer.decision, "block", run.stdout);
     assert.match(String(answer.reason), /tests/);
+    // The launcher's entry, which the build makes beside the bundle, answers the same.
+    const fromEntry = spawnSync(
+      process.execPath,
+      [join(pkg, "dist", "hooks", "hook-entry.cjs"), "hook", "stop"],
+      {
+        cwd: sandbox.repo,
+        env: { ...sandbox.env, LOOPWRIGHT_FROM: "", XDG_CACHE_HOME: join(sandbox.root, "cache") },
+        input: JSON.stringify({ cwd: sandbox.repo, session_id: "s1" }),
+        encoding: "utf8",
+      },
+    );
+    assert.equal(fromEntry.status, 0, fromEntry.stderr);
+    const entryAnswer = JSON.parse(fromEntry.stdout) as Record<string, unknown>;
+    assert.equal(entryAnswer.decision, "block", fromEntry.stdout);
+    assert.match(String(entryAnswer.reason), /tests/);
   });
 });

@@ -51,6 +51,10 @@ export function launcherScript(options: {
 node=${shellQuote(options.node)}
 entry=${shellQuote(options.entry)}
 if [ -x "$node" ] && [ -f "$entry" ]; then
+  # The built package's CommonJS entry for hooks, where it has one: Node starts it without its ES module
+  # loader (dist/hooks/hook-entry.cjs, which hands anything but the built hook back to the entry).
+  hook_entry=\${entry%/bin/loopwright.js}/dist/hooks/hook-entry.cjs
+  [ -f "$hook_entry" ] || hook_entry=$entry
   # A stop, and a prompt with open work, read one \`git status\`: started here, it runs while Node
   # starts; Node reads it on descriptor 3 if it is exactly the one it would run, else runs its own.
   folder=\${CLAUDE_PROJECT_DIR:-$PWD}
@@ -86,7 +90,7 @@ if [ -x "$node" ] && [ -f "$entry" ]; then
       [ /proc/self -ef "/proc/$$" ]; then
 ${pipedPart(parts)}    fi
 ${wrappedPart(parts)}  fi
-  LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$entry" hook "$@"
+  LOOPWRIGHT_HOOK_LAUNCHER="$0" ${assignments}exec "$node" "$hook_entry" hook "$@"
 fi
 printf '%s\\n' ${shellQuote(gone)}
 exit 0
@@ -136,7 +140,7 @@ EOF
       } >/dev/null 2>&1 4<&- &
       LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
         ${variables.signature}=${shellQuote(launcherStatusSignature())} ${variables.lifeline}=${launcherLifelineDescriptor} \\
-        ${assignments}exec "$node" "$entry" hook "$@" 4<&- 5<&- 7>&-
+        ${assignments}exec "$node" "$hook_entry" hook "$@" 4<&- 5<&- 7>&-
 `;
 }
 
@@ -166,7 +170,7 @@ function wrappedPart({ assignments, gitCommand, settings }: LauncherParts): stri
       exec 3<&0 0</dev/null
       LOOPWRIGHT_HOOK_LAUNCHER="$0" ${variables.folder}="$folder" ${variables.git}="$git" \\
         ${variables.signature}=${shellQuote(launcherStatusSignature())} \\
-        ${assignments}"$node" "$entry" hook "$@" 3<&3 0<&4 4<&- &
+        ${assignments}"$node" "$hook_entry" hook "$@" 3<&3 0<&4 4<&- &
       hook=$!
       exec 3<&- 4<&-
       [ -z "$stop" ] || kill -s TERM "$hook" 2>/dev/null
