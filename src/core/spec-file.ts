@@ -136,7 +136,16 @@ function readMapping(text: string, fileLabel: string, hint: string): LocatedYaml
   return parsed.yaml;
 }
 
-const scriptFileSchema = z.object({ turns: z.array(scriptedTurnSchema) }).strict();
+let scriptFileSchema: z.ZodType<{ turns: z.infer<typeof scriptedTurnSchema>[] }> | undefined;
+
+/**
+ * The schema of a scripted engine's `script:` file, built at its first use: most specs name no such file,
+ * and building it at load cost each parse of a new spec ~1–3 ms of zod's schema construction.
+ */
+function scriptFileSchemaOnce() {
+  scriptFileSchema ??= z.object({ turns: z.array(scriptedTurnSchema) }).strict();
+  return scriptFileSchema;
+}
 
 type ScriptContext = {
   directory: string;
@@ -175,7 +184,7 @@ function inlineScript(
   context.filesRead.push({ path: scriptPath, text });
   try {
     const yaml = readMapping(text, scriptLabel, "a script is a mapping with turns: [ ... ]");
-    const validated = validateLocated(scriptFileSchema, yaml, scriptLabel);
+    const validated = validateLocated(scriptFileSchemaOnce(), yaml, scriptLabel);
     if (!validated.ok) {
       context.problems.push(...validated.problems);
       return engine;
