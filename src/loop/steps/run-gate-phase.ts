@@ -108,10 +108,13 @@ export async function runGatePhase(
         // Once the gate's process has started (synchronously after this call) and its start is recorded:
         // the digest loads while the gate runs (see digest-module.ts; its import holds this process's turn
         // ~10 ms in a fresh controller), and makes its searches (compiled on first use: 5–12 ms of CPU)
-        // before the gate's log needs them.
+        // before the gate's log needs them. The searches wait for one turn of the event loop (its poll)
+        // after the import: a gate that ended meanwhile (a quick one, as `false` on the base commit) is
+        // seen first, so that its sweep's first look runs now and its confirming look's pause (sweep.ts)
+        // passes while the searches are made, not after them (~5 ms on the way to the maker's first command).
         setImmediate(() =>
           loadDigest()
-            .then((digest) => digest.warmDigestSearches())
+            .then((digest) => setImmediate(() => setImmediate(() => digest.warmDigestSearches())))
             .catch(() => {}),
         );
       },
