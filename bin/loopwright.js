@@ -79,7 +79,8 @@ async function cliModule() {
 
 /**
  * Whether each module the bundle holds is there with the size it had when bundled (its manifest, beside
- * it: scripts/bundle-cli-main.ts): a rebuild of the modules alone, or an edit of one, runs the modules.
+ * it: scripts/bundle-cli-main.ts): a rebuild of the modules alone, or an edit of one, runs the modules,
+ * unless it keeps every size (then the bundle's old code runs: src/cli/read-only-main.ts says why sizes).
  * Paths joined as text, not URLs, and statSync without options, which throws for a missing file: for
  * ~480 modules, either costs more than the system calls (statSync with an options object, 2-4 times).
  */

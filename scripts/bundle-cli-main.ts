@@ -40,7 +40,9 @@ export const cliMainBundle = "cli/main.bundle.js";
  * path relative to the bundle's folder, with its size in bytes when bundled. bin/loopwright.js runs the
  * bundle only while every one is there with that size: a rebuild of the modules alone (tsc without this
  * step) or an edit of one changes sizes, and the command then runs from the modules (the read-only
- * commands' bundle does the same: src/cli/read-only-main.ts says why sizes).
+ * commands' bundle does the same: src/cli/read-only-main.ts says why sizes). An edit that keeps every
+ * size (a digit for a digit, a message reworded to the same length) is not seen: the bundle's old code
+ * runs. `npm run build` rebuilds dist/ whole, so only a rebuild by tsc alone or a hand patch meets it.
  */
 export interface CliMainBundleManifest {
   modules: Record<string, number>;
