@@ -311,6 +311,9 @@ describe("the launcher's exit status is Node's, in both its shapes", () => {
         });
         child.on("error", reject);
         child.on("close", resolve);
+        // The stand-in for Node exits without reading its input: under dash it is exec'd at once and
+        // may be gone before the write, which then fails with EPIPE. That is not what is tested.
+        child.stdin.on("error", () => {});
         child.stdin.end("{}");
       });
       const seconds = (Date.now() - started) / 1000;
