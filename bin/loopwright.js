@@ -71,29 +71,21 @@ async function cliModule() {
       argv.length <= 3 && argv.slice(1).every((word) => word === "--json" || !word.startsWith("-"));
     try {
       const bundle = new URL("../dist/cli/main.bundle.js", import.meta.url);
-      if (bundleIsCurrent(bundle)) return await runBundle(bundle, plain ? "cli-run" : undefined);
+      if (await bundleIsCurrent(bundle)) return await runBundle(bundle, plain ? "cli-run" : undefined);
     } catch {}
   }
   return import(main);
 }
 
 /**
- * Whether each module the bundle holds is there with the size it had when bundled (its manifest, beside
- * it: scripts/bundle-cli-main.ts): a rebuild of the modules alone, or an edit of one, runs the modules,
- * unless it keeps every size (then the bundle's old code runs: src/cli/read-only-main.ts says why sizes).
- * Paths joined as text, not URLs, and statSync without options, which throws for a missing file: for
- * ~480 modules, either costs more than the system calls (statSync with an options object, 2-4 times).
+ * Whether each module the bundle holds is as it was when bundled (its manifest, beside it:
+ * scripts/bundle-cli-main.ts): a rebuild of the modules alone, or an edit of one, even one that keeps
+ * its size, runs the modules (dist/files/bundle-freshness.js says how, and what it costs).
  */
-function bundleIsCurrent(bundle) {
-  const { statSync } = process.getBuiltinModule("node:fs");
-  const folder = join(process.getBuiltinModule("node:url").fileURLToPath(bundle), "..");
-  const { modules } = JSON.parse(readFileSync(new URL(bundle.href.replace(/\.js$/, ".json")), "utf8"));
-  try {
-    for (const module in modules) if (statSync(`${folder}/${module}`).size !== modules[module]) return false;
-    return true;
-  } catch {
-    return false;
-  }
+async function bundleIsCurrent(bundle) {
+  const manifest = JSON.parse(readFileSync(new URL(bundle.href.replace(/\.js$/, ".json")), "utf8"));
+  const freshness = await import(new URL("../dist/files/bundle-freshness.js", import.meta.url).href);
+  return freshness.bundleIsCurrent(process.getBuiltinModule("node:url").fileURLToPath(bundle), manifest);
 }
 
 /** Set by `runBundle` when the bundle's code cache is to be written once the command has answered. */

@@ -31,22 +31,19 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { isBuiltin as isBuiltinModule } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
+import { type BundleManifest, modulesDigest } from "../src/files/bundle-freshness.ts";
 
 /** The bundle's file, relative to the code folder. */
 export const cliMainBundle = "cli/main.bundle.js";
 
 /**
  * What `cli/main.bundle.json`, beside the bundle, says: each module of the code folder it holds, by its
- * path relative to the bundle's folder, with its size in bytes when bundled. bin/loopwright.js runs the
- * bundle only while every one is there with that size: a rebuild of the modules alone (tsc without this
- * step) or an edit of one changes sizes, and the command then runs from the modules (the read-only
- * commands' bundle does the same: src/cli/read-only-main.ts says why sizes). An edit that keeps every
- * size (a digit for a digit, a message reworded to the same length) is not seen: the bundle's old code
- * runs. `npm run build` rebuilds dist/ whole, so only a rebuild by tsc alone or a hand patch meets it.
+ * path relative to the bundle's folder, with its size in bytes when bundled, and a digest of their
+ * contents. bin/loopwright.js runs the bundle only while they hold what they held
+ * (src/files/bundle-freshness.ts): a rebuild of the modules alone (tsc without this step) or an edit of
+ * one, even one that keeps its size, runs the modules instead.
  */
-export interface CliMainBundleManifest {
-  modules: Record<string, number>;
-}
+export type CliMainBundleManifest = BundleManifest;
 
 /** The parameters of the bundle's function, in the order bin/loopwright.js passes them. */
 export const bundleParameters = [
@@ -158,14 +155,17 @@ export async function bundleCliMain(options: CliMainBundleOptions): Promise<stri
     throw new Error("no module's import.meta was rewritten: the check above is out of date");
   mkdirSync(dirname(outfile), { recursive: true });
   writeFileSync(outfile, text);
-  // The modules it holds, with their sizes: bin/loopwright.js runs it only while each is unchanged.
+  // The modules it holds, with their sizes and contents: bin/loopwright.js runs it only while each is
+  // unchanged.
   const held = Object.keys(result.metafile.inputs)
     .map((path) => resolve(path))
     .filter((path) => path.startsWith(`${code}${sep}`));
+  const modules = Object.fromEntries(
+    held.map((path) => [relative(dirname(outfile), path).split(sep).join("/"), statSync(path).size]),
+  );
   const manifest: CliMainBundleManifest = {
-    modules: Object.fromEntries(
-      held.map((path) => [relative(dirname(outfile), path).split(sep).join("/"), statSync(path).size]),
-    ),
+    modules,
+    digest: modulesDigest(dirname(outfile), Object.keys(modules)),
   };
   writeFileSync(outfile.replace(/\.js$/, ".json"), `${JSON.stringify(manifest)}\n`);
   return outfile;

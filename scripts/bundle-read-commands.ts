@@ -27,6 +27,7 @@
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { type BuildOptions, build, type Metafile, type PluginBuild } from "esbuild";
+import { type BundleManifest, modulesDigest } from "../src/files/bundle-freshness.ts";
 
 /** The bundle's file, relative to the code folder. */
 export const readCommandsBundle = "core/read-commands.bundle.js";
@@ -126,10 +127,10 @@ async function writeBundle(code: string, extension: string, outfile: string): Pr
     packages: "external",
     logLevel: "error",
   };
-  const options = (modules: Record<string, number>) => ({
+  const options = (manifest: BundleManifest) => ({
     ...common,
     stdin: {
-      contents: entry(fromBundle(modulePath("cli/read-only-main")), modules),
+      contents: entry(fromBundle(modulePath("cli/read-only-main")), manifest),
       resolveDir: dirname(outfile),
     },
     outfile,
@@ -157,10 +158,11 @@ async function writeBundle(code: string, extension: string, outfile: string): Pr
     ],
   });
   // Built twice: the entry names the modules the bundle holds, which the first build finds.
-  const first = await build({ ...options({}), write: false });
+  const first = await build({ ...options({ modules: {}, digest: "" }), write: false });
   const held = inputs(first.metafile).filter((path) => path.startsWith(`${code}${sep}`));
+  const modules = Object.fromEntries(held.map((path) => [fromBundle(path), statSync(path).size]));
   const result = await build(
-    options(Object.fromEntries(held.map((path) => [fromBundle(path), statSync(path).size]))),
+    options({ modules, digest: modulesDigest(dirname(outfile), Object.keys(modules)) }),
   );
   const bundled = inputs(result.metafile);
   const upFront = Object.values(result.metafile.outputs)
@@ -217,15 +219,15 @@ function inputs(metafile: Metafile): string[] {
 
 /**
  * The bundle's entry: read-only-main's `readOnlyMain`, run only while the bundle is current, that is
- * while every module it holds (`modules`, relative to the bundle) has the size it had when bundled: a
- * rebuild of the modules alone (tsc) or an edit of one (a patch of the installed package) leaves the
- * commands to them.
+ * while every module it holds (`manifest`: paths relative to the bundle, sizes, a digest of their
+ * contents) holds what it held when bundled (src/files/bundle-freshness.ts): a rebuild of the modules
+ * alone (tsc) or an edit of one (a patch of the installed package) leaves the commands to them.
  */
-function entry(readOnlyMain: string, modules: Record<string, number>): string {
+function entry(readOnlyMain: string, manifest: BundleManifest): string {
   return `import { bundleIsCurrent, readOnlyMain as run } from ${JSON.stringify(readOnlyMain)};
-const modules = ${JSON.stringify(modules)};
+const manifest = ${JSON.stringify(manifest)};
 export function readOnlyMain(argv) {
-  return bundleIsCurrent(import.meta.url, modules) ? run(argv) : undefined;
+  return bundleIsCurrent(import.meta.url, manifest) ? run(argv) : undefined;
 }
 `;
 }

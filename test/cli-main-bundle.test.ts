@@ -124,9 +124,13 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
       bundled.events.includes("maker_started") && bundled.events.includes("gate_ended"),
       bundled.events.join(),
     );
-    // The bundle is read and compiled as a script (node:vm), not loaded as a module: only the launcher
-    // and the code cache's reader are.
-    assert.deepEqual(bundled.files, ["bin/loopwright.js", "dist/files/code-cache-file.js"]);
+    // The bundle is read and compiled as a script (node:vm), not loaded as a module: only the launcher,
+    // the check that its modules are unchanged and the code cache's reader are.
+    assert.deepEqual(bundled.files, [
+      "bin/loopwright.js",
+      "dist/files/bundle-freshness.js",
+      "dist/files/code-cache-file.js",
+    ]);
     assert.ok(modules.files.includes("dist/cli/main.js"));
     // The same packages as the modules, the schema library and the forges' not among them: loaded only
     // where a module that imports them runs.
@@ -184,6 +188,26 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
     writeFileSync(file, damaged);
     assert.equal(run().code, 3);
     assert.notDeepEqual(readFileSync(file), damaged);
+  });
+
+  test("a module edited to the same size since the bundle was made runs as edited; put back, the bundle runs again", () => {
+    // A hand patch of the package (or a rebuild by tsc of a same-length change): every size as bundled.
+    const module = join(pkg, "dist", "loop", "create-loop.js");
+    const written = readFileSync(module, "utf8");
+    assert.ok(written.includes("already exists in"), "create-loop.js words a taken name as expected");
+    assert.equal(run({ name: "patched" }).code, 3);
+    try {
+      writeFileSync(module, written.replaceAll("already exists in", "ALREADY EXISTS IN"));
+      const patched = run({ name: "patched" });
+      assert.equal(patched.code, 2, patched.stderr);
+      assert.match(patched.stderr, /a loop named patched ALREADY EXISTS IN /, "ran the bundle's old copy");
+    } finally {
+      writeFileSync(module, written);
+    }
+    // The same text again (a newer time): the bundle holds it, and runs.
+    const restored = run();
+    assert.equal(restored.code, 3, restored.stderr);
+    assert.ok(!restored.files.includes("dist/cli/main.js"), restored.files.join(" "));
   });
 
   test("a stale bundle (a module rebuilt since), a missing one or one that does not load leaves the run to cli/main", () => {

@@ -8,6 +8,8 @@
  *   `files/`, `git/`, `loop/`, `store/`, the same;
  * - the other way round, a module changed with a time not after the bundle's (a clock set back between the
  *   build and a rebuild by tsc, a file system with 1 s or 2 s times) leaves the bundle's old copy running.
+ * So the launcher compares contents with the bundle's digest where times changed (files/bundle-freshness.ts):
+ * the CLI's bundle, for `run`, is held to the same.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -22,7 +24,7 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readCommandsBundle } from "../scripts/bundle-read-commands.ts";
 import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
@@ -87,6 +89,39 @@ describe("the read-only commands' bundle in a package as it reaches users (revie
     };
   };
 
+  /** `run <a new spec>` through the package at `at`: exit code, stderr, and whether cli/main was loaded. */
+  let runs = 0;
+  const run = async (at: string, name = `copied-${++runs}`) => {
+    const engines = `maker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\n`;
+    const loop = await sandbox.spec(
+      `name: ${name}\ngoal: Run.\nrepo: ./repo\n${engines}gates:\n  - { id: red, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n`,
+      join(sandbox.root, `${name}.yaml`),
+    );
+    // Loops of their own home: the other tests list the sandbox's.
+    const answer = cli(at, ["run", loop], join(sandbox.root, "home-of-runs"));
+    return {
+      code: answer.answer.code,
+      stderr: answer.answer.stderr,
+      fromModules: answer.files.includes("dist/cli/main.js"),
+    };
+  };
+
+  /** `run` through `at` from the CLI's bundle (no cli/main), and a same-size edit of a module it holds seen. */
+  const assertRunServedByBundle = async (at: string) => {
+    for (let time = 0; time < 2; time++) {
+      const ran = await run(at, `${basename(at)}-${time}`);
+      assert.equal(ran.code, 3, ran.stderr);
+      assert.equal(ran.fromModules, false, "ran cli/main beside the bundle");
+    }
+    const module = join(at, "dist", "loop", "create-loop.js");
+    const text = readFileSync(module, "utf8");
+    writeFileSync(module, text.replaceAll("already exists in", "ALREADY EXISTS IN"));
+    const patched = await run(at, `${basename(at)}-0`);
+    assert.equal(patched.code, 2, patched.stderr);
+    assert.match(patched.stderr, /ALREADY EXISTS IN/, "ran the bundle's old copy");
+    writeFileSync(module, text);
+  };
+
   /** ls, show and validate through `at`: the sources' answers, from the bundle (no cli/main, no command module). */
   const assertServedByBundle = (at: string) => {
     for (const args of [["ls"], ["ls", "--json"], ["show", "shown"], ["validate", spec]]) {
@@ -103,7 +138,7 @@ describe("the read-only commands' bundle in a package as it reaches users (revie
     }
   };
 
-  test("an npm install of the packed package: ls, show and validate run from the bundle", () => {
+  test("an npm install of the packed package: ls, show, validate and run from the bundles", async () => {
     // The package as `npm pack` makes it (bin, dist, package.json), its dependencies left out of the
     // manifest so that the install needs no registry (they resolve from the sandbox's node_modules).
     const stage = join(sandbox.root, "stage");
@@ -130,6 +165,15 @@ describe("the read-only commands' bundle in a package as it reaches users (revie
     );
     assert.equal(install.status, 0, install.stderr);
     assertServedByBundle(join(project, "node_modules", "loopwright"));
+    await assertRunServedByBundle(join(project, "node_modules", "loopwright"));
+  });
+
+  test("a copy by `cp -r` (new times, in its own order): ls, show, validate and run from the bundles", async () => {
+    const copy = join(sandbox.root, "copied");
+    const copied = spawnSync("cp", ["-r", pkg, copy], { encoding: "utf8" });
+    assert.equal(copied.status, 0, copied.stderr);
+    assertServedByBundle(copy);
+    await assertRunServedByBundle(copy);
   });
 
   test("a clone of a repository that keeps the built package: ls, show and validate run from the bundle", () => {

@@ -104,6 +104,9 @@ describe("the read-only commands' bundle that `npm run build` makes, run from th
   const parsedSpec = (modules: string[]) => modules.includes("builtin:vm");
 
   test("ls, show and validate answer as the sources do, from the bundle alone", () => {
+    // The first command after the build compares the modules' contents with the bundle's digest
+    // (node:crypto); the later ones find the stamp it kept (files/bundle-freshness.ts).
+    assert.ok(cli(["ls"]).modules.includes("builtin:crypto"));
     const cases: [string[], boolean][] = [
       [["ls"], false],
       [["ls", "--json"], false],
@@ -179,6 +182,22 @@ describe("the read-only commands' bundle that `npm run build` makes, run from th
       copyFileSync(`${bundle}.kept`, bundle);
     }
     assert.deepEqual(cli(["ls"]).files, fromBundle);
+  });
+
+  test("a module edited to the same size since the bundle was made runs as edited; put back, the bundle runs again", () => {
+    const command = join(pkg, "dist", "cli", "commands", "list-command.js");
+    const written = readFileSync(command, "utf8");
+    assert.ok(written.includes(" it  $"), "list-command.js words the iterations as expected");
+    try {
+      writeFileSync(command, written.replace(" it  $", " IT  $"));
+      const patched = cli(["ls"]);
+      assert.match(patched.answer.stdout, /^shown .* \d+ IT {2}\$0\.00/m, "ran the bundle's old copy of ls");
+    } finally {
+      writeFileSync(command, written);
+    }
+    const restored = cli(["ls"]);
+    assert.match(restored.answer.stdout, /^shown .* \d+ it {2}\$0\.00/m);
+    assert.deepEqual(restored.files, fromBundle);
   });
 
   test("any other form of the three is commander's (help, an unknown option)", () => {

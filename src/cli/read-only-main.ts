@@ -5,9 +5,8 @@
  * (scripts/bundle-read-commands.ts): Node loads one module instead of the 30 to 80 these commands load
  * (most of their cost over a bare `node -e 0`). main.ts runs the same forms the same way from the modules.
  */
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { statSync } from "../files/node-fs.ts";
+import { type BundleManifest, bundleIsCurrent as bundleModulesUnchanged } from "../files/bundle-freshness.ts";
 import { writeErr } from "./output.ts";
 import { parseReadCommand } from "./read-commands.ts";
 import { reportError } from "./report-error.ts";
@@ -27,19 +26,12 @@ export function readOnlyMain(argv: readonly string[]): Promise<number> | undefin
 }
 
 /**
- * Whether the bundle at `bundleUrl` is current: each module it holds (`modules`: path relative to it, and
- * its size in bytes when bundled) is there with that size. A rebuild of the modules alone (tsc without
- * the bundling step) or an edit of one (a patch of the installed package) changes sizes, and the commands
- * then run from the modules. Sizes, not times: npm's extraction, a git checkout and `cp` write the files
- * of one build with new times in their own order, and a clock set back gives a rebuilt module an older
- * time. A change that keeps every size (a digit for a digit) is not seen: hashing the ~80 modules would
- * cost ~3 ms of a command that takes ~60 ms.
+ * Whether the bundle at `bundleUrl` is current: each module it holds (`manifest`: path relative to it,
+ * its size in bytes when bundled, a digest of their contents) holds what it held
+ * (files/bundle-freshness.ts). A rebuild of the modules alone (tsc without the bundling step) or an edit
+ * of one (a patch of the installed package), even one that keeps its size, leaves the commands to the
+ * modules.
  */
-export function bundleIsCurrent(bundleUrl: string, modules: Readonly<Record<string, number>>): boolean {
-  // Paths joined as text, not URLs: a URL each is most of what this allocates, and a command that stays
-  // under the young generation's first size ends without a garbage collection.
-  const folder = dirname(fileURLToPath(bundleUrl));
-  return Object.entries(modules).every(
-    ([module, size]) => statSync(join(folder, module), { throwIfNoEntry: false })?.size === size,
-  );
+export function bundleIsCurrent(bundleUrl: string, manifest: BundleManifest): boolean {
+  return bundleModulesUnchanged(fileURLToPath(bundleUrl), manifest);
 }
