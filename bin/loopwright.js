@@ -71,21 +71,13 @@ async function cliModule() {
       argv.length <= 3 && argv.slice(1).every((word) => word === "--json" || !word.startsWith("-"));
     try {
       const bundle = new URL("../dist/cli/main.bundle.js", import.meta.url);
-      if (await bundleIsCurrent(bundle)) return await runBundle(bundle, plain ? "cli-run" : undefined);
+      const bundled = await (await runBundle(bundle, plain ? "cli-run" : undefined)).currentMain?.();
+      if (bundled !== undefined) return bundled;
     } catch {}
+    // Stale, or not loaded: what it compiled is not what runs.
+    saveCodeCache = undefined;
   }
   return import(main);
-}
-
-/**
- * Whether each module the bundle holds is as it was when bundled (its manifest, beside it:
- * scripts/bundle-cli-main.ts): a rebuild of the modules alone, or an edit of one, even one that keeps
- * its size, runs the modules (dist/files/bundle-freshness.js says how, and what it costs).
- */
-async function bundleIsCurrent(bundle) {
-  const manifest = JSON.parse(readFileSync(new URL(bundle.href.replace(/\.js$/, ".json")), "utf8"));
-  const freshness = await import(new URL("../dist/files/bundle-freshness.js", import.meta.url).href);
-  return freshness.bundleIsCurrent(process.getBuiltinModule("node:url").fileURLToPath(bundle), manifest);
 }
 
 /** Set by `runBundle` when the bundle's code cache is to be written once the command has answered. */

@@ -1,7 +1,7 @@
 /**
  * Bundles the CLI (cli/main with every module of the code folder it imports, at once or lazily) into one
- * script beside it, `cli/main.bundle.js` (and its manifest, `cli/main.bundle.json`), which bin/loopwright.js runs for `run`
- * instead of cli/main while the modules it holds are unchanged.
+ * script beside it, `cli/main.bundle.js`, which bin/loopwright.js runs for `run` instead of cli/main while
+ * the modules it holds are unchanged (its entry says: `currentMain`).
  * Why: `run` loaded ~250 modules one by one (resolve, read, compile, link each) on its way to the
  * maker's first command; one file is read once, and compiled with V8's code cache of an earlier run
  * (made after that run: it holds every function the run compiled, where Node's compile cache holds only
@@ -37,13 +37,29 @@ import { type BundleManifest, modulesDigest } from "../src/files/bundle-freshnes
 export const cliMainBundle = "cli/main.bundle.js";
 
 /**
- * What `cli/main.bundle.json`, beside the bundle, says: each module of the code folder it holds, by its
- * path relative to the bundle's folder, with its size in bytes when bundled, and a digest of their
- * contents. bin/loopwright.js runs the bundle only while they hold what they held
- * (src/files/bundle-freshness.ts): a rebuild of the modules alone (tsc without this step) or an edit of
- * one, even one that keeps its size, runs the modules instead.
+ * What the bundle's entry holds of the modules it bundles: each, by its path relative to the bundle's
+ * folder, with its size in bytes when bundled, and a digest of their contents. It hands out cli/main
+ * only while they hold what they held (src/files/bundle-freshness.ts): a rebuild of the modules alone
+ * (tsc without this step) or an edit of one, even one that keeps its size, runs the modules instead.
  */
 export type CliMainBundleManifest = BundleManifest;
+
+/** Where the entry's text holds the manifest, replaced once the build has named the modules. */
+const manifestPlaceholder = "loopwright CLI bundle manifest";
+
+/**
+ * The bundle's entry, its exports: `currentMain()`, a promise of cli/main's exports while every module
+ * the bundle holds is as it was when bundled, else undefined (bin/loopwright.js then imports cli/main
+ * itself). cli/main is imported lazily (esbuild keeps it so inside the bundle): a stale bundle runs none
+ * of its modules' code. The check is inside the bundle, compiled from its code cache with the rest: a
+ * module of its own, imported by the launcher, cost ~2 ms of CPU a run.
+ */
+const entry = `import { bundleIsCurrent } from "../files/bundle-freshness.js";
+const manifest = ${JSON.stringify(manifestPlaceholder)};
+export function currentMain() {
+  return bundleIsCurrent(require("node:url").fileURLToPath(__bundleUrl), manifest) ? import("./main.js") : undefined;
+}
+`;
 
 /** The parameters of the bundle's function, in the order bin/loopwright.js passes them. */
 export const bundleParameters = [
@@ -87,7 +103,7 @@ export async function bundleCliMain(options: CliMainBundleOptions): Promise<stri
   const outfile = join(code, cliMainBundle);
   let metaUses = 0;
   const result = await build({
-    entryPoints: [join(code, "cli", "main.js")],
+    stdin: { contents: entry, resolveDir: dirname(outfile) },
     outfile,
     bundle: true,
     platform: "node",
@@ -153,11 +169,10 @@ export async function bundleCliMain(options: CliMainBundleOptions): Promise<stri
   );
   if (metaUses === 0)
     throw new Error("no module's import.meta was rewritten: the check above is out of date");
-  mkdirSync(dirname(outfile), { recursive: true });
-  writeFileSync(outfile, text);
-  // The modules it holds, with their sizes and contents: bin/loopwright.js runs it only while each is
-  // unchanged.
+  // The modules it holds, with their sizes and contents: its entry hands out cli/main only while each
+  // holds what it held.
   const held = Object.keys(result.metafile.inputs)
+    .filter((path) => path !== "<stdin>")
     .map((path) => resolve(path))
     .filter((path) => path.startsWith(`${code}${sep}`));
   const modules = Object.fromEntries(
@@ -167,7 +182,10 @@ export async function bundleCliMain(options: CliMainBundleOptions): Promise<stri
     modules,
     digest: modulesDigest(dirname(outfile), Object.keys(modules)),
   };
-  writeFileSync(outfile.replace(/\.js$/, ".json"), `${JSON.stringify(manifest)}\n`);
+  const parts = text.split(JSON.stringify(manifestPlaceholder));
+  if (parts.length !== 2) throw new Error("the CLI bundle's entry lost its manifest's place");
+  mkdirSync(dirname(outfile), { recursive: true });
+  writeFileSync(outfile, parts.join(JSON.stringify(manifest)));
   return outfile;
 }
 
