@@ -59,7 +59,8 @@ async function hookModule(event) {
 
 /**
  * The CLI's module for `run` (not `run --detach`): from dist/, its one-file bundle when the build made
- * it and it is current (one file instead of ~480 modules: scripts/bundle-cli-main.ts), else cli/main
+ * it and it is current (one file instead of ~480 modules: scripts/bundle-cli-main.ts; the bundle checks
+ * its modules itself and hands out cli/main through `currentMain` only while they are unchanged), else cli/main
  * itself, as from src/, for every other command, and when the bundle is missing or does not load. Only
  * `run [spec] [--json]` keeps a code cache: what `run --help` or a misspelt option compiles would make
  * a poor one, kept until the bundle changes.
