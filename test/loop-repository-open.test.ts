@@ -1,8 +1,7 @@
 /**
- * A loop's private git directory, made at its first open, and the fresh `.git` its checkouts copy, begun
- * beside it (a git request of its own): the private git is ready when the open returns, the fresh `.git`
- * by the time a checkout written then gets its `.git`, which git can use; nothing half-made is left
- * beside them, and a second open (another process) finds them.
+ * A loop's private git directory, made at its first open together with the fresh `.git` its checkouts
+ * copy (one git request): both are ready when the open returns, nothing half-made is left beside them,
+ * a checkout written then gets a `.git` git can use, and a second open (another process) finds them.
  */
 import assert from "node:assert/strict";
 import { lstat, mkdir, readdir, readFile } from "node:fs/promises";
@@ -13,14 +12,12 @@ import { checkOut, openLoopRepository } from "../src/git/loop-repository.ts";
 import { newFolder, newRepository } from "./git-fixtures.ts";
 
 describe("openLoopRepository", () => {
-  it("makes the private git directory and the fresh .git at its first open; checkouts then work", async () => {
+  it("makes the private git directory and the fresh .git in one go; checkouts then work", async () => {
     const root = await newRepository({ "a.txt": "a\n" });
     const sha = await git(["rev-parse", "HEAD"], root, { trim: true });
     const directory = join(await newFolder("private"), "git");
     const repository = await openLoopRepository(root, directory);
     assert.equal(await git(["rev-parse", "--is-bare-repository"], directory, { trim: true }), "true");
-    const checkout = join(await newFolder("checkout"), "maker");
-    await checkOut(repository, checkout, "maker", sha, { branch: "loop/open" });
     assert.ok((await lstat(join(directory, "fresh-git", ".git", "HEAD"))).isFile());
     const entries = await readdir(directory);
     assert.deepEqual(
@@ -28,6 +25,8 @@ describe("openLoopRepository", () => {
       [],
       `left over: ${entries.join(" ")}`,
     );
+    const checkout = join(await newFolder("checkout"), "maker");
+    await checkOut(repository, checkout, "maker", sha, { branch: "loop/open" });
     assert.equal(await readFile(join(checkout, "a.txt"), "utf8"), "a\n");
     assert.equal(await git(["rev-parse", "HEAD"], checkout, { trim: true }), sha);
     assert.equal(await git(["status", "--porcelain"], checkout), "");

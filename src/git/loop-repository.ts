@@ -92,43 +92,30 @@ function exists(path: string): boolean {
 }
 
 /**
- * Creates the private git directory `directory`, and begins the fresh `.git` that its checkouts copy
- * (`freshGitDirectory`) beside it, in a git request of its own: the checkouts' files are written once the
- * private git exists, and their `.git` is copied only after that (two requests side by side, where one
- * request of both made each checkout's write wait for the second `git init` too). Both requests are sent
- * before this returns; it resolves once the private git exists.
+ * Creates the private git directory `directory`, and the fresh `.git` that its checkouts copy
+ * (`freshGitDirectory`) in the same git request (one round trip where two ran one after the other: each
+ * checkout's write waited on both). The request is sent before this returns.
  */
 async function createLoopGit(directory: string): Promise<void> {
   mkdirSync(directory, { recursive: true });
-  const created = git(["init", "--quiet", "--bare", "--template=", directory], directory, {
-    env: noOutsideConfig,
-  });
-  const fresh = freshByDirectory.has(directory)
-    ? undefined
-    : rememberFreshGit(directory, initFreshGit(directory));
+  const making = freshByDirectory.has(directory) ? undefined : join(directory, `fresh-git.${randomUUID()}`);
   try {
-    await created;
+    if (making) mkdirSync(making);
+    await gitSequence(
+      [
+        ["init", "--quiet", "--bare", "--template=", directory],
+        ...(making ? [["init", "--quiet", "--template=", making]] : []),
+      ],
+      directory,
+      { env: noOutsideConfig },
+    );
   } catch (error) {
-    // A private git that could not be made keeps no fresh `.git` either (a next attempt makes both).
-    if (fresh) {
-      if (freshByDirectory.get(directory) === fresh) freshByDirectory.delete(directory);
-      await fresh.then((made) => rm(dirname(made.path), { recursive: true, force: true })).catch(() => {});
-    }
+    if (making) await rm(making, { recursive: true, force: true });
     throw error;
   }
-}
-
-/** `makeFreshGitDirectory`, with its `git init` sent before this returns (in a folder of its own). */
-async function initFreshGit(directory: string): Promise<FreshGit> {
-  const making = join(directory, `fresh-git.${randomUUID()}`);
-  try {
-    mkdirSync(making);
-    await git(["init", "--quiet", "--template=", making], directory, { env: noOutsideConfig });
-  } catch (error) {
-    await rm(making, { recursive: true, force: true });
-    throw error;
-  }
-  return makeFreshGitDirectory(directory, making);
+  if (making && !freshByDirectory.has(directory))
+    rememberFreshGit(directory, makeFreshGitDirectory(directory, making));
+  else if (making) await rm(making, { recursive: true, force: true });
 }
 
 /** The tracked files of the checkout that are missing: `checkOut` writes them again. */
