@@ -1,19 +1,21 @@
 /** One turn of the `command` engine (command-engine.ts): the command run with its brief, context and sandbox. */
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TurnRequest, TurnResult } from "../core/engine.ts";
 import { createRedactor } from "../core/redact.ts";
+import { mkdirSync, writeFileSync } from "../files/node-fs.ts";
 import { runCommand } from "../process/run-command.ts";
 import { turnSandboxPlan } from "../sandbox/turn-sandbox.ts";
 import { accountLimit } from "./command-engine.ts";
 import { evidenceFiles } from "./evidence-files.ts";
 
 export async function runCommandTurn(command: string, request: TurnRequest): Promise<TurnResult> {
-  await mkdir(request.turnDirectory, { recursive: true });
+  // Three small writes just before the command starts: synchronous, each microseconds, rather than a
+  // round trip through libuv's thread pool each, one after the other, on the way to the command.
+  mkdirSync(request.turnDirectory, { recursive: true });
   const briefPath = join(request.turnDirectory, `${request.role}-brief.md`);
   const contextPath = join(request.turnDirectory, `${request.role}-context.json`);
-  await writeFile(briefPath, request.prompt);
-  await writeFile(contextPath, `${JSON.stringify(request.context, null, 2)}\n`);
+  writeFileSync(briefPath, request.prompt);
+  writeFileSync(contextPath, `${JSON.stringify(request.context, null, 2)}\n`);
   const context = request.context as { iteration?: number; loop?: string };
   const logPath = join(request.turnDirectory, `${request.role}.log`);
   const outcome = await runCommand({

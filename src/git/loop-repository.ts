@@ -12,7 +12,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { copyFile, cp, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { copyFile, cp, lstat, mkdir, open, readdir, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   lstatSync,
@@ -69,12 +69,16 @@ export async function openLoopRepository(root: string, directory: string): Promi
   // millisecond): the request reaches a waiting shell now, not after a round trip through libuv's thread
   // pool per folder call (the prepare step waits on this git before it writes either checkout).
   const creating = exists(join(directory, "HEAD")) ? undefined : createLoopGit(directory);
-  const [{ objects, exclude }] = await Promise.all([paths, creating]);
-  if (creating) {
-    await mkdir(join(directory, "info"), { recursive: true });
-    await copyFile(exclude, join(directory, "info", "exclude")).catch(() => {});
-  }
+  // The user's excludes are copied while git creates the repository (`git init` leaves `info/` alone).
+  const excludeCopied = creating && paths.then(({ exclude }) => copyExclude(exclude, directory));
+  const [{ objects }] = await Promise.all([paths, creating, excludeCopied]);
   return { root, objectDirectory: resolve(root, objects), directory };
+}
+
+/** Copies the user's `info/exclude` (when there is one) into the private git directory `directory`. */
+async function copyExclude(exclude: string, directory: string): Promise<void> {
+  await mkdir(join(directory, "info"), { recursive: true });
+  await copyFile(exclude, join(directory, "info", "exclude")).catch(() => {});
 }
 
 /** Something is at `path` (a link counts, wherever it leads). */
@@ -712,24 +716,29 @@ function writeCopy(content: NonNullable<FreshGit["content"]>, target: string): v
     writeFileSync(join(target, file.path), file.bytes, { flag: "wx", mode: file.mode });
 }
 
-/** The folders (parents first) and files of `root`, or undefined when it holds anything else. */
-async function readContent(root: string): Promise<FreshGit["content"]> {
+/**
+ * The folders (parents first) and files of `root`, or undefined when it holds anything else. Read with
+ * synchronous calls: a fresh `.git` is a dozen entries, each read in microseconds, where a round trip
+ * through libuv's thread pool per entry (milliseconds in all on a busy machine) kept both checkouts of a
+ * loop's first run waiting for their `.git` after their files were written.
+ */
+function readContent(root: string): FreshGit["content"] {
   const folders: string[] = [];
   const files: { path: string; bytes: Buffer; mode: number }[] = [];
-  const walk = async (relative: string): Promise<boolean> => {
-    for (const entry of await readdir(join(root, relative), { withFileTypes: true })) {
+  const walk = (relative: string): boolean => {
+    for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
       const path = relative === "" ? entry.name : join(relative, entry.name);
       if (entry.isDirectory()) {
         folders.push(path);
-        if (!(await walk(path))) return false;
+        if (!walk(path)) return false;
       } else if (entry.isFile()) {
         const full = join(root, path);
-        files.push({ path, bytes: await readFile(full), mode: (await lstat(full)).mode & 0o777 });
+        files.push({ path, bytes: readFileSync(full), mode: lstatSync(full).mode & 0o777 });
       } else return false;
     }
     return true;
   };
-  return (await walk("")) ? { folders, files } : undefined;
+  return walk("") ? { folders, files } : undefined;
 }
 
 function freshGitDirectory(repository: LoopRepository): Promise<FreshGit> {
@@ -756,35 +765,47 @@ function rememberFreshGit(directory: string, fresh: Promise<FreshGit>): Promise<
 async function makeFreshGitDirectory(directory: string, made?: string): Promise<FreshGit> {
   const folder = join(directory, "fresh-git");
   const dotGit = join(folder, ".git");
-  if (
-    made === undefined &&
-    (await lstat(join(dotGit, "HEAD")).then(
-      (stats) => stats.isFile(),
-      () => false,
-    ))
-  )
-    return { path: dotGit, refFiles: await keepsRefFiles(dotGit), content: await readContent(dotGit) };
+  if (made === undefined && isFile(join(dotGit, "HEAD"))) return freshGitAt(dotGit);
   const making = made ?? join(directory, `fresh-git.${randomUUID()}`);
   try {
     if (made === undefined) {
       await mkdir(making, { recursive: true });
       await git(["init", "--quiet", "--template=", making], making, { env: noOutsideConfig });
     }
-    await rm(folder, { recursive: true, force: true });
-    await rename(making, folder);
+    // Once git has made it, it is put in place and read at once (synchronous calls, see `readContent`).
+    rmSync(folder, { recursive: true, force: true });
+    renameSync(making, folder);
   } finally {
-    await rm(making, { recursive: true, force: true });
+    rmSync(making, { recursive: true, force: true });
   }
-  return { path: dotGit, refFiles: await keepsRefFiles(dotGit), content: await readContent(dotGit) };
+  return freshGitAt(dotGit);
 }
 
-async function keepsRefFiles(dotGit: string): Promise<boolean> {
-  const isFolder = (path: string) =>
-    lstat(path).then(
-      (stats) => stats.isDirectory(),
-      () => false,
-    );
-  return (await isFolder(join(dotGit, "refs", "heads"))) && !(await isFolder(join(dotGit, "reftable")));
+/** The fresh `.git` at `dotGit`, read. */
+function freshGitAt(dotGit: string): FreshGit {
+  return { path: dotGit, refFiles: keepsRefFiles(dotGit), content: readContent(dotGit) };
+}
+
+function keepsRefFiles(dotGit: string): boolean {
+  return isFolder(join(dotGit, "refs", "heads")) && !isFolder(join(dotGit, "reftable"));
+}
+
+/** `path` is a folder itself (not a link to one). */
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `path` is a regular file itself (not a link to one). */
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
