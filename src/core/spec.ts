@@ -71,6 +71,9 @@ export const scriptedTurnSchema = z.lazy(() =>
 );
 export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
 
+/** A scripted engine's `script:` file: its turns. */
+export const scriptFileSchema = z.lazy(() => z.object({ turns: z.array(scriptedTurnSchema) }).strict());
+
 export const engineSchema = z
   .object({
     engine: z.union([z.enum(engineNames), z.literal("auto")]),
