@@ -44,6 +44,13 @@ budget: { maxIterations: 0, wallClockPerIteration: 1.5h, maxCostUsdPerIteration:
 scope: { allow: ["src/**"], protect: ["test/**"] }
 `;
 
+const plainPullRequest = `name: plain-pr
+goal: Open a pull request.
+maker: { engine: claude-code }
+gates: [ { id: tests, kind: tests-pass, run: "true" } ]
+finish: { action: pull-request, forge: gitlab, base: main, draft: true, labels: [loop, bot] }
+`;
+
 /** Values a field is replaced with: each type, edges of the ranges, durations, enum neighbours. */
 const replacements: unknown[] = [
   undefined,
@@ -59,6 +66,9 @@ const replacements: unknown[] = [
   "strict",
   "report",
   "on-close",
+  "pull-request",
+  "none",
+  "github",
   "10m",
   "10 minutes",
   "loop/a..b",
@@ -129,7 +139,7 @@ function holdsContract(data: unknown, label: string): boolean {
 }
 
 describe("plain specs without zod", () => {
-  const specs = [plain, ...repositorySpecs()];
+  const specs = [plain, plainPullRequest, ...repositorySpecs()];
 
   test("the repository holds specs to compare, plain ones among them", () => {
     assert.ok(specs.length > 20, `${specs.length} specs found`);

@@ -6,8 +6,8 @@ import type { EngineSpec, GateSpec, specSchema } from "./spec.ts";
 
 /**
  * The value `specSchema` gives a plain spec, made without zod: a spec of name, goal, repo, base, branch,
- * maker, verifier (command or agent engines), setup, gates, budget and scope, each field as zod accepts
- * it. zod's load and the schema's construction are most of a new spec's parse, and most specs are this
+ * maker, verifier (command or agent engines), setup, gates, budget, scope and a finish without a forge's
+ * address, watch or CI, each field as zod accepts it. zod's load and the schema's construction are most of a new spec's parse, and most specs are this
  * plain. Anything else (another field, a strategy, scripted turns, a value zod might refuse, any doubt)
  * is `undefined`: the caller validates with `specSchema`, whose problems are the only ones a user sees.
  *
@@ -30,7 +30,8 @@ export function plainSpecValue(data: unknown): z.output<typeof specSchema> | und
   const gates = data.gates === undefined ? [] : gateList(data.gates);
   const budget = budgetValue(data.budget);
   const scope = scopeValue(data.scope);
-  if (!verifier || !setup || !gates || !budget || !scope) return undefined;
+  const finish = finishValue(data.finish);
+  if (!verifier || !setup || !gates || !budget || !scope || !finish) return undefined;
   return {
     name,
     goal: goal.trim(),
@@ -45,7 +46,7 @@ export function plainSpecValue(data: unknown): z.output<typeof specSchema> | und
     budget,
     scope,
     tamper: { accept: [] },
-    finish: { action: "branch", forge: "auto", draft: false, labels: [] },
+    finish,
   };
 }
 
@@ -61,6 +62,7 @@ const specKeys = new Set([
   "gates",
   "budget",
   "scope",
+  "finish",
 ]);
 
 /** The engines taken here: `scripted` (turns, a script file) is left to zod. */
@@ -177,6 +179,27 @@ function scopeValue(input: unknown): z.output<typeof specSchema>["scope"] | unde
   const deny = input.deny === undefined ? [] : stringList(input.deny);
   const protect = input.protect === undefined ? [] : stringList(input.protect);
   return allow && deny && protect ? { allow, deny, protect } : undefined;
+}
+
+const finishKeys = new Set(["action", "forge", "base", "draft", "labels"]);
+const forges = new Set(["auto", "github", "gitlab", "gitea"]);
+
+function finishValue(input: unknown): z.output<typeof specSchema>["finish"] | undefined {
+  if (input === undefined) return { action: "branch", forge: "auto", draft: false, labels: [] };
+  if (!isPlainObject(input) || !hasOnlyKeys(input, finishKeys)) return undefined;
+  const { action = "branch", forge = "auto", base, draft = false, labels = [] } = input;
+  if (action !== "none" && action !== "branch" && action !== "pull-request") return undefined;
+  if (typeof forge !== "string" || !forges.has(forge) || typeof draft !== "boolean") return undefined;
+  if (base !== undefined && (!isFilledString(base) || action !== "pull-request")) return undefined;
+  const labelList = stringList(labels);
+  if (!labelList?.every((label) => label.length > 0)) return undefined;
+  return {
+    action,
+    forge: forge as "auto",
+    ...(base === undefined ? {} : { base }),
+    draft,
+    labels: labelList,
+  };
 }
 
 /** A duration as the schema's `duration` gives it: a finite number or a text parseDuration reads. */
