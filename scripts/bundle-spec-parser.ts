@@ -12,6 +12,9 @@
  * The bundle's name is stable (no content hash): an update that replaces dist/ while a loop runs leaves
  * a lazy load of it as valid as one of the modules it replaces.
  *
+ * spec.ts, the zod schemas, is bundled but evaluated only when the parser first asks for it
+ * (core/spec-schemas): a plain spec, which plain-spec.ts validates without zod, loads neither.
+ *
  * What stays out, handed to the script by `importSpecParser` as `require("errors")`: errors (SpecError
  * must be the class the CLI catches). The parser does not reach the spec cache (it reads the spec through
  * spec-text, which holds no state): the cache, which imports the parser and keeps per-process state, has
@@ -78,6 +81,16 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
           context.onResolve({ filter: /^\./ }, (args) => {
             const name = unbundled.get(resolve(args.resolveDir, args.path));
             return name === undefined ? undefined : { path: name, external: true };
+          });
+          // spec.ts (zod and the schemas) evaluated at the parser's first call for it, not when the
+          // bundle runs: esbuild wraps a module reached by require() in a function run at that call.
+          context.onLoad({ filter: /[\\/]core[\\/]spec-schemas\.(ts|js)$/ }, (args) => {
+            if (dirname(args.path) !== join(code, "core")) return undefined;
+            return {
+              contents: `export function specSchemas() { return require("./spec${extension}"); }\n`,
+              loader: "js",
+              resolveDir: dirname(args.path),
+            };
           });
           context.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => {
             const english = englishOnlyIndex(readFileSync(args.path, "utf8"));

@@ -36,6 +36,16 @@ gates:
 schedule: { every: "1h" }
 strategy: { kind: streak, passes: 2 }
 `;
+/** Checked without zod (src/core/plain-spec.ts): the bundle evaluates zod only for the others. */
+const plain = `name: plain
+goal: Be parsed without zod.
+repo: ./repo
+maker: { engine: command, run: "true" }
+verifier: { engine: command, run: "cat" }
+gates:
+  - { id: tests, kind: tests-pass, run: "true", timeout: 2m }
+finish: { action: none }
+`;
 const invalid = `name: Broken Name!
 goal: 12
 repo: ./repo
@@ -134,6 +144,24 @@ describe("the spec parser's bundle", () => {
       assert.equal(bundled.output, modules.output);
     }
     assert.match(validate(invalid).output, /maker\.engine/);
+  });
+
+  test("a plain spec parses as the modules do; the code cache made after it serves specs zod checks", () => {
+    const compileCache = join(sandbox.root, "compile-cache-plain");
+    const first = validate(plain, { compileCache });
+    assert.ok(first.bundled, first.output);
+    assert.equal(first.code, 0, first.output);
+    assert.equal(first.output, validate(plain, { entry: binary }).output);
+    assert.equal(first.codeCaches.length, 1);
+    const [cache] = first.codeCaches;
+    const made = statSync(cache).mtimeMs;
+    for (const text of [valid, invalid, plain]) {
+      const next = validate(text, { compileCache });
+      assert.ok(next.bundled, next.output);
+      assert.equal(next.output, validate(text, { entry: binary }).output);
+      assert.deepEqual(next.codeCaches, [cache]);
+      assert.equal(statSync(cache).mtimeMs, made);
+    }
   });
 
   test("a run whose spec the bundle parsed loads zod for its verifier without the other locales", () => {

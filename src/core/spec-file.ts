@@ -1,16 +1,11 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
 import { SpecError } from "../errors.ts";
 import { readRegularFileSync } from "../files/read-regular-file.ts";
-import {
-  type AnyModeSpec,
-  type EngineSpec,
-  reviewerEngine,
-  type Spec,
-  scriptedTurnSchema,
-  specSchema,
-} from "./spec.ts";
+import { plainSpecValue } from "./plain-spec.ts";
+import { reviewerEngine } from "./review-engine.ts";
+import type { AnyModeSpec, EngineSpec, Spec } from "./spec.ts";
 import { formatProblem, validateLocated } from "./spec-problems.ts";
+import { specSchemas } from "./spec-schemas.ts";
 import { maximumSpecBytes, readSpecText } from "./spec-text.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
@@ -94,9 +89,7 @@ export function parseSpecTextForAnyMode(
 ): ParsedAnyModeSpec {
   const directory = resolve(specDirectory);
   const yaml = readMapping(text, fileLabel, "a spec is a mapping of fields: name, goal, maker, gates, ...");
-  const validated = validateLocated(specSchema, yaml, fileLabel);
-  if (!validated.ok) throw new SpecError(validated.problems.map(boundProblem));
-  const parsed = validated.value;
+  const parsed = plainSpecValue(yaml.data) ?? validatedSpec(yaml, fileLabel);
 
   const problems: string[] = [];
   const scriptContext = { directory, fileLabel, yaml, problems, filesRead };
@@ -123,6 +116,25 @@ export function parseSpecTextForAnyMode(
   return { spec, specDirectory: directory, repoPath };
 }
 
+/**
+ * Validates `text` with zod's schema, whatever its shape, and drops the answer: the parser's code cache
+ * is made after its first parse (spec-parser-import.ts), and a plain spec's (plain-spec.ts) ran no zod,
+ * which every later spec that is not plain would then compile afresh. Never throws.
+ */
+export function compileSchemaValidation(text: string): void {
+  try {
+    const parsed = parseLocatedYaml(text, "spec");
+    if (parsed.ok) validateLocated(specSchemas().specSchema, parsed.yaml, "spec");
+  } catch {}
+}
+
+/** The spec's value as `specSchema` gives it; throws `SpecError` with every problem it finds. */
+function validatedSpec(yaml: LocatedYaml, fileLabel: string) {
+  const validated = validateLocated(specSchemas().specSchema, yaml, fileLabel);
+  if (!validated.ok) throw new SpecError(validated.problems.map(boundProblem));
+  return validated.value;
+}
+
 /** Parses YAML whose top level must be a mapping; throws `SpecError` for syntax, emptiness or shape. */
 function readMapping(text: string, fileLabel: string, hint: string): LocatedYaml {
   const parsed = parseLocatedYaml(text, fileLabel);
@@ -134,17 +146,6 @@ function readMapping(text: string, fileLabel: string, hint: string): LocatedYaml
     throw new SpecError([`${fileLabel}:${parsed.yaml.lineOf([])}: expected a mapping, got ${got}; ${hint}`]);
   }
   return parsed.yaml;
-}
-
-let scriptFileSchema: z.ZodType<{ turns: z.infer<typeof scriptedTurnSchema>[] }> | undefined;
-
-/**
- * The schema of a scripted engine's `script:` file, built at its first use: most specs name no such file,
- * and building it at load cost each parse of a new spec ~1–3 ms of zod's schema construction.
- */
-function scriptFileSchemaOnce() {
-  scriptFileSchema ??= z.object({ turns: z.array(scriptedTurnSchema) }).strict();
-  return scriptFileSchema;
 }
 
 type ScriptContext = {
@@ -184,7 +185,7 @@ function inlineScript(
   context.filesRead.push({ path: scriptPath, text });
   try {
     const yaml = readMapping(text, scriptLabel, "a script is a mapping with turns: [ ... ]");
-    const validated = validateLocated(scriptFileSchemaOnce(), yaml, scriptLabel);
+    const validated = validateLocated(specSchemas().scriptFileSchema, yaml, scriptLabel);
     if (!validated.ok) {
       context.problems.push(...validated.problems);
       return engine;

@@ -137,31 +137,42 @@ async function runBundle(file: string): Promise<SpecParser> {
   const cacheWanted =
     cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
   return cacheWanted
-    ? keepCodeCacheAfterFirstParse(module.exports, () =>
-        writeCodeCache(cacheFile, bytes, script.createCachedData()),
-      )
+    ? keepCodeCacheAfterFirstParse(module.exports, (text) => {
+        // zod's path compiled too (a plain spec's parse runs none of it): see compileSchemaValidation.
+        const compile = module.exports.compileSchemaValidation;
+        if (text !== undefined && typeof compile === "function") compile(text);
+        writeCodeCache(cacheFile, bytes, script.createCachedData());
+      })
     : (module.exports as SpecParser);
 }
 
-/** The parser's functions that parse a spec whole: the code cache is made after one of them parsed. */
+/**
+ * The parser's functions that parse a spec whole: the code cache is made after one of them parsed. Those
+ * given the spec's text (first argument) hand it to `keep`.
+ */
 const parsingFunctions = new Set([
   "loadSpecFile",
   "loadSpecFileForAnyMode",
   "parseSpecText",
   "parseSpecTextForAnyMode",
 ]);
+const textParsingFunctions = new Set(["parseSpecText", "parseSpecTextForAnyMode"]);
 
 /**
  * `exports` with each parsing function wrapped so that `keep` runs once, a turn after the first of them
- * returned a parse: a parse that threw (a YAML syntax error stops before the schema) or another function
- * (`requireMaker`) compiles too little of the parser for a cache that is then kept as it is.
+ * returned a parse (with that spec's text, when the function was given it): a parse that threw (a YAML
+ * syntax error stops before the schema) or another function (`requireMaker`) compiles too little of the
+ * parser for a cache that is then kept as it is.
  */
-function keepCodeCacheAfterFirstParse(exports: Record<string, unknown>, keep: () => void): SpecParser {
+function keepCodeCacheAfterFirstParse(
+  exports: Record<string, unknown>,
+  keep: (text: string | undefined) => void,
+): SpecParser {
   let kept = false;
-  const keepSoon = () => {
+  const keepSoon = (text: string | undefined) => {
     if (kept) return;
     kept = true;
-    setImmediate(keep);
+    setImmediate(() => keep(text));
   };
   const wrapped = { ...exports };
   for (const name of parsingFunctions) {
@@ -169,8 +180,13 @@ function keepCodeCacheAfterFirstParse(exports: Record<string, unknown>, keep: ()
     if (typeof parse !== "function") continue;
     wrapped[name] = (...args: unknown[]) => {
       const result: unknown = parse(...args);
-      if (result instanceof Promise) result.then(keepSoon, () => {});
-      else keepSoon();
+      const text = textParsingFunctions.has(name) && typeof args[0] === "string" ? args[0] : undefined;
+      if (result instanceof Promise)
+        result.then(
+          () => keepSoon(text),
+          () => {},
+        );
+      else keepSoon(text);
       return result;
     };
   }

@@ -151,12 +151,14 @@ function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
     innerType?: Holder;
     in?: Holder;
     element?: Holder;
+    /** A lazy schema's (spec.ts builds the sections most specs leave out at their first use). */
+    getter?: () => Holder;
   };
   type Holder = { _zod: { def: Definition } };
   const unwrap = (holder: Holder | undefined): Definition | undefined => {
     let definition = holder?._zod.def;
-    while (definition && (definition.innerType || definition.in)) {
-      definition = (definition.innerType ?? definition.in)?._zod.def;
+    while (definition && (definition.innerType || definition.in || definition.getter)) {
+      definition = (definition.innerType ?? definition.in ?? definition.getter?.())?._zod.def;
     }
     return definition;
   };

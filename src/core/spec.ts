@@ -35,29 +35,44 @@ const duration = z.union([z.number(), z.string()]).transform((value, context) =>
 
 const dollars = z.number().nonnegative();
 
+/*
+ * Sections most specs leave out (scripted turns, review, tamper, finish; schedule in schedule-field.ts)
+ * are z.lazy: zod builds a lazy schema's inner schema at the first parse that reaches it, so a spec
+ * without the section costs its parse none of that construction (most of the parser's start-up after
+ * zod's own load). A lazy schema parses, fails and converts to JSON Schema as its inner schema does;
+ * a default (`finish`, `tamper`) is returned without reaching it.
+ */
+
 /** One turn of the scripted engine; its steps run in this order: delete, write, append, run, sleep, say/print, verdict, replan, exit. */
-export const scriptedTurnSchema = z
-  .object({
-    delete: z.array(z.string()).optional(),
-    write: z.record(z.string(), z.string()).optional(),
-    append: z.record(z.string(), z.string()).optional(),
-    run: z.array(z.string()).optional(),
-    sleep: duration.optional(),
-    say: z.string().optional(),
-    print: z.string().optional(),
-    verdict: z.union([z.literal("auto"), z.literal("reject"), z.record(z.string(), z.unknown())]).optional(),
-    replan: z
-      .object({
-        approach: z.string(),
-        hypotheses: z.array(z.string()).default([]),
-        lesson: z.string().optional(),
-      })
-      .optional(),
-    exit: z.number().int().optional(),
-    costUsd: dollars.optional(),
-  })
-  .strict();
+export const scriptedTurnSchema = z.lazy(() =>
+  z
+    .object({
+      delete: z.array(z.string()).optional(),
+      write: z.record(z.string(), z.string()).optional(),
+      append: z.record(z.string(), z.string()).optional(),
+      run: z.array(z.string()).optional(),
+      sleep: duration.optional(),
+      say: z.string().optional(),
+      print: z.string().optional(),
+      verdict: z
+        .union([z.literal("auto"), z.literal("reject"), z.record(z.string(), z.unknown())])
+        .optional(),
+      replan: z
+        .object({
+          approach: z.string(),
+          hypotheses: z.array(z.string()).default([]),
+          lesson: z.string().optional(),
+        })
+        .optional(),
+      exit: z.number().int().optional(),
+      costUsd: dollars.optional(),
+    })
+    .strict(),
+);
 export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
+
+/** A scripted engine's `script:` file: its turns. */
+export const scriptFileSchema = z.lazy(() => z.object({ turns: z.array(scriptedTurnSchema) }).strict());
 
 export const engineSchema = z
   .object({
@@ -85,26 +100,32 @@ export type EngineSpec = z.infer<typeof engineSchema>;
  * findings are the maker's next turn, at most `rounds` reviews per iteration, then the gates run. The
  * engine fields are an engine entry's; `auto` is not allowed (name the second engine).
  */
-export const reviewSchema = z
-  .object({
-    engine: z.enum(engineNames),
-    run: z.string().min(1).optional(),
-    script: z.string().optional(),
-    turns: z.array(scriptedTurnSchema).optional(),
-    model: z.string().optional(),
-    args: z.array(z.string()).optional(),
-    /** Reviews per iteration, at most; the gates run after the last. */
-    rounds: z.number().int().min(1).max(20).default(3),
-    /** What the reviewer checks the patch for, in the user's words. */
-    checklist: z.string().trim().default(""),
-  })
-  .strict()
-  .superRefine((review, context) => {
-    if (review.engine === "command" && !review.run)
-      context.addIssue({ code: "custom", path: ["run"], message: "required for engine command" });
-    if (review.engine === "scripted" && !review.turns && !review.script)
-      context.addIssue({ code: "custom", path: ["turns"], message: "engine scripted needs turns or script" });
-  });
+export const reviewSchema = z.lazy(() =>
+  z
+    .object({
+      engine: z.enum(engineNames),
+      run: z.string().min(1).optional(),
+      script: z.string().optional(),
+      turns: z.array(scriptedTurnSchema).optional(),
+      model: z.string().optional(),
+      args: z.array(z.string()).optional(),
+      /** Reviews per iteration, at most; the gates run after the last. */
+      rounds: z.number().int().min(1).max(20).default(3),
+      /** What the reviewer checks the patch for, in the user's words. */
+      checklist: z.string().trim().default(""),
+    })
+    .strict()
+    .superRefine((review, context) => {
+      if (review.engine === "command" && !review.run)
+        context.addIssue({ code: "custom", path: ["run"], message: "required for engine command" });
+      if (review.engine === "scripted" && !review.turns && !review.script)
+        context.addIssue({
+          code: "custom",
+          path: ["turns"],
+          message: "engine scripted needs turns or script",
+        });
+    }),
+);
 export type ReviewSpec = z.infer<typeof reviewSchema>;
 
 export { reviewerEngine };
@@ -191,40 +212,44 @@ export type Budget = z.infer<typeof budgetSchema>;
  * class names such as `skip-marker`); their flags go to the verifier instead of failing the iteration.
  * A non-empty `accept` needs a `reason`, which the report quotes.
  */
-export const tamperSchema = z
-  .object({
-    accept: z.array(z.string()).default([]),
-    reason: z.string().trim().min(1).optional(),
-  })
-  .strict()
-  .superRefine((tamper, context) => {
-    tamper.accept.forEach((name, index) => {
-      const resolved = resolveAcceptName(name);
-      if ("problem" in resolved)
-        context.addIssue({ code: "custom", path: ["accept", index], message: resolved.problem });
-    });
-    if (tamper.accept.length > 0 && !tamper.reason) {
-      context.addIssue({
-        code: "custom",
-        path: ["reason"],
-        message: "required when accept is not empty: say why these tamper classes are legitimate here",
+export const tamperSchema = z.lazy(() =>
+  z
+    .object({
+      accept: z.array(z.string()).default([]),
+      reason: z.string().trim().min(1).optional(),
+    })
+    .strict()
+    .superRefine((tamper, context) => {
+      tamper.accept.forEach((name, index) => {
+        const resolved = resolveAcceptName(name);
+        if ("problem" in resolved)
+          context.addIssue({ code: "custom", path: ["accept", index], message: resolved.problem });
       });
-    }
-  });
+      if (tamper.accept.length > 0 && !tamper.reason) {
+        context.addIssue({
+          code: "custom",
+          path: ["reason"],
+          message: "required when accept is not empty: say why these tamper classes are legitimate here",
+        });
+      }
+    }),
+);
 
 /**
  * `finish.ci`: after the pull request, watch the forge's checks on its head commit. `wait` bounds the
  * whole watch of one round (0: no bound); `poll` is the first interval between looks (it grows with the
  * time waited, up to a minute); `maxRepairs` is how many repair iterations a failed check may start.
  */
-export const ciSchema = z
-  .object({
-    wait: duration.default(1_800_000),
-    maxRepairs: z.number().int().min(0).max(20).default(3),
-    poll: duration.default(15_000),
-  })
-  .strict()
-  .refine((ci) => ci.poll > 0, { path: ["poll"], message: "must be more than 0 (e.g. 15s)" });
+export const ciSchema = z.lazy(() =>
+  z
+    .object({
+      wait: duration.default(1_800_000),
+      maxRepairs: z.number().int().min(0).max(20).default(3),
+      poll: duration.default(15_000),
+    })
+    .strict()
+    .refine((ci) => ci.poll > 0, { path: ["poll"], message: "must be more than 0 (e.g. 15s)" }),
+);
 export type CiSpec = z.infer<typeof ciSchema>;
 
 /**
@@ -233,39 +258,41 @@ export type CiSpec = z.infer<typeof ciSchema>;
  * `api` and `repository` default to what the remote URL and the forge's environment variables say;
  * `base` to the branch the loop started from.
  */
-export const finishSchema = z
-  .object({
-    action: z.enum(["none", "branch", "pull-request"]).default("branch"),
-    forge: z.enum(["auto", "github", "gitlab", "gitea"]).default("auto"),
-    base: z.string().min(1).optional(),
-    draft: z.boolean().default(false),
-    labels: z.array(z.string().min(1)).default([]),
-    api: z.url({ protocol: /^https?$/, message: "an http(s) URL, e.g. https://api.github.com" }).optional(),
-    repository: z
-      .string()
-      .regex(/^[^/\s]+(\/[^/\s]+)+$/, "owner/name (GitLab: group/subgroup/name)")
-      .optional(),
-    /**
-     * `/loopwright` review comments on the pull request: at most `maxRounds` rounds (0: none are acted
-     * on); `serve` looks for new comments for `watch` after the loop ended (default 168h, a week). Not the
-     * `review:` reviewer engine, which reviews each maker turn before the gates.
-     */
-    comments: z
-      .object({
-        maxRounds: z.number().int().min(0).max(50).default(3),
-        watch: duration.default(7 * 24 * 3_600_000),
-      })
-      .strict()
-      .optional(),
-    ci: ciSchema.optional(),
-  })
-  .strict()
-  .superRefine((finish, context) => {
-    if (finish.action === "pull-request") return;
-    for (const field of ["base", "api", "repository", "ci", "comments"] as const)
-      if (finish[field] !== undefined)
-        context.addIssue({ code: "custom", path: [field], message: "only for action pull-request" });
-  });
+export const finishSchema = z.lazy(() =>
+  z
+    .object({
+      action: z.enum(["none", "branch", "pull-request"]).default("branch"),
+      forge: z.enum(["auto", "github", "gitlab", "gitea"]).default("auto"),
+      base: z.string().min(1).optional(),
+      draft: z.boolean().default(false),
+      labels: z.array(z.string().min(1)).default([]),
+      api: z.url({ protocol: /^https?$/, message: "an http(s) URL, e.g. https://api.github.com" }).optional(),
+      repository: z
+        .string()
+        .regex(/^[^/\s]+(\/[^/\s]+)+$/, "owner/name (GitLab: group/subgroup/name)")
+        .optional(),
+      /**
+       * `/loopwright` review comments on the pull request: at most `maxRounds` rounds (0: none are acted
+       * on); `serve` looks for new comments for `watch` after the loop ended (default 168h, a week). Not the
+       * `review:` reviewer engine, which reviews each maker turn before the gates.
+       */
+      comments: z
+        .object({
+          maxRounds: z.number().int().min(0).max(50).default(3),
+          watch: duration.default(7 * 24 * 3_600_000),
+        })
+        .strict()
+        .optional(),
+      ci: ciSchema.optional(),
+    })
+    .strict()
+    .superRefine((finish, context) => {
+      if (finish.action === "pull-request") return;
+      for (const field of ["base", "api", "repository", "ci", "comments"] as const)
+        if (finish[field] !== undefined)
+          context.addIssue({ code: "custom", path: [field], message: "only for action pull-request" });
+    }),
+);
 export type FinishSpec = z.infer<typeof finishSchema>;
 
 export const specSchema = z
