@@ -119,3 +119,47 @@ test("a strategy named alone that needs settings (tasks, metric) is a spec error
       );
   }
 });
+
+test("a YAML 1.1 merge key whose source is not a map is a spec error, exit 2, not an internal error", async () => {
+  await writeFile(
+    join(sandbox.root, "merge.yaml"),
+    '%YAML 1.1\n---\n<<: 1\nname: merge\ngoal: "x"\ngates: []\n',
+  );
+  for (const command of ["validate", "run"]) {
+    assertSpecError(
+      await cli(command, "merge.yaml"),
+      /^merge\.yaml: invalid YAML: merge sources must be maps/im,
+    );
+  }
+});
+
+test("a duration longer than a timer can wait is a spec error naming the field, not a timeout that fires at once", async () => {
+  // Node's timers hold at most 2^31 - 1 ms (~596 h); a longer one fires after 1 ms, so a gate with
+  // `timeout: 1000h` would time out at once. A 400-digit number would be Infinity ms.
+  const digits = "1".repeat(400);
+  for (const [field, value] of [
+    ["timeout", "1000h"],
+    ["timeout", `"${digits}"`],
+    ["timeout", digits],
+  ] as const) {
+    await writeFile(
+      join(sandbox.root, "long.yaml"),
+      `name: long\ngoal: "x"\ngates:\n  - { id: t, kind: tests-pass, run: "true", ${field}: ${value} }\n`,
+    );
+    for (const command of ["validate", "run"]) {
+      // A long value is quoted only in part, so only its start is matched.
+      assertSpecError(
+        await cli(command, "long.yaml"),
+        /^long\.yaml:4: gates\[0\]\.timeout: (too long: |expected a number or text, got Infinity$)/m,
+      );
+    }
+  }
+  await writeFile(
+    join(sandbox.root, "long.yaml"),
+    `name: long\ngoal: "x"\nbudget: { wallClockPerIteration: 700h }\ngates: []\n`,
+  );
+  assertSpecError(
+    await cli("validate", "long.yaml"),
+    /^long\.yaml:3: budget\.wallClockPerIteration: too long: "700h" \(at most 596h\)$/m,
+  );
+});

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
-import { parseDuration } from "./duration.ts";
+import { timerDuration } from "./duration.ts";
 import { verifierGateId } from "./gate-facts.ts";
 import type { EngineSpec, GateSpec, specSchema } from "./spec.ts";
 
@@ -202,10 +202,11 @@ function finishValue(input: unknown): z.output<typeof specSchema>["finish"] | un
   };
 }
 
-/** A duration as the schema's `duration` gives it: a finite number or a text parseDuration reads. */
+/** A duration as the schema's `duration` gives it: a finite number or a text timerDuration takes. */
 function durationValue(input: unknown): number | undefined {
-  if (typeof input === "number") return Number.isFinite(input) ? parseDuration(input) : undefined;
-  return typeof input === "string" ? parseDuration(input) : undefined;
+  if ((typeof input !== "number" || !Number.isFinite(input)) && typeof input !== "string") return undefined;
+  const read = timerDuration(input);
+  return "ms" in read ? read.ms : undefined;
 }
 
 function stringList(input: unknown): string[] | undefined {

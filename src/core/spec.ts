@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { branchNameProblem } from "./branch-name.ts";
-import { parseDuration } from "./duration.ts";
+import { timerDuration } from "./duration.ts";
 import { isDeterministic, verifierGateId } from "./gate-facts.ts";
 import { reviewerEngine } from "./review-engine.ts";
 import { scheduleSchema } from "./schedule-field.ts";
@@ -22,15 +22,12 @@ export type GateKind = (typeof gateKinds)[number];
 export { isDeterministic, verifierGateId };
 
 const duration = z.union([z.number(), z.string()]).transform((value, context) => {
-  const milliseconds = parseDuration(value);
-  if (milliseconds === undefined) {
-    context.addIssue({
-      code: "custom",
-      message: `not a duration: ${JSON.stringify(value)} (use 30s, 10m, 2h)`,
-    });
+  const read = timerDuration(value);
+  if ("problem" in read) {
+    context.addIssue({ code: "custom", message: read.problem });
     return z.NEVER;
   }
-  return milliseconds;
+  return read.ms;
 });
 
 const dollars = z.number().nonnegative();

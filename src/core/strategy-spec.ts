@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDuration } from "./duration.ts";
+import { timerDuration } from "./duration.ts";
 
 /**
  * The `strategy:` field of a spec: the shape of the loop. Every strategy is a policy over the same
@@ -84,12 +84,9 @@ function buildStrategySchemas() {
         .union([z.number(), z.string()])
         .default("30m")
         .transform((value, context) => {
-          const milliseconds = parseDuration(value);
-          if (milliseconds !== undefined) return milliseconds;
-          context.addIssue({
-            code: "custom",
-            message: `not a duration: ${JSON.stringify(value)} (use 30s, 10m, 2h)`,
-          });
+          const read = timerDuration(value);
+          if ("ms" in read) return read.ms;
+          context.addIssue({ code: "custom", message: read.problem });
           return z.NEVER;
         }),
     })

@@ -39,14 +39,14 @@ export function parseLocatedYaml(text: string, fileLabel: string): LocatedYamlRe
   try {
     data = document.contents === null ? undefined : document.toJS({ maxAliasCount });
   } catch (error) {
-    // The yaml library throws a ReferenceError when aliases would expand past the bound (an alias bomb).
-    if (!(error instanceof ReferenceError)) throw error;
-    return {
-      ok: false,
-      problems: [
-        `${fileLabel}: invalid YAML: too many aliases (a document may expand at most ${maxAliasCount})`,
-      ],
-    };
+    // The yaml library throws a ReferenceError when aliases would expand past the bound (an alias bomb),
+    // and an Error for a document it parsed but cannot build (a YAML 1.1 merge key whose source is no map).
+    if (!(error instanceof Error)) throw error;
+    const problem =
+      error instanceof ReferenceError
+        ? `too many aliases (a document may expand at most ${maxAliasCount})`
+        : `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
+    return { ok: false, problems: [`${fileLabel}: invalid YAML: ${problem}`] };
   }
   const lineOf = (path: readonly PropertyKey[]): number => {
     let node = document.contents as Node | null;
