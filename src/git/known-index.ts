@@ -9,8 +9,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "../files/node-fs.ts";
 
-/** Index file → what it holds (`tree:<sha>` or `commit:<sha>`) and the sha256 of its bytes. */
-const known = new Map<string, { holds: string; digest: string }>();
+/**
+ * Index file → what it holds (`tree:<sha>` or `commit:<sha>`), the sha256 of its bytes, and its clock
+ * mark once one was taken (see `markIndexClock`).
+ */
+const known = new Map<string, { holds: string; digest: string; markedAt?: bigint }>();
 /** A service runs many loops, each with a few indexes: bounded, then started afresh. */
 const maximumKnown = 10_000;
 
@@ -44,12 +47,46 @@ export function forgetIndex(path: string): void {
   known.delete(path);
 }
 
+/**
+ * Marks the recorded index file `path` with `clock`, a file-system time (ns) taken after git wrote the
+ * checkout's files and that index, and before anything but loopwright could write in the checkout (a
+ * gate, a setup command): a file whose change time is still the one the index recorded, and earlier than
+ * the mark, has not changed since (untouched-checkout.ts). The first mark stands: a later one could come
+ * after a change. Nothing is marked unless the index is byte for byte the one recorded.
+ */
+export function markIndexClock(path: string, clock: bigint): void {
+  const entry = known.get(path);
+  if (entry === undefined || entry.markedAt !== undefined) return;
+  if (indexDigest(path) === entry.digest) entry.markedAt = clock;
+}
+
+/**
+ * The bytes of the index file `path`, what it holds and its clock mark, when it is byte for byte the one
+ * recorded and was marked since; else undefined.
+ */
+export function markedIndex(path: string): { bytes: Buffer; holds: string; markedAt: bigint } | undefined {
+  const entry = known.get(path);
+  if (entry?.markedAt === undefined) return undefined;
+  const bytes = indexBytes(path);
+  if (bytes === undefined || digestOf(bytes) !== entry.digest) return undefined;
+  return { bytes, holds: entry.holds, markedAt: entry.markedAt };
+}
+
 function indexDigest(path: string): string | undefined {
+  const bytes = indexBytes(path);
+  return bytes === undefined ? undefined : digestOf(bytes);
+}
+
+function indexBytes(path: string): Buffer | undefined {
   try {
-    return createHash("sha256").update(readFileSync(path)).digest("hex");
+    return readFileSync(path);
   } catch {
     return undefined;
   }
+}
+
+function digestOf(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

@@ -39,6 +39,7 @@ import {
 import { isPlainBranchPath } from "./ref-files.ts";
 import { repositoryPaths } from "./repository-paths.ts";
 import { attributesName, strayCheckoutFiles, trackedFolders } from "./stray-checkout-files.ts";
+import { markCheckoutClock, untouchedCheckout } from "./untouched-checkout.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -181,6 +182,7 @@ export async function checkOut(
   const written = await writeCheckoutFiles(repository, checkout, index, sha, `${sha}^{commit}`, options);
   if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
+  markCheckoutClock(checkout, written.indexFile);
   return written.created;
 }
 
@@ -202,6 +204,7 @@ export async function checkOutTreeOfCommit(
   const sha = await commit;
   if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
+  markCheckoutClock(checkout, written.indexFile);
 }
 
 /**
@@ -238,7 +241,13 @@ async function writeCheckoutFiles(
   // a folder deeper each time: what is left is ignored by the committed rules alone (installed
   // dependencies stay).
   const commands: (readonly string[])[] = [];
-  const cleans = !created && !(options.filesMatch && options.cleaned);
+  // A checkout provably as git left it with this index (untouched-checkout.ts) holds nothing to clean:
+  // of the commit asked for, nothing to write either; else only read-tree runs (it leaves nothing
+  // untracked where nothing untracked was).
+  const untouched = created || options.filesMatch ? undefined : untouchedSince(checkout, indexFile, id);
+  if (untouched !== undefined && treeIsh === `${id}^{commit}` && untouched === `commit:${id}`)
+    return { created, writes: false, indexFile };
+  const cleans = !created && !(options.filesMatch && options.cleaned) && untouched === undefined;
   const writes = created || !options.filesMatch;
   // The clean after read-tree removes nothing when the ignore rules did not change in between and
   // read-tree left nothing untracked that the first clean did not look at (`cleanAfterReadTreeIdle`:
@@ -305,6 +314,12 @@ async function writeCheckoutFiles(
     await git(["read-tree", "--reset", "-u", treeIsh], checkout, { env });
   }
   return { created, writes, indexFile };
+}
+
+/** What the checkout's private index holds, when the checkout is provably untouched since (see above). */
+function untouchedSince(checkout: string, indexFile: string, id: string): string | undefined {
+  const hashBytes = hashBytesOf(id);
+  return hashBytes === undefined ? undefined : untouchedCheckout(checkout, indexFile, hashBytes);
 }
 
 /**
