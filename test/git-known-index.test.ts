@@ -69,6 +69,14 @@ describe("snapshotTree before the maker, on the index the last snapshot left", (
     assert.equal(await readFile(join(maker, "ignored", "cache.bin"), "utf8"), "kept\n");
   });
 
+  it("runs no git when the checkout is provably untouched since the snapshot (untouched-checkout.ts)", async () => {
+    const { tree, repository, maker } = await makerAtCommit();
+    const ran = await gitRunBy(async () => {
+      assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: tree }), tree);
+    });
+    assert.deepEqual(ran, []);
+  });
+
   const changes: [string, (maker: string) => Promise<void>][] = [
     ["an edit of the same size", (maker) => writeFile(join(maker, "a.txt"), "b\n")],
     ["a mode change", (maker) => chmod(join(maker, "run.sh"), 0o755)],

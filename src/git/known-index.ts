@@ -42,6 +42,11 @@ export function heldBy(path: string): string | undefined {
   return entry !== undefined && indexDigest(path) === entry.digest ? entry.holds : undefined;
 }
 
+/** What the index file `path` was last recorded as holding, without reading it (no proof that it still does). */
+export function knownIndexHolding(path: string): string | undefined {
+  return known.get(path)?.holds;
+}
+
 /** Forgets what `path` held (the index is about to change, or is gone). */
 export function forgetIndex(path: string): void {
   known.delete(path);

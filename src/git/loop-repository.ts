@@ -25,7 +25,14 @@ import {
 } from "../files/node-fs.ts";
 import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checkout-git-refresh.ts";
 import { git, gitSequence } from "./git.ts";
-import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
+import {
+  forgetIndex,
+  heldBy,
+  indexHolds,
+  knownIndexHolding,
+  pendingListing,
+  recordIndex,
+} from "./known-index.ts";
 import {
   type CleanShape,
   cleanAfterReadTreeIdle,
@@ -398,7 +405,7 @@ export async function snapshotTree(
   if (
     expected !== undefined &&
     indexHolds(indexFile, `tree:${expected}`) &&
-    (options.listed?.listing ?? (await git(pendingListing, checkout, { env }))) === ""
+    (options.listed?.listing ?? (await pendingFiles(checkout, env))) === ""
   )
     return expected;
   forgetIndex(indexFile);
@@ -412,7 +419,22 @@ export async function snapshotTree(
           onlyIf: expected,
         });
   recordIndex(indexFile, `tree:${tree}`);
+  // The maker has ended (its processes with it): nothing writes in its checkout until the next turn.
+  markCheckoutClock(checkout, indexFile);
   return tree;
+}
+
+/**
+ * `pendingListing`'s output for the checkout `env` names: empty, with no git, when the checkout is
+ * provably untouched since git wrote its private index (untouched-checkout.ts: no untracked entry at all,
+ * every tracked file as recorded, which is all the listing looks for); else git's listing.
+ */
+async function pendingFiles(checkout: string, env: Record<string, string>): Promise<string> {
+  const holds = knownIndexHolding(env.GIT_INDEX_FILE);
+  const hashBytes = holds === undefined ? undefined : hashBytesOf(holds.slice(holds.indexOf(":") + 1));
+  if (hashBytes !== undefined && untouchedCheckout(checkout, env.GIT_INDEX_FILE, hashBytes) !== undefined)
+    return "";
+  return git(pendingListing, checkout, { env });
 }
 
 /**
@@ -429,7 +451,7 @@ export async function listPendingFiles(
 ): Promise<{ listing: string } | undefined> {
   if (!(await isRealFolder(checkout))) return undefined;
   const env = checkoutEnvironment(repository, checkout, index);
-  return git(pendingListing, checkout, { env }).then(
+  return pendingFiles(checkout, env).then(
     (listing) => ({ listing }),
     () => undefined,
   );
@@ -451,7 +473,7 @@ export async function unchangedSinceCheckOut(
   if (!(await isRealFolder(checkout))) return false;
   const env = checkoutEnvironment(repository, checkout, index);
   if (!indexHolds(env.GIT_INDEX_FILE, `commit:${sha}`)) return false;
-  return (listed?.listing ?? (await git(pendingListing, checkout, { env }))) === "";
+  return (listed?.listing ?? (await pendingFiles(checkout, env))) === "";
 }
 
 /**
