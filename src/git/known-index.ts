@@ -20,14 +20,15 @@ const maximumKnown = 10_000;
 /**
  * Records that the index file `path` holds `holds` (`tree:<sha>` after a `write-tree` printed it,
  * `commit:<sha>` after a `read-tree --reset` of that commit). Called right after git wrote it, before
- * anything else can. An unreadable index is forgotten.
+ * anything else can. An unreadable index is forgotten. `markedAt`: the file system's clock then (see
+ * `markIndexClock`).
  */
-export function recordIndex(path: string, holds: string): void {
+export function recordIndex(path: string, holds: string, markedAt?: bigint): void {
   const digest = indexDigest(path);
   known.delete(path);
   if (digest === undefined) return;
   if (known.size >= maximumKnown) known.clear();
-  known.set(path, { holds, digest });
+  known.set(path, { holds, digest, ...(markedAt === undefined ? {} : { markedAt }) });
 }
 
 /** True when the index file `path` is, byte for byte, the one recorded as holding `holds`. */

@@ -46,7 +46,7 @@ import {
 import { isPlainBranchPath } from "./ref-files.ts";
 import { repositoryPaths } from "./repository-paths.ts";
 import { attributesName, strayCheckoutFiles, trackedFolders } from "./stray-checkout-files.ts";
-import { markCheckoutClock, untouchedCheckout } from "./untouched-checkout.ts";
+import { checkoutClock, untouchedCheckout } from "./untouched-checkout.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -187,9 +187,9 @@ export async function checkOut(
   options: CheckOutOptions = {},
 ): Promise<boolean> {
   const written = await writeCheckoutFiles(repository, checkout, index, sha, `${sha}^{commit}`, options);
-  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  if (written.writes)
+    recordIndex(written.indexFile, `commit:${sha}`, checkoutClock(checkout, repository.directory));
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
-  markCheckoutClock(checkout, written.indexFile);
   return written.created;
 }
 
@@ -209,9 +209,10 @@ export async function checkOutTreeOfCommit(
 ): Promise<void> {
   const written = await writeCheckoutFiles(repository, checkout, index, tree, `${tree}^{tree}`, {});
   const sha = await commit;
-  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  // Nothing but this checkout has run there since its files were written.
+  if (written.writes)
+    recordIndex(written.indexFile, `commit:${sha}`, checkoutClock(checkout, repository.directory));
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
-  markCheckoutClock(checkout, written.indexFile);
 }
 
 /**
@@ -418,9 +419,8 @@ export async function snapshotTree(
           resultOf: 1,
           onlyIf: expected,
         });
-  recordIndex(indexFile, `tree:${tree}`);
   // The maker has ended (its processes with it): nothing writes in its checkout until the next turn.
-  markCheckoutClock(checkout, indexFile);
+  recordIndex(indexFile, `tree:${tree}`, checkoutClock(checkout, repository.directory));
   return tree;
 }
 

@@ -3,8 +3,9 @@
  * git: so that a gate's recheck on the same commit needs no `clean` and `read-tree`, and the next
  * commit's checkout only its `read-tree`.
  *
- * The proof, for an index this process recorded (known-index.ts) and marked (`markCheckoutClock`, taken
- * as a checkout ends, before any command can write there) that is still byte for byte that one:
+ * The proof, for an index this process recorded (known-index.ts) with a mark of the file system's clock
+ * (`checkoutClock`, read as git has written it, before any command can write there) that is still byte
+ * for byte that one:
  * - every folder that holds tracked paths is a real folder (never a link) holding the tracked names and
  *   nothing else (`.git` aside at the top, which is rebuilt before every use anyway): no untracked file,
  *   ignored or not, no empty folder, no planted `.gitignore`, `.gitattributes` or nested `.git`;
@@ -18,16 +19,17 @@
  * Anything else (an untracked entry, a submodule, a conflict stage, a large index, another device for the
  * mark) is no proof, and the caller runs git as before. Linux and any system with nanosecond `lstat`.
  */
+import { join } from "node:path";
 import {
   closeSync,
   constants,
   fstatSync,
+  futimesSync,
   lstatSync,
   openSync,
   readdirSync,
-  unlinkSync,
 } from "../files/node-fs.ts";
-import { markedIndex, markIndexClock } from "./known-index.ts";
+import { markedIndex } from "./known-index.ts";
 import { type IndexEntry, maximumIndexEntries, parseIndexEntries } from "./missing-index-paths.ts";
 
 const typeBits = 0o170000;
@@ -36,39 +38,45 @@ const symlinkType = 0o120000;
 /** An entry's assume-valid bit and stage bits: set, git would not compare its stat data as read-tree does. */
 const assumeValidOrStage = 0xb000;
 
-let clockFiles = 0;
+/** Per private git directory: an open file there whose change time `checkoutClock` sets and reads. */
+const clockFiles = new Map<string, number>();
+/** A service runs many loops: past this many open clock files, all are closed and opened again on use. */
+const maximumClockFiles = 64;
 
 /**
- * Marks the recorded private index `indexFile` of `checkout` with the file system's clock now (see
- * above). Call it as a checkout ends, before anything but that checkout can have written there since git
- * wrote that index. The time is a new file's change time, made beside the index (in loopwright's
- * private git directory, never in the checkout), taken only when that file is on the checkout's device
- * (the same file system, so the same clock and granularity). Never throws: without a mark there is no proof.
+ * The file system's clock now (ns), for the mark of a private index of `checkout` (see above) taken as git
+ * has just written it, or undefined. Read as the change time that setting the times of a file in
+ * loopwright's private git directory `directory` gives it (the kernel sets a change time to "now", on the
+ * clock file writes use), and only when that file is on the checkout's device (the same file system: the
+ * same clock and granularity). Never throws: without a mark there is no proof.
  */
-export function markCheckoutClock(checkout: string, indexFile: string): void {
-  const clockFile = `${indexFile}.clock-${process.pid}-${clockFiles++}`;
-  let descriptor: number | undefined;
+export function checkoutClock(checkout: string, directory: string): bigint | undefined {
   try {
-    descriptor = openSync(
-      clockFile,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
+    const descriptor = clockFile(directory);
+    futimesSync(descriptor, 0, 0);
     const clock = fstatSync(descriptor, { bigint: true });
     const folder = lstatSync(checkout, { bigint: true });
-    if (folder.isDirectory() && folder.dev === clock.dev) markIndexClock(indexFile, clock.ctimeNs);
+    return folder.isDirectory() && folder.dev === clock.dev ? clock.ctimeNs : undefined;
   } catch {
-    // No mark: the next checkout there runs git in full.
-  } finally {
-    if (descriptor !== undefined) {
-      closeSync(descriptor);
-      try {
-        unlinkSync(clockFile);
-      } catch {
-        // Left behind, it is only a stray file in loopwright's own folder.
-      }
-    }
+    return undefined;
   }
+}
+
+function clockFile(directory: string): number {
+  let descriptor = clockFiles.get(directory);
+  if (descriptor === undefined) {
+    if (clockFiles.size >= maximumClockFiles) {
+      for (const open of clockFiles.values()) closeSync(open);
+      clockFiles.clear();
+    }
+    descriptor = openSync(
+      join(directory, "clock"),
+      constants.O_RDONLY | constants.O_CREAT | constants.O_NOFOLLOW,
+      0o600,
+    );
+    clockFiles.set(directory, descriptor);
+  }
+  return descriptor;
 }
 
 /**
