@@ -46,17 +46,17 @@ budget: { maxIterations: 1 }
     .trim()
     .split("\n")
     .map((line) => line.split(" ")[1]);
-  // After the iteration's commit: the grade cleans and checks out (no clean after read-tree: the commit
-  // changes no .gitignore and leaves no tracked folder untracked), diffs the commit it knows the checkout
-  // held (the base) against the graded one, and the recheck cleans and checks out (the files, whatever a
-  // gate did to them; no second clean: its index was the graded commit's and no .gitignore changed) but
-  // asks no write-tree and no diff (it held the graded commit). The files missing after
-  // each checkout are read from the small index it wrote, with no git (missing-index-paths.ts).
+  // After the iteration's commit: the grade checks out (no clean: neither setup nor the base gates left
+  // anything in the checkout, which untouched-checkout.ts proves without git), diffs the commit it knows
+  // the checkout held (the base) against the graded one, and the recheck runs no git at all (the gate left
+  // the graded commit's checkout untouched) and asks no write-tree and no diff (it held the graded
+  // commit). The files missing after each checkout are read from the small index it wrote, with no git
+  // (missing-index-paths.ts).
   const afterCommit = commands.slice(commands.indexOf("commit-tree"));
   const checkoutWork = new Set(["read-tree", "clean", "diff", "ls-files", "write-tree"]);
   assert.deepEqual(
     afterCommit.filter((command) => checkoutWork.has(command)),
-    ["clean", "read-tree", "diff", "clean", "read-tree"],
+    ["read-tree", "diff"],
     commands.join(" "),
   );
   // Setup ran in prepare's two checkouts, then again for the grade: the maker changed the lockfile.

@@ -1,8 +1,9 @@
 /**
  * The maker's checkout, whose private index this process left holding a tree, is checked with one
  * `git ls-files` before its turn, and everything that listing must see sends it to the full git work: an edit, a mode change, a deletion, a new file, an empty folder, an index
- * another process rewrote. The gates' recheck has no such shortcut (a listing compares content; a
- * checkout must also rewrite files whose stat a gate changed); the tracked files missing after it are
+ * another process rewrote. The gates' recheck has no such listing (a listing compares content; a
+ * checkout must also rewrite files whose stat a gate changed: its own shortcut, for a checkout a gate
+ * left untouched, is untouched-checkout.ts's, tested in git-checkout-untouched.test.ts); the tracked files missing after it are
  * read from its index without git, and its clean after read-tree runs unless the ignore rules provably
  * did not change (a tracked .gitignore edited, back-dated, replaced by a link, behind a linked folder or
  * deleted, or a planted one the first clean removed, all send it). And the diffs of a commit's tree, printed while the commit is made, filed
@@ -66,6 +67,14 @@ describe("snapshotTree before the maker, on the index the last snapshot left", (
     });
     assert.deepEqual(ran, ["ls-files"]);
     assert.equal(await readFile(join(maker, "ignored", "cache.bin"), "utf8"), "kept\n");
+  });
+
+  it("runs no git when the checkout is provably untouched since the snapshot (untouched-checkout.ts)", async () => {
+    const { tree, repository, maker } = await makerAtCommit();
+    const ran = await gitRunBy(async () => {
+      assert.equal(await snapshotTree(repository, maker, "maker", { cleanIfTree: tree }), tree);
+    });
+    assert.deepEqual(ran, []);
   });
 
   const changes: [string, (maker: string) => Promise<void>][] = [
@@ -274,6 +283,7 @@ describe("checkOut of the commit the index holds (the gates' recheck): read-tree
 
   it("checks out another commit with the same .gitignore files and folders with no clean after read-tree", async () => {
     const { first, repository, gates } = await gatesAtCommit();
+    await writeFiles(gates, { "ignored/out.log": "kept\n" });
     const ran = await gitRunBy(() => checkOut(repository, gates, "gates", first, { detached: true }));
     assert.deepEqual(ran, ["clean", "read-tree"]);
     assert.equal(await readFile(join(gates, "a.txt"), "utf8"), "a\n");

@@ -22,6 +22,7 @@ export const {
   fstatSync,
   ftruncateSync,
   fsyncSync,
+  futimesSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,

@@ -9,22 +9,26 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "../files/node-fs.ts";
 
-/** Index file → what it holds (`tree:<sha>` or `commit:<sha>`) and the sha256 of its bytes. */
-const known = new Map<string, { holds: string; digest: string }>();
+/**
+ * Index file → what it holds (`tree:<sha>` or `commit:<sha>`), the sha256 of its bytes, and its clock
+ * mark once one was taken (see `markIndexClock`).
+ */
+const known = new Map<string, { holds: string; digest: string; markedAt?: bigint }>();
 /** A service runs many loops, each with a few indexes: bounded, then started afresh. */
 const maximumKnown = 10_000;
 
 /**
  * Records that the index file `path` holds `holds` (`tree:<sha>` after a `write-tree` printed it,
  * `commit:<sha>` after a `read-tree --reset` of that commit). Called right after git wrote it, before
- * anything else can. An unreadable index is forgotten.
+ * anything else can. An unreadable index is forgotten. `markedAt`: the file system's clock then (see
+ * `markIndexClock`).
  */
-export function recordIndex(path: string, holds: string): void {
+export function recordIndex(path: string, holds: string, markedAt?: bigint): void {
   const digest = indexDigest(path);
   known.delete(path);
   if (digest === undefined) return;
   if (known.size >= maximumKnown) known.clear();
-  known.set(path, { holds, digest });
+  known.set(path, { holds, digest, ...(markedAt === undefined ? {} : { markedAt }) });
 }
 
 /** True when the index file `path` is, byte for byte, the one recorded as holding `holds`. */
@@ -39,17 +43,56 @@ export function heldBy(path: string): string | undefined {
   return entry !== undefined && indexDigest(path) === entry.digest ? entry.holds : undefined;
 }
 
+/** What the index file `path` was last recorded as holding, without reading it (no proof that it still does). */
+export function knownIndexHolding(path: string): string | undefined {
+  return known.get(path)?.holds;
+}
+
 /** Forgets what `path` held (the index is about to change, or is gone). */
 export function forgetIndex(path: string): void {
   known.delete(path);
 }
 
+/**
+ * Marks the recorded index file `path` with `clock`, a file-system time (ns) taken after git wrote the
+ * checkout's files and that index, and before anything but loopwright could write in the checkout (a
+ * gate, a setup command): a file whose change time is still the one the index recorded, and earlier than
+ * the mark, has not changed since (untouched-checkout.ts). The first mark stands: a later one could come
+ * after a change. Nothing is marked unless the index is byte for byte the one recorded.
+ */
+export function markIndexClock(path: string, clock: bigint): void {
+  const entry = known.get(path);
+  if (entry === undefined || entry.markedAt !== undefined) return;
+  if (indexDigest(path) === entry.digest) entry.markedAt = clock;
+}
+
+/**
+ * The bytes of the index file `path`, what it holds and its clock mark, when it is byte for byte the one
+ * recorded and was marked since; else undefined.
+ */
+export function markedIndex(path: string): { bytes: Buffer; holds: string; markedAt: bigint } | undefined {
+  const entry = known.get(path);
+  if (entry?.markedAt === undefined) return undefined;
+  const bytes = indexBytes(path);
+  if (bytes === undefined || digestOf(bytes) !== entry.digest) return undefined;
+  return { bytes, holds: entry.holds, markedAt: entry.markedAt };
+}
+
 function indexDigest(path: string): string | undefined {
+  const bytes = indexBytes(path);
+  return bytes === undefined ? undefined : digestOf(bytes);
+}
+
+function indexBytes(path: string): Buffer | undefined {
   try {
-    return createHash("sha256").update(readFileSync(path)).digest("hex");
+    return readFileSync(path);
   } catch {
     return undefined;
   }
+}
+
+function digestOf(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

@@ -25,7 +25,14 @@ import {
 } from "../files/node-fs.ts";
 import { type ExpectedGit, recordRebuiltGit, refreshCheckoutGit } from "./checkout-git-refresh.ts";
 import { git, gitSequence } from "./git.ts";
-import { forgetIndex, heldBy, indexHolds, pendingListing, recordIndex } from "./known-index.ts";
+import {
+  forgetIndex,
+  heldBy,
+  indexHolds,
+  knownIndexHolding,
+  pendingListing,
+  recordIndex,
+} from "./known-index.ts";
 import {
   type CleanShape,
   cleanAfterReadTreeIdle,
@@ -39,6 +46,7 @@ import {
 import { isPlainBranchPath } from "./ref-files.ts";
 import { repositoryPaths } from "./repository-paths.ts";
 import { attributesName, strayCheckoutFiles, trackedFolders } from "./stray-checkout-files.ts";
+import { checkoutClock, untouchedCheckout } from "./untouched-checkout.ts";
 import { assertOutsideCheckout } from "./worktrees.ts";
 
 /** Where a loop's git lives. */
@@ -183,7 +191,8 @@ export async function checkOut(
   options: CheckOutOptions = {},
 ): Promise<boolean> {
   const written = await writeCheckoutFiles(repository, checkout, index, sha, `${sha}^{commit}`, options);
-  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  if (written.writes)
+    recordIndex(written.indexFile, `commit:${sha}`, checkoutClock(checkout, repository.directory));
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
   return written.created;
 }
@@ -204,7 +213,9 @@ export async function checkOutTreeOfCommit(
 ): Promise<void> {
   const written = await writeCheckoutFiles(repository, checkout, index, tree, `${tree}^{tree}`, {});
   const sha = await commit;
-  if (written.writes) recordIndex(written.indexFile, `commit:${sha}`);
+  // Nothing but this checkout has run there since its files were written.
+  if (written.writes)
+    recordIndex(written.indexFile, `commit:${sha}`, checkoutClock(checkout, repository.directory));
   await rebuildCheckoutGit(repository, checkout, index, sha, head);
 }
 
@@ -242,7 +253,13 @@ async function writeCheckoutFiles(
   // a folder deeper each time: what is left is ignored by the committed rules alone (installed
   // dependencies stay).
   const commands: (readonly string[])[] = [];
-  const cleans = !created && !(options.filesMatch && options.cleaned);
+  // A checkout provably as git left it with this index (untouched-checkout.ts) holds nothing to clean:
+  // of the commit asked for, nothing to write either; else only read-tree runs (it leaves nothing
+  // untracked where nothing untracked was).
+  const untouched = created || options.filesMatch ? undefined : untouchedSince(checkout, indexFile, id);
+  if (untouched !== undefined && treeIsh === `${id}^{commit}` && untouched === `commit:${id}`)
+    return { created, writes: false, indexFile };
+  const cleans = !created && !(options.filesMatch && options.cleaned) && untouched === undefined;
   const writes = created || !options.filesMatch;
   // The clean after read-tree removes nothing when the ignore rules did not change in between and
   // read-tree left nothing untracked that the first clean did not look at (`cleanAfterReadTreeIdle`:
@@ -309,6 +326,12 @@ async function writeCheckoutFiles(
     await git(["read-tree", "--reset", "-u", treeIsh], checkout, { env });
   }
   return { created, writes, indexFile };
+}
+
+/** What the checkout's private index holds, when the checkout is provably untouched since (see above). */
+function untouchedSince(checkout: string, indexFile: string, id: string): string | undefined {
+  const hashBytes = hashBytesOf(id);
+  return hashBytes === undefined ? undefined : untouchedCheckout(checkout, indexFile, hashBytes);
 }
 
 /**
@@ -387,7 +410,7 @@ export async function snapshotTree(
   if (
     expected !== undefined &&
     indexHolds(indexFile, `tree:${expected}`) &&
-    (options.listed?.listing ?? (await git(pendingListing, checkout, { env }))) === ""
+    (options.listed?.listing ?? (await pendingFiles(checkout, env))) === ""
   )
     return expected;
   forgetIndex(indexFile);
@@ -400,8 +423,22 @@ export async function snapshotTree(
           resultOf: 1,
           onlyIf: expected,
         });
-  recordIndex(indexFile, `tree:${tree}`);
+  // The maker has ended (its processes with it): nothing writes in its checkout until the next turn.
+  recordIndex(indexFile, `tree:${tree}`, checkoutClock(checkout, repository.directory));
   return tree;
+}
+
+/**
+ * `pendingListing`'s output for the checkout `env` names: empty, with no git, when the checkout is
+ * provably untouched since git wrote its private index (untouched-checkout.ts: no untracked entry at all,
+ * every tracked file as recorded, which is all the listing looks for); else git's listing.
+ */
+async function pendingFiles(checkout: string, env: Record<string, string>): Promise<string> {
+  const holds = knownIndexHolding(env.GIT_INDEX_FILE);
+  const hashBytes = holds === undefined ? undefined : hashBytesOf(holds.slice(holds.indexOf(":") + 1));
+  if (hashBytes !== undefined && untouchedCheckout(checkout, env.GIT_INDEX_FILE, hashBytes) !== undefined)
+    return "";
+  return git(pendingListing, checkout, { env });
 }
 
 /**
@@ -418,7 +455,7 @@ export async function listPendingFiles(
 ): Promise<{ listing: string } | undefined> {
   if (!(await isRealFolder(checkout))) return undefined;
   const env = checkoutEnvironment(repository, checkout, index);
-  return git(pendingListing, checkout, { env }).then(
+  return pendingFiles(checkout, env).then(
     (listing) => ({ listing }),
     () => undefined,
   );
@@ -440,7 +477,7 @@ export async function unchangedSinceCheckOut(
   if (!(await isRealFolder(checkout))) return false;
   const env = checkoutEnvironment(repository, checkout, index);
   if (!indexHolds(env.GIT_INDEX_FILE, `commit:${sha}`)) return false;
-  return (listed?.listing ?? (await git(pendingListing, checkout, { env }))) === "";
+  return (listed?.listing ?? (await pendingFiles(checkout, env))) === "";
 }
 
 /**

@@ -232,23 +232,42 @@ function isAttributesFile(name: Buffer): boolean {
  * The entries (name, mode) of the index file at `path`, of at most `maximum` entries, when it is one
  * this reader is sure of (see above); else undefined.
  */
-function indexEntries(
-  indexFile: string,
-  hashBytes: 20 | 32,
-  maximum: number,
-): { name: Buffer; mode: number; id: Buffer }[] | undefined {
+function indexEntries(indexFile: string, hashBytes: 20 | 32, maximum: number): IndexEntry[] | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexFile);
   } catch {
     return undefined;
   }
+  return parseIndexEntries(bytes, hashBytes, maximum);
+}
+
+/** One entry of an index file, its fields views into the file's bytes. */
+export interface IndexEntry {
+  name: Buffer;
+  mode: number;
+  id: Buffer;
+  /** The stat data git recorded: ctime, mtime (seconds, nanoseconds), dev, ino, mode, uid, gid, size. */
+  stat: Buffer;
+  /** The entry's flags: assume-valid (bit 15), stage (bits 12–13), the name's length. */
+  flags: number;
+}
+
+/**
+ * The entries of an index file's bytes `bytes` (object ids of `hashBytes` bytes), of at most `maximum`
+ * entries, when it is one this reader is sure of (see above); else undefined.
+ */
+export function parseIndexEntries(
+  bytes: Buffer,
+  hashBytes: 20 | 32,
+  maximum: number,
+): IndexEntry[] | undefined {
   if (bytes.length < headerBytes || bytes.readUInt32BE(0) !== signature) return undefined;
   const version = bytes.readUInt32BE(4);
   const count = bytes.readUInt32BE(8);
   if ((version !== 2 && version !== 3) || count > maximum) return undefined;
   const nameStart = statBytes + hashBytes + 2;
-  const entries: { name: Buffer; mode: number; id: Buffer }[] = [];
+  const entries: IndexEntry[] = [];
   let offset = headerBytes;
   for (let entry = 0; entry < count; entry++) {
     if (offset + nameStart > bytes.length) return undefined;
@@ -263,6 +282,8 @@ function indexEntries(
       name,
       mode: bytes.readUInt32BE(offset + modeAt),
       id: bytes.subarray(offset + statBytes, offset + statBytes + hashBytes),
+      stat: bytes.subarray(offset, offset + statBytes),
+      flags,
     });
     // Padded with 1 to 8 NULs to a multiple of 8 bytes.
     offset += (nameStart + name.length + 8) & ~7;

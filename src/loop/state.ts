@@ -75,6 +75,8 @@ export interface IterationState {
   number: number;
   startSha: string;
   brief: string;
+  /** The timeline position (seq) of its `iteration_started`: its events come after it. */
+  startedSeq?: number;
   makerAttempts: number;
   makerRunning: boolean;
   maker?: MakerRecord;
@@ -354,6 +356,7 @@ function applyEvent(state: LoopState, event: LoopEvent): LoopState {
             number: event.data.iteration,
             startSha: event.data.startSha,
             brief: event.data.brief,
+            startedSeq: event.seq,
             makerAttempts: 0,
             makerRunning: false,
             gates: {},

@@ -89,7 +89,13 @@ export async function runMakerTurn(
   // Without a cap, what the iteration spent does not matter: the timeline is not read again for it.
   const capUsd = state.spec.budget.maxCostUsdPerIteration;
   const spentUsd =
-    capUsd > 0 ? iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number) : 0;
+    capUsd > 0
+      ? iterationSpentUsd(
+          // The iteration's own events: its turns all end after its start (not the whole timeline, each turn).
+          await context.store.readEvents(context.loop.id, (iteration.startedSeq ?? 1) - 1),
+          iteration.number,
+        )
+      : 0;
   const cap = nextTurnCap(capUsd, spentUsd, "maker");
   if (cap.exhausted) {
     await context.append("maker_ended", {
