@@ -5,12 +5,13 @@
  * assembly cost 2–4 ms of CPU on the way to the first gate's digest, run through V8's interpreter).
  *
  * The file is used only when it matches what this code would build: the same triggers, made by the
- * same code (a hash of the modules that make it, as they are beside it now), its bytes undamaged (a hash
- * of them). Anything else (no file, as when running from src/; a file from another build; a damaged
+ * same code (the sizes of the modules that make it, as they are beside it now), its bytes undamaged (a
+ * checksum of them). Anything else (no file, as when running from src/; a file from another build; a damaged
  * or truncated one) is ignored, and the filter builds them as without it.
  */
-import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { buckets, checksBytes, checksStart, prefixBytes } from "./trigger-filter-layout.ts";
 import { filterModuleBytes } from "./trigger-filter-module.ts";
 import { teddyTables } from "./trigger-filter-tables.ts";
 
@@ -26,20 +27,26 @@ export interface FilterData {
   plainModule: Uint8Array;
 }
 
-/** The file as JSON: its bytes in base64. */
+/**
+ * The file as JSON, its bytes in base64. Of the tables only the two parts that are not zeros: the
+ * nibble tables (from 0) and the buckets' checks (from `checksStart`).
+ */
 interface FilterDataFile {
   format: number;
-  /** `codeFingerprint` of the modules that made it. */
-  code: string;
+  /** The size in bytes of each module that makes the file, as beside it when it was made. */
+  code: Record<string, number>;
   triggers: string[];
-  tables: string;
+  nibbleTables: string;
+  checks: string;
   relaxedModule: string;
   plainModule: string;
-  /** SHA-256 of the triggers and the three byte strings, as `contentHash` makes it. */
-  content: string;
+  /** `checksum` of the triggers and the byte strings. */
+  checksum: number;
 }
 
 const fileFormat = 1;
+const nibbleTablesBytes = prefixBytes * 32;
+const tablesBytes = checksStart + buckets * checksBytes;
 /** The modules whose code decides the file's bytes (this one writes and reads it). */
 const makingModules = [
   "trigger-filter-data",
@@ -53,20 +60,28 @@ const makingModules = [
  * which must hold the modules that make it (this module's own folder, for `npm run build`).
  */
 export function writeFilterData(triggers: readonly string[], folder: URL = ownFolder()): void {
+  const tables = teddyTables(triggers);
+  if (
+    tables.length !== tablesBytes ||
+    tables.subarray(nibbleTablesBytes, checksStart).some((byte) => byte !== 0)
+  )
+    throw new Error("the byte filter's tables are not laid out as trigger-filter-data.ts keeps them");
   const data: FilterData = {
     triggers: triggers.join("\n"),
-    tables: teddyTables(triggers),
+    tables,
     relaxedModule: filterModuleBytes(true),
     plainModule: filterModuleBytes(false),
   };
+  const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
   const file: FilterDataFile = {
     format: fileFormat,
-    code: codeFingerprint(folder),
+    code: codeSizes(folder),
     triggers: [...triggers],
-    tables: Buffer.from(data.tables).toString("base64"),
-    relaxedModule: Buffer.from(data.relaxedModule).toString("base64"),
-    plainModule: Buffer.from(data.plainModule).toString("base64"),
-    content: contentHash(data),
+    nibbleTables: base64(tables.subarray(0, nibbleTablesBytes)),
+    checks: base64(tables.subarray(checksStart)),
+    relaxedModule: base64(data.relaxedModule),
+    plainModule: base64(data.plainModule),
+    checksum: checksum(data),
   };
   writeFileSync(new URL(filterDataFileName, folder), `${JSON.stringify(file)}\n`);
 }
@@ -79,13 +94,21 @@ export function readFilterData(folder: URL): FilterData | null {
   try {
     const file = JSON.parse(readFileSync(new URL(filterDataFileName, folder), "utf8")) as FilterDataFile;
     if (file.format !== fileFormat || !Array.isArray(file.triggers)) return null;
+    const nibbleTables = Buffer.from(file.nibbleTables, "base64");
+    const checks = Buffer.from(file.checks, "base64");
+    if (nibbleTables.length !== nibbleTablesBytes || checksStart + checks.length !== tablesBytes) return null;
+    const tables = new Uint8Array(tablesBytes);
+    tables.set(nibbleTables, 0);
+    tables.set(checks, checksStart);
     const data: FilterData = {
       triggers: file.triggers.join("\n"),
-      tables: Buffer.from(file.tables, "base64"),
+      tables,
       relaxedModule: Buffer.from(file.relaxedModule, "base64"),
       plainModule: Buffer.from(file.plainModule, "base64"),
     };
-    if (contentHash(data) !== file.content || codeFingerprint(folder) !== file.code) return null;
+    if (checksum(data) !== file.checksum) return null;
+    const sizes = codeSizes(folder);
+    if (makingModules.some((name) => sizes[name] !== file.code[name])) return null;
     return data;
   } catch {
     return null;
@@ -104,24 +127,37 @@ function ownFolder(): URL {
   return new URL(".", import.meta.url);
 }
 
-/** SHA-256 of the modules in `folder` that make the file (with this module's extension: .ts or .js). */
-function codeFingerprint(folder: URL): string {
+/**
+ * The sizes of the modules in `folder` that make the file (with this module's extension: .ts or .js).
+ * Sizes, as the CLI bundle's manifest checks its modules (scripts/bundle-cli-main.ts): a stat each,
+ * where hashing them cost a third of what the file saves; an edit that keeps
+ * every size is not seen, and `npm run build` remakes dist/ whole.
+ */
+function codeSizes(folder: URL): Record<string, number> {
   const extension = import.meta.url.slice(import.meta.url.lastIndexOf("."));
-  const hash = createHash("sha256");
-  for (const name of makingModules) hash.update(readFileSync(new URL(`${name}${extension}`, folder)));
-  return hash.digest("base64");
+  const path = fileURLToPath(folder);
+  const sizes: Record<string, number> = {};
+  for (const name of makingModules) sizes[name] = statSync(`${path}${name}${extension}`).size;
+  return sizes;
 }
 
-function contentHash(data: FilterData): string {
-  const hash = createHash("sha256");
-  for (const part of [
-    Buffer.from(data.triggers, "latin1"),
-    data.tables,
+/**
+ * FNV-1a (32 bits) of the triggers and each byte string the file keeps, with its length: catches a
+ * damaged file (a few KB: ~0.1 ms where node:crypto's first hash cost ~0.8 ms).
+ */
+function checksum(data: FilterData): number {
+  let hash = 0x811c9dc5;
+  const parts = [
+    data.tables.subarray(0, nibbleTablesBytes),
+    data.tables.subarray(checksStart),
     data.relaxedModule,
     data.plainModule,
-  ]) {
-    hash.update(`${part.length}:`);
-    hash.update(part);
+  ];
+  for (let index = 0; index < data.triggers.length; index++)
+    hash = Math.imul(hash ^ data.triggers.charCodeAt(index), 0x01000193);
+  for (const bytes of parts) {
+    hash = Math.imul(hash ^ bytes.length, 0x01000193);
+    for (let index = 0; index < bytes.length; index++) hash = Math.imul(hash ^ bytes[index], 0x01000193);
   }
-  return hash.digest("base64");
+  return hash >>> 0;
 }
