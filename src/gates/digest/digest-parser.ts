@@ -57,6 +57,13 @@ export function warmDigestSearches(): void {
 }
 let warmed = false;
 
+/** Every format's triggers as the byte filter searches them (Latin-1 text), in the order a parser asks. */
+export function digestTriggers(): string[] {
+  const collector = new FailureCollector(defaultDigestLimits);
+  const nearby: NearbyLines = { before: () => "" };
+  return routesOf(formatFactories.map((factory) => factory({ collector, nearby }))).keys;
+}
+
 /** The digest of a whole log held in memory. */
 export function digestText(text: string, options: DigestOptions = {}): Digest {
   const parser = createDigestParser(options);

@@ -10,6 +10,7 @@ const tableCache = new Map<string, Uint8Array>();
 /** `byteFrequency` of each byte, looked up by `passRate`. */
 const frequencies = Float64Array.from({ length: 256 }, (_, code) => byteFrequency(code));
 
+/** The tables for `triggers` (see `teddyTables`), made once per list in a process. */
 export function tablesFor(triggers: readonly string[]): Uint8Array {
   const key = triggers.join("\n");
   let tables = tableCache.get(key);
@@ -31,7 +32,7 @@ export function tablesFor(triggers: readonly string[]): Uint8Array {
  * are the union of its triggers' (bitwise or), so that weighing a trigger in each bucket allocates nothing
  * (3-4 ms of a fresh process's CPU where the sets of every bucket were made again for every weighing).
  */
-function teddyTables(triggers: readonly string[]): Uint8Array {
+export function teddyTables(triggers: readonly string[]): Uint8Array {
   const groups: string[][] = Array.from({ length: buckets }, () => []);
   const ownSets = new Map(triggers.map((trigger) => [trigger, nibbleSets(trigger)]));
   const setsOf = (trigger: string) => ownSets.get(trigger) as Int32Array;

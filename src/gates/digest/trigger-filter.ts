@@ -8,6 +8,7 @@
  * by `triggerAt`). The filter never misses a trigger: a trigger's own bytes always pass its tables.
  */
 
+import { precomputedFilterData } from "./trigger-filter-data.ts";
 import { dataStart, filterPadding, foundCapacity, foundStart, prefixBytes } from "./trigger-filter-layout.ts";
 import { filterModuleBytes } from "./trigger-filter-module.ts";
 import { tablesFor } from "./trigger-filter-tables.ts";
@@ -58,11 +59,7 @@ export class TriggerFilter {
 
   /** `webAssembly: false` runs the searches in plain JavaScript (as without WebAssembly): for tests. */
   constructor(triggers: readonly string[], capacity: number, options: { webAssembly?: boolean } = {}) {
-    const unique = [...new Set(triggers)].filter((trigger) => trigger.length > 0);
-    if (unique.some((trigger) => trigger.includes("\n"))) throw new Error("a trigger holds a newline");
-    const minimal = unique.filter(
-      (trigger) => !unique.some((other) => other !== trigger && trigger.startsWith(other)),
-    );
+    const minimal = minimalTriggers(triggers);
     for (const trigger of minimal)
       this.byFirstByte[trigger.charCodeAt(0)].push(Buffer.from(trigger, "latin1"));
     this.capacity = capacity;
@@ -76,7 +73,9 @@ export class TriggerFilter {
       this.bytes = Buffer.alloc(pages * 65536);
       functions = javascriptFunctions(this.bytes);
     }
-    this.bytes.set(tablesFor(minimal), 0);
+    const precomputed = precomputedFilterData();
+    const key = minimal.join("\n");
+    this.bytes.set(precomputed?.triggers === key ? precomputed.tables : tablesFor(minimal), 0);
     this.found = new Int32Array(this.bytes.buffer, this.bytes.byteOffset + foundStart, foundCapacity);
     this.collect = functions.collect;
     this.countNewlines = functions.countNewlines;
@@ -133,15 +132,29 @@ export class TriggerFilter {
   }
 }
 
+/**
+ * The triggers a filter for `triggers` searches: each once, none empty, none that has another as a
+ * prefix (the shorter is found first anyway), in their order. Throws for a trigger holding a newline.
+ */
+export function minimalTriggers(triggers: readonly string[]): string[] {
+  const unique = [...new Set(triggers)].filter((trigger) => trigger.length > 0);
+  if (unique.some((trigger) => trigger.includes("\n"))) throw new Error("a trigger holds a newline");
+  return unique.filter((trigger) => !unique.some((other) => other !== trigger && trigger.startsWith(other)));
+}
+
 let compiled: object | undefined;
 
-/** The module, compiled once; with the plain `swizzle` where the relaxed one is not supported. */
+/**
+ * The module, compiled once; with the plain `swizzle` where the relaxed one is not supported. Its bytes
+ * are the build's (trigger-filter-data.ts) when they are there.
+ */
 function filterModule(api: WebAssemblyApi): object {
   if (!compiled) {
+    const precomputed = precomputedFilterData();
     try {
-      compiled = new api.Module(filterModuleBytes(true));
+      compiled = new api.Module(precomputed?.relaxedModule ?? filterModuleBytes(true));
     } catch {
-      compiled = new api.Module(filterModuleBytes(false));
+      compiled = new api.Module(precomputed?.plainModule ?? filterModuleBytes(false));
     }
   }
   return compiled;
