@@ -19,6 +19,7 @@
  * Anything else (an untracked entry, a submodule, a conflict stage, a large index, another device for the
  * mark) is no proof, and the caller runs git as before. Linux and any system with nanosecond `lstat`.
  */
+import type { Stats } from "node:fs";
 import { join } from "node:path";
 import {
   closeSync,
@@ -28,6 +29,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  rmSync,
 } from "../files/node-fs.ts";
 import { markedIndex } from "./known-index.ts";
 import { type IndexEntry, maximumIndexEntries, parseIndexEntries } from "./missing-index-paths.ts";
@@ -69,14 +71,38 @@ function clockFile(directory: string): number {
       for (const open of clockFiles.values()) closeSync(open);
       clockFiles.clear();
     }
-    descriptor = openSync(
-      join(directory, "clock"),
-      constants.O_RDONLY | constants.O_CREAT | constants.O_NOFOLLOW,
-      0o600,
-    );
+    descriptor = openClockFile(join(directory, "clock"));
     clockFiles.set(directory, descriptor);
   }
   return descriptor;
+}
+
+/**
+ * Opens the clock file `path`: the one there when it is a plain file of this user's (regular, one link),
+ * else a new one in its place. Gates run outside the OS sandbox and may plant anything under that name: a
+ * FIFO (an open without O_NONBLOCK waits for a writer for good, on the main thread), a symlink, a hard
+ * link to a file whose times a mark would set, a folder. Nothing planted is followed, waited on, or has
+ * its times set: it is removed, and the new file is made with O_EXCL (a name planted meanwhile fails the
+ * open: no mark, and git runs). Throws when no clock file can be had.
+ */
+function openClockFile(path: string): number {
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const found = lstatSync(path, { throwIfNoEntry: false });
+  if (found !== undefined && plainOwnFile(found)) {
+    try {
+      const descriptor = openSync(path, flags);
+      if (plainOwnFile(fstatSync(descriptor))) return descriptor;
+      closeSync(descriptor);
+    } catch {
+      // Replaced or unreadable since the lstat: made anew below.
+    }
+  }
+  if (found !== undefined) rmSync(path, { recursive: true, force: true });
+  return openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
+}
+
+function plainOwnFile(stats: Stats): boolean {
+  return stats.isFile() && stats.nlink === 1 && stats.uid === process.getuid?.();
 }
 
 /**
