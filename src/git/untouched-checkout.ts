@@ -31,7 +31,7 @@ import {
   readdirSync,
   rmSync,
 } from "../files/node-fs.ts";
-import { markedIndex } from "./known-index.ts";
+import { knownIndexHolding, markedIndex } from "./known-index.ts";
 import { type IndexEntry, maximumIndexEntries, parseIndexEntries } from "./missing-index-paths.ts";
 
 const typeBits = 0o170000;
@@ -108,13 +108,16 @@ function plainOwnFile(stats: Stats): boolean {
 /**
  * What the private index `indexFile` holds (`commit:<sha>`, `tree:<sha>`), when `checkout` provably still
  * holds exactly its files and nothing else (see above); undefined when not proven. `hashBytes`: the size
- * of the repository's object ids.
+ * of the repository's object ids. The folders are listed before any tracked file is looked at, the top
+ * one first, and the first difference ends the proof: an untracked folder at the top (node_modules, which
+ * every clean keeps) fails it at once.
  */
 export function untouchedCheckout(
   checkout: string,
   indexFile: string,
   hashBytes: 20 | 32,
 ): string | undefined {
+  if (strayStillThere(checkout, indexFile)) return undefined;
   const marked = markedIndex(indexFile);
   if (!marked) return undefined;
   const entries = parseIndexEntries(marked.bytes, hashBytes, maximumIndexEntries);
@@ -124,15 +127,46 @@ export function untouchedCheckout(
     if (!top.isDirectory()) return undefined;
     const folders = new Map<string, Map<string, boolean>>([["", new Map()]]);
     const base = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
-    for (const entry of entries) {
-      if (!asRecorded(base, entry, marked.markedAt)) return undefined;
-      addPath(folders, entry.name.toString("latin1"));
+    for (const entry of entries) addPath(folders, entry.name.toString("latin1"));
+    for (const [folder, names] of folders) {
+      const difference = folderDifference(base, folder, names);
+      if (difference === undefined) continue;
+      if (difference !== true) rememberStray(indexFile, { checkout, holds: marked.holds, path: difference });
+      return undefined;
     }
-    for (const [folder, names] of folders) if (!holdsOnly(base, folder, names)) return undefined;
+    for (const entry of entries) if (!asRecorded(base, entry, marked.markedAt)) return undefined;
   } catch {
     return undefined;
   }
   return marked.holds;
+}
+
+/**
+ * Per private index: an untracked entry that failed its checkout's last proof, with what the index held
+ * then. While the index holds the same (the same tracked names) and the entry is still there (a clean
+ * kept it: ignored, as installed dependencies), the proof would fail on it again: one lstat says so,
+ * instead of reading, digesting and parsing the index first.
+ */
+const strays = new Map<string, { checkout: string; holds: string; path: Buffer }>();
+/** A service runs many loops, each with a few indexes: bounded, then started afresh. */
+const maximumStrays = 10_000;
+
+function rememberStray(indexFile: string, stray: { checkout: string; holds: string; path: Buffer }): void {
+  if (strays.size >= maximumStrays) strays.clear();
+  strays.set(indexFile, stray);
+}
+
+function strayStillThere(checkout: string, indexFile: string): boolean {
+  const stray = strays.get(indexFile);
+  if (stray === undefined) return false;
+  if (
+    stray.checkout === checkout &&
+    stray.holds === knownIndexHolding(indexFile) &&
+    lstatSync(stray.path, { throwIfNoEntry: false }) !== undefined
+  )
+    return true;
+  strays.delete(indexFile);
+  return false;
 }
 
 /** Whether the entry's path is what git recorded, changed before the mark and never since. */
@@ -182,16 +216,27 @@ function addPath(folders: Map<string, Map<string, boolean>>, path: string): void
   }
 }
 
-/** Whether `folder` (latin1, relative to `base`) holds exactly `names`, the folders among them real ones. */
-function holdsOnly(base: Buffer, folder: string, names: Map<string, boolean>): boolean {
-  const path = folder === "" ? base : Buffer.concat([base, Buffer.from(folder, "latin1")]);
+/**
+ * How `folder` (latin1, relative to `base`) differs from holding exactly `names`, the folders among them
+ * real ones: undefined when it does not, the path of the first untracked entry met, or true (a tracked
+ * folder's name is not a folder, or a name is missing).
+ */
+function folderDifference(
+  base: Buffer,
+  folder: string,
+  names: Map<string, boolean>,
+): Buffer | true | undefined {
+  const path = folder === "" ? base : Buffer.concat([base, Buffer.from(folder, "latin1"), slash]);
   let count = 0;
   for (const entry of readdirSync(path, { withFileTypes: true, encoding: "buffer" })) {
     const name = entry.name.toString("latin1");
     if (folder === "" && name === ".git") continue;
     const isFolder = names.get(name);
-    if (isFolder === undefined || (isFolder && !entry.isDirectory())) return false;
+    if (isFolder === undefined) return Buffer.concat([path, entry.name]);
+    if (isFolder && !entry.isDirectory()) return true;
     count += 1;
   }
-  return count === names.size;
+  return count === names.size ? undefined : true;
 }
+
+const slash = Buffer.from("/");
