@@ -202,6 +202,22 @@ describe("checkOut of the commit the gates' checkout holds, after a gate ran", (
     });
   }
 
+  it("checks out in full while an ignored folder the clean keeps is at the top (an edit beside it written back), with no git once it is gone", async () => {
+    const { root, second, repository, gates } = await gatesAtCommit();
+    await writeFiles(gates, { "ignored/package/index.js": "x\n" });
+    const first = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
+    assert.ok(first.includes("clean") && first.includes("read-tree"), first.join(" "));
+    await assertExactly(root, gates, second, ["ignored/package/index.js"]);
+    await hiddenEdit(gates, "a.txt", "B\n");
+    const again = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
+    assert.ok(again.includes("clean") && again.includes("read-tree"), again.join(" "));
+    await assertExactly(root, gates, second, ["ignored/package/index.js"]);
+    await rm(join(gates, "ignored"), { recursive: true });
+    const gone = await gitRunBy(() => checkOut(repository, gates, "gates", second, { detached: true }));
+    assert.deepEqual(gone, []);
+    await assertExactly(root, gates, second);
+  });
+
   it("checks out in full when another process rewrote the index, even to the same files", async () => {
     const { root, second, repository, gates } = await gatesAtCommit();
     const env = {

@@ -19,6 +19,7 @@
  * Anything else (an untracked entry, a submodule, a conflict stage, a large index, another device for the
  * mark) is no proof, and the caller runs git as before. Linux and any system with nanosecond `lstat`.
  */
+import type { Stats } from "node:fs";
 import { join } from "node:path";
 import {
   closeSync,
@@ -28,8 +29,9 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  rmSync,
 } from "../files/node-fs.ts";
-import { markedIndex } from "./known-index.ts";
+import { knownIndexHolding, markedIndex } from "./known-index.ts";
 import { type IndexEntry, maximumIndexEntries, parseIndexEntries } from "./missing-index-paths.ts";
 
 const typeBits = 0o170000;
@@ -69,26 +71,53 @@ function clockFile(directory: string): number {
       for (const open of clockFiles.values()) closeSync(open);
       clockFiles.clear();
     }
-    descriptor = openSync(
-      join(directory, "clock"),
-      constants.O_RDONLY | constants.O_CREAT | constants.O_NOFOLLOW,
-      0o600,
-    );
+    descriptor = openClockFile(join(directory, "clock"));
     clockFiles.set(directory, descriptor);
   }
   return descriptor;
 }
 
 /**
+ * Opens the clock file `path`: the one there when it is a plain file of this user's (regular, one link),
+ * else a new one in its place. Gates run outside the OS sandbox and may plant anything under that name: a
+ * FIFO (an open without O_NONBLOCK waits for a writer for good, on the main thread), a symlink, a hard
+ * link to a file whose times a mark would set, a folder. Nothing planted is followed, waited on, or has
+ * its times set: it is removed, and the new file is made with O_EXCL (a name planted meanwhile fails the
+ * open: no mark, and git runs). Throws when no clock file can be had.
+ */
+function openClockFile(path: string): number {
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const found = lstatSync(path, { throwIfNoEntry: false });
+  if (found !== undefined && plainOwnFile(found)) {
+    try {
+      const descriptor = openSync(path, flags);
+      if (plainOwnFile(fstatSync(descriptor))) return descriptor;
+      closeSync(descriptor);
+    } catch {
+      // Replaced or unreadable since the lstat: made anew below.
+    }
+  }
+  if (found !== undefined) rmSync(path, { recursive: true, force: true });
+  return openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
+}
+
+function plainOwnFile(stats: Stats): boolean {
+  return stats.isFile() && stats.nlink === 1 && stats.uid === process.getuid?.();
+}
+
+/**
  * What the private index `indexFile` holds (`commit:<sha>`, `tree:<sha>`), when `checkout` provably still
  * holds exactly its files and nothing else (see above); undefined when not proven. `hashBytes`: the size
- * of the repository's object ids.
+ * of the repository's object ids. The folders are listed before any tracked file is looked at, the top
+ * one first, and the first difference ends the proof: an untracked folder at the top (node_modules, which
+ * every clean keeps) fails it at once.
  */
 export function untouchedCheckout(
   checkout: string,
   indexFile: string,
   hashBytes: 20 | 32,
 ): string | undefined {
+  if (strayStillThere(checkout, indexFile)) return undefined;
   const marked = markedIndex(indexFile);
   if (!marked) return undefined;
   const entries = parseIndexEntries(marked.bytes, hashBytes, maximumIndexEntries);
@@ -98,15 +127,46 @@ export function untouchedCheckout(
     if (!top.isDirectory()) return undefined;
     const folders = new Map<string, Map<string, boolean>>([["", new Map()]]);
     const base = Buffer.from(checkout.endsWith("/") ? checkout : `${checkout}/`);
-    for (const entry of entries) {
-      if (!asRecorded(base, entry, marked.markedAt)) return undefined;
-      addPath(folders, entry.name.toString("latin1"));
+    for (const entry of entries) addPath(folders, entry.name.toString("latin1"));
+    for (const [folder, names] of folders) {
+      const difference = folderDifference(base, folder, names);
+      if (difference === undefined) continue;
+      if (difference !== true) rememberStray(indexFile, { checkout, holds: marked.holds, path: difference });
+      return undefined;
     }
-    for (const [folder, names] of folders) if (!holdsOnly(base, folder, names)) return undefined;
+    for (const entry of entries) if (!asRecorded(base, entry, marked.markedAt)) return undefined;
   } catch {
     return undefined;
   }
   return marked.holds;
+}
+
+/**
+ * Per private index: an untracked entry that failed its checkout's last proof, with what the index held
+ * then. While the index holds the same (the same tracked names) and the entry is still there (a clean
+ * kept it: ignored, as installed dependencies), the proof would fail on it again: one lstat says so,
+ * instead of reading, digesting and parsing the index first.
+ */
+const strays = new Map<string, { checkout: string; holds: string; path: Buffer }>();
+/** A service runs many loops, each with a few indexes: bounded, then started afresh. */
+const maximumStrays = 10_000;
+
+function rememberStray(indexFile: string, stray: { checkout: string; holds: string; path: Buffer }): void {
+  if (strays.size >= maximumStrays) strays.clear();
+  strays.set(indexFile, stray);
+}
+
+function strayStillThere(checkout: string, indexFile: string): boolean {
+  const stray = strays.get(indexFile);
+  if (stray === undefined) return false;
+  if (
+    stray.checkout === checkout &&
+    stray.holds === knownIndexHolding(indexFile) &&
+    lstatSync(stray.path, { throwIfNoEntry: false }) !== undefined
+  )
+    return true;
+  strays.delete(indexFile);
+  return false;
 }
 
 /** Whether the entry's path is what git recorded, changed before the mark and never since. */
@@ -156,16 +216,27 @@ function addPath(folders: Map<string, Map<string, boolean>>, path: string): void
   }
 }
 
-/** Whether `folder` (latin1, relative to `base`) holds exactly `names`, the folders among them real ones. */
-function holdsOnly(base: Buffer, folder: string, names: Map<string, boolean>): boolean {
-  const path = folder === "" ? base : Buffer.concat([base, Buffer.from(folder, "latin1")]);
+/**
+ * How `folder` (latin1, relative to `base`) differs from holding exactly `names`, the folders among them
+ * real ones: undefined when it does not, the path of the first untracked entry met, or true (a tracked
+ * folder's name is not a folder, or a name is missing).
+ */
+function folderDifference(
+  base: Buffer,
+  folder: string,
+  names: Map<string, boolean>,
+): Buffer | true | undefined {
+  const path = folder === "" ? base : Buffer.concat([base, Buffer.from(folder, "latin1"), slash]);
   let count = 0;
   for (const entry of readdirSync(path, { withFileTypes: true, encoding: "buffer" })) {
     const name = entry.name.toString("latin1");
     if (folder === "" && name === ".git") continue;
     const isFolder = names.get(name);
-    if (isFolder === undefined || (isFolder && !entry.isDirectory())) return false;
+    if (isFolder === undefined) return Buffer.concat([path, entry.name]);
+    if (isFolder && !entry.isDirectory()) return true;
     count += 1;
   }
-  return count === names.size;
+  return count === names.size ? undefined : true;
 }
+
+const slash = Buffer.from("/");
