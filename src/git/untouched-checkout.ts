@@ -32,8 +32,14 @@ import {
   rmSync,
 } from "../files/node-fs.ts";
 import { knownIndexHolding, markedIndex } from "./known-index.ts";
-import { type IndexEntry, maximumIndexEntries, parseIndexEntries } from "./missing-index-paths.ts";
+import { type IndexEntry, parseIndexEntries } from "./missing-index-paths.ts";
 
+/**
+ * Larger checkouts are left to git: the proof runs on the controller's main thread and grows with the
+ * files (measured here: 2.0 ms for 200 tracked files against 5.3 ms for git's listing started from
+ * Node; ~14 ms for 1900 against 9.6 ms), so beyond this it would cost more than the git it saves.
+ */
+const maximumProvenEntries = 1000;
 const typeBits = 0o170000;
 const regularType = 0o100000;
 const symlinkType = 0o120000;
@@ -120,7 +126,7 @@ export function untouchedCheckout(
   if (strayStillThere(checkout, indexFile)) return undefined;
   const marked = markedIndex(indexFile);
   if (!marked) return undefined;
-  const entries = parseIndexEntries(marked.bytes, hashBytes, maximumIndexEntries);
+  const entries = parseIndexEntries(marked.bytes, hashBytes, maximumProvenEntries);
   if (!entries) return undefined;
   try {
     const top = lstatSync(checkout, { bigint: true });
