@@ -98,6 +98,41 @@ describe("the bundles' freshness check, hostile review", () => {
     assert.equal(cli(at, ["ls"]).stdout, "NO LOOPS\n", "ran the bundle's old copy of ls");
   });
 
+  test("`run` through the CLI's bundle: the same edit with its time put back runs as edited", () => {
+    const at = copy("touched-run");
+    const repo = join(at, "repo");
+    const git = (...args: string[]) =>
+      assert.equal(spawnSync("git", ["-C", repo, ...args]).status, 0, `git ${args.join(" ")}`);
+    mkdirSync(repo);
+    git("init", "-q", "-b", "main");
+    git(
+      "-c",
+      "user.name=Review",
+      "-c",
+      "user.email=review@example.com",
+      "commit",
+      "-q",
+      "--allow-empty",
+      "-m",
+      "init",
+    );
+    const spec = join(at, "touched.yaml");
+    writeFileSync(
+      spec,
+      'name: touched\ngoal: Run.\nrepo: ./repo\nmaker: { engine: command, run: "true" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: red, kind: tests-pass, run: "false" }\nbudget: { maxIterations: 1 }\n',
+    );
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    assert.equal(cli(at, ["run", spec]).code, 3);
+    assert.match(cli(at, ["run", spec]).stderr, /already exists in/);
+    const module = join(at, "dist", "loop", "create-loop.js");
+    const times = join(at, "times");
+    writeFileSync(times, "");
+    assert.equal(spawnSync("touch", ["-r", module, times]).status, 0);
+    writeFileSync(module, readFileSync(module, "utf8").replaceAll("already exists in", "ALREADY EXISTS IN"));
+    assert.equal(spawnSync("touch", ["-r", times, module]).status, 0);
+    assert.match(cli(at, ["run", spec]).stderr, /ALREADY EXISTS IN/, "ran the bundle's old copy");
+  });
+
   test("a module the bundle holds that cannot be read, which ls does not need: ls answers, nothing thrown", (context) => {
     const at = copy("unreadable");
     // forge-doctor is in the read commands' bundle (validate's preflight), never loaded by `ls`.
