@@ -7,8 +7,9 @@
  * nothing (a same-length edit, a hand patch of dist/), and times alone say nothing either: npm's
  * extraction, `cp -r` and a git checkout write one build's files with new times in their own order,
  * and a clock set back gives an edit an older time. So, as git's index does, the contents are compared
- * with the digest once, and the sizes and modification times they were found with are kept (a stamp,
- * in Node's compile cache folder): while every module keeps them, the stamp vouches for the contents,
+ * with the digest once, and the sizes, modification and change times and inodes they were found with
+ * are kept (a stamp, in Node's compile cache folder): while every module keeps them (a change time
+ * only the kernel sets, to "now"), the stamp vouches for the contents,
  * and the check costs one stat a module and one small read. Any other size or time, an edit's, a copy's,
  * an install's, makes the contents be read and compared again (~480 modules, 1.9 MB: a few ms, once).
  *
@@ -53,8 +54,10 @@ export function bundleIsCurrent(bundleFile: string, manifest: BundleManifest): b
     for (const module in manifest.modules) {
       const stats = fs.statSync(`${folder}/${module}`);
       if (stats.size !== manifest.modules[module]) return false;
-      seen += `${stats.mtimeMs}\n`;
-      anyRacy ||= racy(stats.mtimeMs, now);
+      // The change time too: a tool can put a module's modification time back after a same-size edit
+      // (`touch -r`, `cp -p`, `rsync -a`, an archive's fixed dates), never its change time.
+      seen += `${stats.mtimeMs} ${stats.ctimeMs} ${stats.ino}\n`;
+      anyRacy ||= racy(stats.mtimeMs, now) || racy(stats.ctimeMs, now);
     }
   } catch {
     return false;
@@ -62,7 +65,12 @@ export function bundleIsCurrent(bundleFile: string, manifest: BundleManifest): b
   const folderForStamps = process.getBuiltinModule("node:module").getCompileCacheDir?.();
   const stamp = folderForStamps && join(folderForStamps, `loopwright-bundle-${nameHash(bundleFile)}`);
   if (stamp && readStamp(stamp, seen)) return true;
-  if (modulesDigest(folder, Object.keys(manifest.modules)) !== manifest.digest) return false;
+  try {
+    if (modulesDigest(folder, Object.keys(manifest.modules)) !== manifest.digest) return false;
+  } catch {
+    // A module that cannot be read (its mode, an I/O error, deleted since its stat): the modules decide.
+    return false;
+  }
   if (stamp && !anyRacy) writeStamp(stamp, seen);
   return true;
 }
