@@ -10,6 +10,7 @@ import { sandboxAvailability } from "../sandbox/sandbox-availability.ts";
 import { bubblewrapArguments, type SandboxPlan } from "../sandbox/sandbox-plan.ts";
 import { resolvePlan } from "../sandbox/turn-sandbox.ts";
 import { logLimitFromEnvironment, openCappedLog } from "./capped-log.ts";
+import { monotonicMs } from "./monotonic-clock.ts";
 import { isProcessGroupGone, runIdVariable, stepTagVariable, sweepTaggedProcesses } from "./sweep.ts";
 
 /** What to run and how; see `runCommand`. */
@@ -108,7 +109,7 @@ const groupPollMs = 25;
  * nothing keeps running and nothing holds the output pipes open. Never throws for runtime failures.
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandOutcome> {
-  const started = performance.now();
+  const started = monotonicMs();
   const redact = options.redact ?? ((text: string) => text);
   const output = createOutputCollector(options, redact);
   const outcome = async (fields: Partial<CommandOutcome>): Promise<CommandOutcome> => {
@@ -117,7 +118,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
       signal: null,
       timedOut: false,
       cancelled: false,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(monotonicMs() - started),
       tail: output.tail(),
       survivorsKilled: [],
       ...(options.captureStdout
@@ -245,8 +246,8 @@ function waitForEnd(child: ChildProcess): Promise<ProcessEnd> {
 /** SIGTERM to the group; SIGKILL once the grace has passed unless the whole group is gone by then. */
 async function stopGroup(child: ChildProcess, graceMs: number): Promise<void> {
   signalGroup(child, "SIGTERM");
-  const deadline = performance.now() + graceMs;
-  while (groupExists(child) && performance.now() < deadline) await delay(groupPollMs);
+  const deadline = monotonicMs() + graceMs;
+  while (groupExists(child) && monotonicMs() < deadline) await delay(groupPollMs);
   signalGroup(child, "SIGKILL");
 }
 

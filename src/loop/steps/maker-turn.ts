@@ -20,6 +20,7 @@ import {
   snapshotTree,
   unchangedSinceCheckOut,
 } from "../../git/loop-repository.ts";
+import { monotonicMs } from "../../process/monotonic-clock.ts";
 import { iterationSpentUsd, nextTurnCap } from "../iteration-spending.ts";
 import { makerTurnNumber } from "../review-rounds.ts";
 import { buildReworkBrief } from "../rework-brief.ts";
@@ -109,7 +110,7 @@ export async function runMakerTurn(
     return;
   }
   const engine = createEngine(state.spec.maker, "maker");
-  const started = performance.now();
+  const started = monotonicMs();
   const result = await engine.runTurn({
     role: "maker",
     cwd: context.makerWorktree,
@@ -132,7 +133,7 @@ export async function runMakerTurn(
     account: context.redact(result.text),
     exitCode: result.exitCode,
     error: result.error ? context.redact(result.error) : undefined,
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(monotonicMs() - started),
     costUsd: result.costUsd,
     usage: result.usage,
   });

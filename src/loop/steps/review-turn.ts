@@ -12,6 +12,7 @@ import { reviewerEngine } from "../../core/spec.ts";
 import { createEngine } from "../../engines/registry.ts";
 import type { TurnContext } from "../../engines/turn-context.ts";
 import { diffText } from "../../git/diffs.ts";
+import { monotonicMs } from "../../process/monotonic-clock.ts";
 import {
   findingsInPatch,
   parseReviewAnswer,
@@ -74,7 +75,7 @@ export async function runReviewTurn(context: RunContext, round: number): Promise
     tamperFlags: [],
     gates: [],
   };
-  const started = performance.now();
+  const started = monotonicMs();
   const spentBefore = iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number);
   let costUsd = 0;
   const usage = { inputTokens: 0, outputTokens: 0 };
@@ -85,7 +86,7 @@ export async function runReviewTurn(context: RunContext, round: number): Promise
       round,
       findings: [],
       dropped: [],
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(monotonicMs() - started),
       usage: usage.inputTokens + usage.outputTokens > 0 ? { ...usage } : undefined,
       ...durationFields,
     });

@@ -10,6 +10,7 @@ import { readFile } from "node:fs/promises";
 import { passesPolicy } from "../../core/gate-status.ts";
 import { isDeterministic } from "../../core/spec.ts";
 import { createEngine, resolveVerifier } from "../../engines/registry.ts";
+import { monotonicMs } from "../../process/monotonic-clock.ts";
 import { commitEvidenceSources } from "../../verify/commit-evidence-sources.ts";
 import { deriveOverall } from "../../verify/derive-overall.ts";
 import { checkEvidence } from "../../verify/evidence-check.ts";
@@ -65,7 +66,7 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     changedFiles: iteration.screen.changedFiles,
     ...reviewRequestOf(state, iteration.number),
   });
-  const started = performance.now();
+  const started = monotonicMs();
   const spentBefore = iterationSpentUsd(await context.store.readEvents(context.loop.id), iteration.number);
   const turn = (text: string, attempt: number, maxCostUsd: number) =>
     withScratchWorktree(context, `verify-${iteration.number}`, sha, (cwd) =>
@@ -100,7 +101,7 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
         status: "over_budget",
         error: cap.message,
         wroteFiles: wrote,
-        durationMs: Math.round(performance.now() - started),
+        durationMs: Math.round(monotonicMs() - started),
         costUsd,
         usage: usage.inputTokens + usage.outputTokens > 0 ? usage : undefined,
       });
@@ -114,7 +115,7 @@ export async function runVerifierTurn(context: RunContext): Promise<void> {
     const base = {
       iteration: iteration.number,
       wroteFiles: wrote,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(monotonicMs() - started),
       costUsd: costUsd || result.costUsd,
       usage: usage.inputTokens + usage.outputTokens > 0 ? usage : undefined,
     };
