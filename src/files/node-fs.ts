@@ -13,6 +13,7 @@ export const {
   accessSync,
   appendFileSync,
   chmodSync,
+  close,
   closeSync,
   constants,
   copyFileSync,
@@ -39,6 +40,7 @@ export const {
   symlinkSync,
   unlinkSync,
   watch,
+  write,
   writeFileSync,
   writeSync,
 } = fs;
