@@ -87,7 +87,10 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
           context.onLoad({ filter: /[\\/]core[\\/]spec-schemas\.(ts|js)$/ }, (args) => {
             if (dirname(args.path) !== join(code, "core")) return undefined;
             return {
-              contents: `export function specSchemas() { return require("./spec${extension}"); }\n`,
+              contents: `let used = false;
+export function specSchemas() { used = true; return require("./spec${extension}"); }
+export function specSchemasUsed() { return used; }
+`,
               loader: "js",
               resolveDir: dirname(args.path),
             };

@@ -127,7 +127,7 @@ describe("the spec parser's bundle", () => {
   const codeCaches = (folder: string) => {
     if (!existsSync(folder)) return [];
     return readdirSync(folder, { recursive: true, encoding: "utf8" })
-      .filter((name) => /spec-file\.bundle\.cjs\.[0-9a-f]{8}\.v8$/.test(name))
+      .filter((name) => /spec-file\.bundle\.cjs\.[0-9a-f]{8}(\.plain)?\.v8$/.test(name))
       .map((name) => join(folder, name));
   };
 
@@ -146,14 +146,32 @@ describe("the spec parser's bundle", () => {
     assert.match(validate(invalid).output, /maker\.engine/);
   });
 
-  test("a plain spec parses as the modules do; the code cache made after it serves specs zod checks", () => {
+  test("a plain spec's code cache holds no zod: smaller, used by plain specs; the first spec zod checks makes one with zod, then used by all", () => {
     const compileCache = join(sandbox.root, "compile-cache-plain");
     const first = validate(plain, { compileCache });
     assert.ok(first.bundled, first.output);
     assert.equal(first.code, 0, first.output);
     assert.equal(first.output, validate(plain, { entry: binary }).output);
     assert.equal(first.codeCaches.length, 1);
-    const [cache] = first.codeCaches;
+    const [plainCache] = first.codeCaches;
+    assert.match(plainCache, /\.plain\.v8$/);
+    const plainMade = statSync(plainCache).mtimeMs;
+    const plainBytes = statSync(plainCache).size;
+    // Plain specs, and one zod refuses (its parse throws), leave it as it is.
+    for (const text of [plain, invalid]) {
+      const next = validate(text, { compileCache });
+      assert.ok(next.bundled, next.output);
+      assert.equal(next.output, validate(text, { entry: binary }).output);
+      assert.deepEqual(next.codeCaches, [plainCache]);
+      assert.equal(statSync(plainCache).mtimeMs, plainMade);
+    }
+    // A spec zod checks and accepts: a cache with zod's path takes the plain one's place, larger.
+    const upgraded = validate(valid, { compileCache });
+    assert.equal(upgraded.output, validate(valid, { entry: binary }).output);
+    assert.equal(upgraded.codeCaches.length, 1, upgraded.codeCaches.join());
+    const [cache] = upgraded.codeCaches;
+    assert.doesNotMatch(cache, /\.plain\.v8$/);
+    assert.ok(statSync(cache).size > plainBytes, `${statSync(cache).size} bytes against ${plainBytes}`);
     const made = statSync(cache).mtimeMs;
     for (const text of [valid, invalid, plain]) {
       const next = validate(text, { compileCache });

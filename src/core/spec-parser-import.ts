@@ -12,8 +12,12 @@
  * The bundle is a script compiled here, so that its code cache can be made after a parse, when the
  * functions the parse ran are compiled (most of them lazily, at their first call): made after the
  * process's first parse that returned, kept in Node's compile cache folder (in its subfolder for this
- * Node, V8 and flags) in one file per bundle path (code-cache-file.ts: used only for the text it was made
- * from, whole and undamaged), and written when there was none, it was for another text, or V8 refused it.
+ * Node, V8 and flags) per bundle path (code-cache-file.ts: used only for the text it was made from, whole
+ * and undamaged), and written when there was none, it was for another text, or V8 refused it. It holds
+ * what that parse compiled: after a plain spec's (plain-spec.ts), no zod (`<name>.plain.v8`: 430 KB of V8
+ * data against 628 KB, deserialized at every parse's start); the first parse that needs zod (a spec that
+ * is not plain, a script file) compiles zod's path lazily, once, and replaces it with one that holds zod
+ * too (`<name>.v8`), which every later parse uses, plain or not.
  * Where it cannot be kept (a folder that cannot be written), each parse compiles the bundle from scratch,
  * a few ms more than the modules, whose compiled code Node's own cache keeps. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
  * command run without bin/loopwright.js) none is kept.
@@ -21,7 +25,7 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nameHash, readCodeCache, writeCodeCache } from "../files/code-cache-file.ts";
-import { readFileSync } from "../files/node-fs.ts";
+import { readFileSync, rmSync } from "../files/node-fs.ts";
 import { withoutZodLocales } from "./zod-without-locales.ts";
 
 type SpecParser = typeof import("./spec-file.ts");
@@ -111,11 +115,22 @@ async function runBundle(file: string): Promise<SpecParser> {
   const bytes = readFileSync(file);
   const text = bytes.toString("utf8");
   const cacheFolder = getCompileCacheDir?.();
-  const cacheFile =
+  const cacheName =
     cacheFolder === undefined
       ? undefined
-      : join(cacheFolder, "loopwright", `${basename(file)}.${nameHash(file)}.v8`);
-  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile, bytes);
+      : join(cacheFolder, "loopwright", `${basename(file)}.${nameHash(file)}`);
+  const withSchemas = cacheName && `${cacheName}.v8`;
+  const plainOnly = cacheName && `${cacheName}.plain.v8`;
+  let held: "schemas" | "plain" | undefined;
+  let cachedData: Buffer | undefined;
+  if (withSchemas !== undefined && plainOnly !== undefined) {
+    cachedData = readCodeCache(withSchemas, bytes);
+    if (cachedData !== undefined) held = "schemas";
+    else {
+      cachedData = readCodeCache(plainOnly, bytes);
+      if (cachedData !== undefined) held = "plain";
+    }
+  }
   // The wrapper on a line of its own, the text's lines numbered as in the file (stack traces).
   const script = new Script(`(function (exports, require, module) {\n${text}\n})`, {
     filename: file,
@@ -134,45 +149,39 @@ async function runBundle(file: string): Promise<SpecParser> {
     (name: string) => (externals.has(name) ? externals.get(name) : requireBesideBundle(name)),
     module,
   );
-  const cacheWanted =
-    cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
-  return cacheWanted
-    ? keepCodeCacheAfterFirstParse(module.exports, (text) => {
-        // zod's path compiled too (a plain spec's parse runs none of it): see compileSchemaValidation.
-        const compile = module.exports.compileSchemaValidation;
-        if (text !== undefined && typeof compile === "function") compile(text);
-        writeCodeCache(cacheFile, bytes, script.createCachedData());
-      })
-    : (module.exports as SpecParser);
+  if (script.cachedDataRejected === true) held = undefined;
+  if (withSchemas === undefined || plainOnly === undefined || held === "schemas")
+    return module.exports as SpecParser;
+  return keepCodeCacheAfterFirstParse(module.exports, () => {
+    const schemasUsed = module.exports.specSchemasUsed;
+    if (typeof schemasUsed === "function" && schemasUsed() === true) {
+      writeCodeCache(withSchemas, bytes, script.createCachedData());
+      try {
+        rmSync(plainOnly, { force: true });
+      } catch {}
+    } else if (held === undefined) writeCodeCache(plainOnly, bytes, script.createCachedData());
+  });
 }
 
-/**
- * The parser's functions that parse a spec whole: the code cache is made after one of them parsed. Those
- * given the spec's text (first argument) hand it to `keep`.
- */
+/** The parser's functions that parse a spec whole: the code cache is made after one of them parsed. */
 const parsingFunctions = new Set([
   "loadSpecFile",
   "loadSpecFileForAnyMode",
   "parseSpecText",
   "parseSpecTextForAnyMode",
 ]);
-const textParsingFunctions = new Set(["parseSpecText", "parseSpecTextForAnyMode"]);
 
 /**
  * `exports` with each parsing function wrapped so that `keep` runs once, a turn after the first of them
- * returned a parse (with that spec's text, when the function was given it): a parse that threw (a YAML
- * syntax error stops before the schema) or another function (`requireMaker`) compiles too little of the
- * parser for a cache that is then kept as it is.
+ * returned a parse: a parse that threw (a YAML syntax error stops before the schema) or another function
+ * (`requireMaker`) compiles too little of the parser for a cache that is then kept as it is.
  */
-function keepCodeCacheAfterFirstParse(
-  exports: Record<string, unknown>,
-  keep: (text: string | undefined) => void,
-): SpecParser {
+function keepCodeCacheAfterFirstParse(exports: Record<string, unknown>, keep: () => void): SpecParser {
   let kept = false;
-  const keepSoon = (text: string | undefined) => {
+  const keepSoon = () => {
     if (kept) return;
     kept = true;
-    setImmediate(() => keep(text));
+    setImmediate(keep);
   };
   const wrapped = { ...exports };
   for (const name of parsingFunctions) {
@@ -180,13 +189,8 @@ function keepCodeCacheAfterFirstParse(
     if (typeof parse !== "function") continue;
     wrapped[name] = (...args: unknown[]) => {
       const result: unknown = parse(...args);
-      const text = textParsingFunctions.has(name) && typeof args[0] === "string" ? args[0] : undefined;
-      if (result instanceof Promise)
-        result.then(
-          () => keepSoon(text),
-          () => {},
-        );
-      else keepSoon(text);
+      if (result instanceof Promise) result.then(keepSoon, () => {});
+      else keepSoon();
       return result;
     };
   }
