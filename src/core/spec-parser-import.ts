@@ -127,7 +127,9 @@ async function runBundle(file: string): Promise<SpecParser> {
     cachedData = readCodeCache(withSchemas, bytes);
     if (cachedData !== undefined) held = "schemas";
     else {
-      cachedData = readCodeCache(plainOnly, bytes);
+      // Read over the bundle's bytes (their text is taken): memory touched already reads faster. Not the
+      // first read: it may leave them changed, and a cache with zod's path is larger than they are.
+      cachedData = readCodeCache(plainOnly, bytes, bytes);
       if (cachedData !== undefined) held = "plain";
     }
   }
@@ -150,16 +152,18 @@ async function runBundle(file: string): Promise<SpecParser> {
     module,
   );
   if (script.cachedDataRejected === true) held = undefined;
+  // The text compiled, as bytes (the bundle's own: esbuild writes ASCII; `bytes` may hold no more).
+  const compiled = () => Buffer.from(text, "utf8");
   if (withSchemas === undefined || plainOnly === undefined || held === "schemas")
     return module.exports as SpecParser;
   return keepCodeCacheAfterFirstParse(module.exports, () => {
     const schemasUsed = module.exports.specSchemasUsed;
     if (typeof schemasUsed === "function" && schemasUsed() === true) {
-      writeCodeCache(withSchemas, bytes, script.createCachedData());
+      writeCodeCache(withSchemas, compiled(), script.createCachedData());
       try {
         rmSync(plainOnly, { force: true });
       } catch {}
-    } else if (held === undefined) writeCodeCache(plainOnly, bytes, script.createCachedData());
+    } else if (held === undefined) writeCodeCache(plainOnly, compiled(), script.createCachedData());
   });
 }
 
