@@ -18,6 +18,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -423,6 +424,34 @@ budget: { maxIterations: 1 }
     assert.ok(run.bundled, run.output);
     assert.equal(run.output, validate(valid).output);
     assert.deepEqual(run.codeCaches, []);
+  });
+
+  test("a same-size edit of a module, its times put back, is seen: the modules parse it", () => {
+    const compileCache = join(sandbox.root, "compile-cache-same-size");
+    // The second run is vouched for by the stamp the first one left (sizes and times unchanged).
+    for (let run = 0; run < 2; run++) {
+      const bundled = validate(invalid, { compileCache });
+      assert.ok(bundled.bundled, bundled.output);
+      assert.match(bundled.output, /name: use lowercase letters, digits and -/);
+    }
+    const spec = join(pkg, "src", "core", "spec.ts");
+    const original = readFileSync(spec);
+    const { atime, mtime } = statSync(spec);
+    try {
+      const edited = original
+        .toString("utf8")
+        .replace('"use lowercase letters, digits and -"', '"USE lowercase letters, digits and -"');
+      assert.equal(Buffer.byteLength(edited), original.length);
+      writeFileSync(spec, edited);
+      utimesSync(spec, atime, mtime);
+      const run = validate(invalid, { compileCache });
+      assert.equal(run.bundled, false, run.output);
+      assert.match(run.output, /name: USE lowercase letters, digits and -/);
+    } finally {
+      writeFileSync(spec, original);
+    }
+    // Put back (a new change time again): the contents match the digest, and the bundle parses.
+    assert.ok(validate(invalid, { compileCache }).bundled);
   });
 
   test("a module changed since it was bundled, a damaged manifest or bundle: the modules parse", () => {

@@ -4,8 +4,9 @@
  * the modules, without zod's translated messages (zod-without-locales.ts).
  *
  * The bundle holds its own copy of the parser's packages (yaml, zod, croner). It is what the modules
- * would load only while every code module it holds is unchanged (byte for byte against the copy the
- * manifest keeps: a rebuild by tsc alone leaves the bundle stale) and each package Node would resolve from here has the version the
+ * would load only while every code module it holds is unchanged (its size, and its contents against the
+ * manifest's digest whenever a size or time is not the one last seen: a rebuild by tsc alone, or a
+ * same-size edit, leaves the bundle stale) and each package Node would resolve from here has the version the
  * bundle was built with (an `npm update` or `npm audit fix` of one reaches the parse at once, through the
  * modules). Anything else, unreadable or unexpected, parses through the modules.
  *
@@ -24,6 +25,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type BundleManifest, bundleIsCurrent } from "../files/bundle-freshness.ts";
 import { nameHash, readCodeCache, writeCodeCache } from "../files/code-cache-file.ts";
 import { readFileSync } from "../files/node-fs.ts";
 import { withoutZodLocales } from "./zod-without-locales.ts";
@@ -43,13 +45,13 @@ export const specParserBundle = {
   externals: ["errors"],
 } as const;
 
-/** What the bundle's manifest says (scripts/bundle-spec-parser.ts writes it). */
-export interface SpecParserManifest {
-  /**
-   * Each code module the bundle holds, relative to the code folder, with its bytes in base64: compared
-   * whole, not by a digest, so that a parse loads no node:crypto (~4 ms, which `validate` needs nowhere else).
-   */
-  modules: Record<string, string>;
+/**
+ * What the bundle's manifest says (scripts/bundle-spec-parser.ts writes it): the code modules it holds,
+ * by their paths relative to the bundle's folder, with their sizes and a digest of their contents, as
+ * `bundleIsCurrent` checks them (bundle-freshness.ts: a stamp vouches for unchanged sizes and times, so
+ * a parse reads no module and loads no node:crypto until a module's size or time changes).
+ */
+export interface SpecParserManifest extends BundleManifest {
   /** Each of `parserPackages`, with the version the bundle holds. */
   packages: Record<string, string>;
 }
@@ -123,14 +125,11 @@ async function importBundle(plainFirst: boolean): Promise<LoadedParser | undefin
     const manifest = JSON.parse(
       readFileSync(new URL(specParserBundle.manifest, import.meta.url), "utf8"),
     ) as Partial<SpecParserManifest> | null;
-    const modules = Object.entries(manifest?.modules ?? {});
-    if (modules.length === 0 || !isUnchanged(modules)) return undefined;
-    const packageFiles = bundledPackagesInPlace(manifest?.packages ?? {});
+    const bundle = fileURLToPath(new URL(specParserBundle.file, import.meta.url));
+    if (!isManifest(manifest) || !bundleIsCurrent(bundle, manifest)) return undefined;
+    const packageFiles = bundledPackagesInPlace(manifest.packages);
     if (!packageFiles) return undefined;
-    const parser = await runBundle(
-      fileURLToPath(new URL(specParserBundle.file, import.meta.url)),
-      plainFirst,
-    );
+    const parser = await runBundle(bundle, plainFirst);
     return { parser, packageFiles: () => packageFiles };
   } catch {
     return undefined;
@@ -239,15 +238,18 @@ function keepCodeCacheAfterFirstParse(exports: Record<string, unknown>, keep: ()
   return wrapped as unknown as SpecParser;
 }
 
-/** Whether every module (path relative to the code folder, bytes in base64) is in the code folder as it was. */
-function isUnchanged(modules: [string, unknown][]): boolean {
-  const codeFolder = new URL("../", import.meta.url);
-  for (const [path, bytes] of modules) {
-    const file = new URL(path, codeFolder);
-    if (!file.href.startsWith(codeFolder.href) || typeof bytes !== "string") return false;
-    if (readFileSync(file).toString("base64") !== bytes) return false;
-  }
-  return true;
+/** Whether `manifest` has the shape the build writes, with at least one module. */
+function isManifest(manifest: Partial<SpecParserManifest> | null): manifest is SpecParserManifest {
+  const modules = manifest?.modules;
+  return (
+    typeof modules === "object" &&
+    modules !== null &&
+    Object.keys(modules).length > 0 &&
+    Object.values(modules).every((size) => typeof size === "number") &&
+    typeof manifest?.digest === "string" &&
+    typeof manifest.packages === "object" &&
+    manifest.packages !== null
+  );
 }
 
 /**
