@@ -87,13 +87,16 @@ let saveCodeCache;
 /**
  * Runs a bundle (a script whose value is a function: scripts/bundle-hook-path.ts,
  * scripts/bundle-cli-main.ts) and returns its exports. It is compiled with V8's code cache of an earlier
- * run of the command `name`: made after that run, the cache holds every function the run compiled, where
- * Node's compile cache holds only the code compiled as a module loads (a command's functions then
- * compile at their first call, in every process). The cache is a file in Node's compile cache folder
- * (one per Node and V8 version and flags; none where Node's is off), named for `name` and the bundle's
- * URL, used only for the bundle's exact text and undamaged (dist/files/code-cache-file.js). Without it,
- * or with one V8 refuses, the bundle compiles as without it and `saveCodeCache` writes a new one after
- * the command. Without a `name`, none is kept.
+ * run of the command `name`: made once that run's maker turn was under way (cli/run-under-way.ts; after
+ * the command when it ended before, or for a hook), the cache holds every function compiled on the way
+ * to the maker's first command, where Node's compile cache holds only the code compiled as a module
+ * loads (a command's functions then compile at their first call, in every process). What the rest of a
+ * run compiles (verifier, gates' end, commit) is left out: it would be deserialized at every start, and
+ * compiles lazily while the maker works. The cache is a file in Node's compile cache folder (one per
+ * Node and V8 version and flags; none where Node's is off), named for `name` and the bundle's URL, used
+ * only for the bundle's exact text and undamaged (dist/files/code-cache-file.js). Without it, or with
+ * one V8 refuses, the bundle compiles as without it and `saveCodeCache` writes a new one, once. Without
+ * a `name`, none is kept.
  */
 async function runBundle(bundle, name) {
   const { Script } = process.getBuiltinModule("node:vm");
@@ -105,8 +108,10 @@ async function runBundle(bundle, name) {
       ? await import(new URL("../dist/files/code-cache-file.js", import.meta.url).href).catch(() => undefined)
       : undefined;
   const cacheFile = cacheFiles && join(folder, `loopwright-${name}-${cacheFiles.nameHash(bundle.href)}`);
-  const cachedData = cacheFiles?.readCodeCache(cacheFile, source);
-  const script = new Script(source.toString("utf8"), { filename: bundle.href, cachedData });
+  const text = source.toString("utf8");
+  // V8's data is read over the bundle's bytes, whose text is taken: memory touched already reads faster.
+  const cachedData = cacheFiles?.readCodeCache(cacheFile, source, source);
+  const script = new Script(text, { filename: bundle.href, cachedData });
   const bundleModule = { exports: {} };
   // Its imports of the modules and packages left out resolve as the modules' own import() would: a
   // relative path from the bundle's URL (beside it in dist/), a package's name from this file (the same
@@ -124,8 +129,10 @@ async function runBundle(bundle, name) {
   if (cacheFiles && (cachedData === undefined || script.cachedDataRejected)) {
     // After the answer: a failure (V8's included) changes nothing and says nothing.
     saveCodeCache = () => {
+      saveCodeCache = undefined;
       try {
-        cacheFiles.writeCodeCache(cacheFile, source, script.createCachedData());
+        // The text compiled, as bytes (the bundle's own: esbuild writes ASCII; `source` holds no more).
+        cacheFiles.writeCodeCache(cacheFile, Buffer.from(text, "utf8"), script.createCachedData());
       } catch {}
     };
   }
@@ -219,7 +226,9 @@ if (isHook) {
     if (parseReadCommand(argv)?.form === readCommandForms.validate)
       (await import(entry("sandbox/sandbox-availability"))).primeSandboxAvailability();
   }
-  const { main } = await cliModule();
+  const { main, whenRunUnderWay } = await cliModule();
+  // A run keeps what its way to the maker's first command compiled, once that command runs.
+  if (saveCodeCache) whenRunUnderWay?.(() => saveCodeCache?.());
   process.exitCode = await main(argv);
   // The first run with this bundle keeps what it compiled, unless the command was refused (a usage or
   // spec error, exit 2), which compiled little of what a run does.

@@ -4,8 +4,8 @@
  * the modules it holds are unchanged (its entry says: `currentMain`).
  * Why: `run` loaded ~250 modules one by one (resolve, read, compile, link each) on its way to the
  * maker's first command; one file is read once, and compiled with V8's code cache of an earlier run
- * (made after that run: it holds every function the run compiled, where Node's compile cache holds only
- * what compiled as a module loaded).
+ * (made once that run's maker turn was under way: it holds every function compiled on the way to the
+ * maker's first command, where Node's compile cache holds only what compiled as a module loaded).
  *
  * The bundle is a script of the hook bundle's shape (scripts/bundle-hook-path.ts): one function
  * expression whose body is esbuild's CommonJS output, with the parameters `bundleParameters` that the

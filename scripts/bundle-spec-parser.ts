@@ -23,15 +23,16 @@
  * `importSpecParser` serves it unbundled (zod-without-locales.ts).
  *
  * A manifest beside it, `core/spec-file.bundle.json`, names each module of the code folder the bundle
- * holds, with its bytes (base64): `importSpecParser` uses the bundle only while every one is unchanged, so a
- * rebuild by tsc alone (which leaves the bundle as it was) runs the new modules, not a stale bundle. It
+ * holds, with its size and a digest of their contents (src/files/bundle-freshness.ts): `importSpecParser`
+ * uses the bundle only while every one is unchanged, so a rebuild by tsc alone (which leaves the bundle as
+ * it was) or an edit of a module runs the new modules, not a stale bundle. It
  * also names the version of each parser package bundled: an update of one (npm update, npm audit fix)
  * makes `importSpecParser` parse through the modules, with the updated package.
  *
  * `npm run build` runs it on dist/ after tsc (`node scripts/bundle-spec-parser.ts`); the tests run
  * `bundleSpecParser` on src/ into a package of their own.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
 import {
@@ -41,6 +42,7 @@ import {
   specParserBundle,
 } from "../src/core/spec-parser-import.ts";
 import { englishOnlyIndex } from "../src/core/zod-without-locales.ts";
+import { modulesDigest } from "../src/files/bundle-freshness.ts";
 
 /** The modules the script gets from `importSpecParser`, relative to the code folder, without extension. */
 const unbundledModules = specParserBundle.externals;
@@ -87,7 +89,10 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
           context.onLoad({ filter: /[\\/]core[\\/]spec-schemas\.(ts|js)$/ }, (args) => {
             if (dirname(args.path) !== join(code, "core")) return undefined;
             return {
-              contents: `export function specSchemas() { return require("./spec${extension}"); }\n`,
+              contents: `let used = false;
+export function specSchemas() { used = true; return require("./spec${extension}"); }
+export function specSchemasUsed() { return used; }
+`,
               loader: "js",
               resolveDir: dirname(args.path),
             };
@@ -109,10 +114,11 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
     throw new Error(
       `the spec parser's bundle would import() ${dynamic.map((entry) => entry.path).join(", ")}: a script cannot`,
     );
-  const modules: Record<string, string> = {};
+  // Relative to the bundle's folder (core/), as bundle-freshness.ts reads them.
+  const modules: Record<string, number> = {};
   for (const input of Object.keys(result.metafile.inputs).map((path) => resolve(path))) {
     if (!input.startsWith(`${code}${sep}`) || input.includes(`${sep}node_modules${sep}`)) continue;
-    modules[relative(code, input).split(sep).join("/")] = readFileSync(input).toString("base64");
+    modules[relative(dirname(outfile), input).split(sep).join("/")] = statSync(input).size;
   }
   // The packages as Node resolves them from the bundle's folder: what esbuild bundled, and what
   // `importSpecParser` compares with what is installed there when it loads the bundle.
@@ -122,7 +128,11 @@ export async function bundleSpecParser(options: SpecParserBundleOptions): Promis
     if (typeof version !== "string") throw new Error(`no version of ${name} found from ${dirname(outfile)}`);
     packages[name] = version;
   }
-  const manifest: SpecParserManifest = { modules, packages };
+  const manifest: SpecParserManifest = {
+    modules,
+    digest: modulesDigest(dirname(outfile), Object.keys(modules)),
+    packages,
+  };
   writeFileSync(join(dirname(outfile), specParserBundle.manifest), `${JSON.stringify(manifest, null, 1)}\n`);
   return outfile;
 }

@@ -64,13 +64,13 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
    * `loopwright run --json <a new spec>` from the package: exit code, the events' types in order, stderr,
    * and the files of the package it loaded (relative to it) and the packages (node_modules) it loaded.
    */
-  const run = (options: { name?: string; gate?: string } = {}) => {
+  const run = (options: { name?: string; gate?: string; maker?: string } = {}) => {
     loops++;
     const name = options.name ?? `bundled-${loops}`;
     const spec = join(sandbox.root, `${name}.yaml`);
     writeFileSync(
       spec,
-      `name: ${name}\ngoal: add() adds.\nrepo: ./repo\nmaker: { engine: command, run: "echo '// a + b' >> math.js" }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: tests, kind: tests-pass, run: "${options.gate ?? "false"}" }\nbudget: { maxIterations: 1 }\n`,
+      `name: ${name}\ngoal: add() adds.\nrepo: ./repo\nmaker: { engine: command, run: ${JSON.stringify(options.maker ?? "echo '// a + b' >> math.js")} }\nverifier: { engine: command, run: "cat" }\ngates:\n  - { id: tests, kind: tests-pass, run: "${options.gate ?? "false"}" }\nbudget: { maxIterations: 1 }\n`,
     );
     const trace = join(sandbox.root, `trace-${loops}.txt`);
     const answer = spawnSync(
@@ -184,6 +184,25 @@ describe("the CLI bundle that `npm run build` makes, run for `run` from the pack
     writeFileSync(file, damaged);
     assert.equal(run().code, 3);
     assert.notDeepEqual(readFileSync(file), damaged);
+  });
+
+  test("a run writes the code cache once its maker's turn is under way, not at its end; the next run uses it", () => {
+    rmSync(cacheFolder(), { recursive: true, force: true });
+    // The maker waits (up to 20 s) for the cache to appear, and says what it saw: written while it works.
+    const seen = join(sandbox.root, "cache-seen.txt");
+    const maker = `for i in $(seq 200); do find ${cacheFolder()} -name 'loopwright-cli-run-*' | grep -q . && break; sleep 0.1; done; find ${cacheFolder()} -name 'loopwright-cli-run-*' > ${seen}`;
+    assert.equal(run({ maker }).code, 3);
+    const [file] = cacheFiles();
+    assert.ok(file, "no code cache was written");
+    assert.deepEqual(
+      readFileSync(seen, "utf8").trim().split("\n"),
+      [file],
+      "the maker's turn ran without it",
+    );
+    const written = statSync(file).mtimeMs;
+    const next = run({ maker });
+    assert.equal(next.code, 3, next.stderr);
+    assert.equal(statSync(file).mtimeMs, written, "a cache V8 took was written again");
   });
 
   test("the bundle's check keeps a stamp of its modules' sizes and times: later runs read no module's contents again", () => {

@@ -112,6 +112,36 @@ describe("code cache files", () => {
     }
   });
 
+  test("read into scratch memory (the text's own bytes, as the launcher does): the same data, the same refusals", () => {
+    const piece = 64 * 1024;
+    const bigSource = Buffer.alloc(3 * piece + 5, "a");
+    const bigData = Buffer.from(Array.from({ length: 2 * piece + 3 }, (_, index) => (index * 7) % 251));
+    const file = join(root, `cache-${++files}`, "entry.v8");
+    writeCodeCache(file, bigSource, bigData);
+    const whole = readFileSync(file);
+    const read = (bytes: Buffer) => {
+      writeFileSync(file, bytes);
+      const text = Buffer.from(bigSource);
+      return readCodeCache(file, text, text);
+    };
+    assert.deepEqual(read(whole), bigData);
+    // The text compared before the data is read over it; the data's copies compared after.
+    for (const place of [
+      40,
+      whole.length - 2 * bigData.length - 1,
+      whole.length - bigData.length - 1,
+      whole.length - 1,
+    ]) {
+      const damaged = Buffer.from(whole);
+      damaged[place] ^= 0x01;
+      assert.equal(read(damaged), undefined, `byte ${place} of ${whole.length}`);
+    }
+    // Scratch smaller than the data: the data is read into memory of its own.
+    const small = Buffer.alloc(10);
+    writeFileSync(file, whole);
+    assert.deepEqual(readCodeCache(file, bigSource, small), bigData);
+  });
+
   test("a FIFO, a symbolic link or an oversized file in its place reads as no cache, at once", () => {
     const fifo = join(root, "fifo.v8");
     assert.equal(spawnSync("mkfifo", [fifo]).status, 0);

@@ -18,11 +18,13 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { bundleSpecParser } from "../scripts/bundle-spec-parser.ts";
+import { likelyPlain } from "../src/core/spec-parser-import.ts";
 import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 
 const tracer = new URL("./support/module-trace.mjs", import.meta.url).pathname;
@@ -127,7 +129,7 @@ describe("the spec parser's bundle", () => {
   const codeCaches = (folder: string) => {
     if (!existsSync(folder)) return [];
     return readdirSync(folder, { recursive: true, encoding: "utf8" })
-      .filter((name) => /spec-file\.bundle\.cjs\.[0-9a-f]{8}\.v8$/.test(name))
+      .filter((name) => /spec-file\.bundle\.cjs\.[0-9a-f]{8}(\.plain)?\.v8$/.test(name))
       .map((name) => join(folder, name));
   };
 
@@ -146,22 +148,37 @@ describe("the spec parser's bundle", () => {
     assert.match(validate(invalid).output, /maker\.engine/);
   });
 
-  test("a plain spec parses as the modules do; the code cache made after it serves specs zod checks", () => {
+  test("a plain spec's code cache holds no zod and is smaller; a spec zod checks gets one of its own; each parse reads the one its spec's text points to", () => {
     const compileCache = join(sandbox.root, "compile-cache-plain");
     const first = validate(plain, { compileCache });
     assert.ok(first.bundled, first.output);
     assert.equal(first.code, 0, first.output);
     assert.equal(first.output, validate(plain, { entry: binary }).output);
     assert.equal(first.codeCaches.length, 1);
-    const [cache] = first.codeCaches;
-    const made = statSync(cache).mtimeMs;
-    for (const text of [valid, invalid, plain]) {
+    const [plainCache] = first.codeCaches;
+    assert.match(plainCache, /\.plain\.v8$/);
+    // A spec zod refuses (its parse throws) writes none; one zod checks and accepts writes its own.
+    assert.deepEqual(validate(invalid, { compileCache }).codeCaches, [plainCache]);
+    const checked = validate(valid, { compileCache });
+    assert.equal(checked.output, validate(valid, { entry: binary }).output);
+    assert.equal(checked.codeCaches.length, 2, checked.codeCaches.join());
+    const cache = checked.codeCaches.find((path) => path !== plainCache) ?? "";
+    assert.match(cache, /[0-9a-f]{8}\.v8$/);
+    assert.ok(statSync(cache).size > statSync(plainCache).size, "the cache with zod is not larger");
+    // Both used from then on, by plain specs and the others: neither is written again.
+    const made = [statSync(plainCache).mtimeMs, statSync(cache).mtimeMs];
+    for (const text of [plain, valid, invalid, plain]) {
       const next = validate(text, { compileCache });
       assert.ok(next.bundled, next.output);
       assert.equal(next.output, validate(text, { entry: binary }).output);
-      assert.deepEqual(next.codeCaches, [cache]);
-      assert.equal(statSync(cache).mtimeMs, made);
+      assert.deepEqual([statSync(plainCache).mtimeMs, statSync(cache).mtimeMs], made);
     }
+  });
+
+  test("a plain spec is told from its lines: its keys and engines; the guess picks a code cache only", () => {
+    assert.equal(likelyPlain(plain), true);
+    for (const text of [valid, invalid, "{ name: x }", "", "name: x\nmaker:\n  engine: scripted\n"])
+      assert.equal(likelyPlain(text), false, text);
   });
 
   test("a run whose spec the bundle parsed loads zod for its verifier without the other locales", () => {
@@ -407,6 +424,34 @@ budget: { maxIterations: 1 }
     assert.ok(run.bundled, run.output);
     assert.equal(run.output, validate(valid).output);
     assert.deepEqual(run.codeCaches, []);
+  });
+
+  test("a same-size edit of a module, its times put back, is seen: the modules parse it", () => {
+    const compileCache = join(sandbox.root, "compile-cache-same-size");
+    // The second run is vouched for by the stamp the first one left (sizes and times unchanged).
+    for (let run = 0; run < 2; run++) {
+      const bundled = validate(invalid, { compileCache });
+      assert.ok(bundled.bundled, bundled.output);
+      assert.match(bundled.output, /name: use lowercase letters, digits and -/);
+    }
+    const spec = join(pkg, "src", "core", "spec.ts");
+    const original = readFileSync(spec);
+    const { atime, mtime } = statSync(spec);
+    try {
+      const edited = original
+        .toString("utf8")
+        .replace('"use lowercase letters, digits and -"', '"USE lowercase letters, digits and -"');
+      assert.equal(Buffer.byteLength(edited), original.length);
+      writeFileSync(spec, edited);
+      utimesSync(spec, atime, mtime);
+      const run = validate(invalid, { compileCache });
+      assert.equal(run.bundled, false, run.output);
+      assert.match(run.output, /name: USE lowercase letters, digits and -/);
+    } finally {
+      writeFileSync(spec, original);
+    }
+    // Put back (a new change time again): the contents match the digest, and the bundle parses.
+    assert.ok(validate(invalid, { compileCache }).bundled);
   });
 
   test("a module changed since it was bundled, a damaged manifest or bundle: the modules parse", () => {

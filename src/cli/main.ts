@@ -10,6 +10,8 @@ import { dropOutputWhenPipeCloses, writeErr } from "./output.ts";
 import { parseCommandForm, type ReadCommandForm, readCommandForms } from "./read-commands.ts";
 import { reportError } from "./report-error.ts";
 
+export { whenRunUnderWay } from "./run-under-way.ts";
+
 /**
  * `run [spec]` in its plain form, taken without commander as the read-only commands are. It writes
  * through process.stdout and process.stderr (a run's live progress), not the direct writer: they are set

@@ -9,6 +9,9 @@ import { specSchemas } from "./spec-schemas.ts";
 import { maximumSpecBytes, readSpecText } from "./spec-text.ts";
 import { type LocatedYaml, parseLocatedYaml } from "./yaml-locations.ts";
 
+/** Whether this process validated with zod yet (spec-parser-import.ts: what its code cache holds). */
+export { specSchemasUsed } from "./spec-schemas.ts";
+
 /** A spec validated and resolved against where it lives; self-contained, so it can be stored as a snapshot. */
 export type ParsedSpec = {
   /** Defaults filled, durations in ms, `branch` set (default `loop/<name>`), scripted turns inlined. */
@@ -114,18 +117,6 @@ export function parseSpecTextForAnyMode(
     ...(review ? { review } : {}),
   };
   return { spec, specDirectory: directory, repoPath };
-}
-
-/**
- * Validates `text` with zod's schema, whatever its shape, and drops the answer: the parser's code cache
- * is made after its first parse (spec-parser-import.ts), and a plain spec's (plain-spec.ts) ran no zod,
- * which every later spec that is not plain would then compile afresh. Never throws.
- */
-export function compileSchemaValidation(text: string): void {
-  try {
-    const parsed = parseLocatedYaml(text, "spec");
-    if (parsed.ok) validateLocated(specSchemas().specSchema, parsed.yaml, "spec");
-  } catch {}
 }
 
 /** The spec's value as `specSchema` gives it; throws `SpecError` with every problem it finds. */

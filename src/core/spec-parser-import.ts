@@ -4,22 +4,28 @@
  * the modules, without zod's translated messages (zod-without-locales.ts).
  *
  * The bundle holds its own copy of the parser's packages (yaml, zod, croner). It is what the modules
- * would load only while every code module it holds is unchanged (byte for byte against the copy the
- * manifest keeps: a rebuild by tsc alone leaves the bundle stale) and each package Node would resolve from here has the version the
+ * would load only while every code module it holds is unchanged (its size, and its contents against the
+ * manifest's digest whenever a size or time is not the one last seen: a rebuild by tsc alone, or a
+ * same-size edit, leaves the bundle stale) and each package Node would resolve from here has the version the
  * bundle was built with (an `npm update` or `npm audit fix` of one reaches the parse at once, through the
  * modules). Anything else, unreadable or unexpected, parses through the modules.
  *
  * The bundle is a script compiled here, so that its code cache can be made after a parse, when the
  * functions the parse ran are compiled (most of them lazily, at their first call): made after the
  * process's first parse that returned, kept in Node's compile cache folder (in its subfolder for this
- * Node, V8 and flags) in one file per bundle path (code-cache-file.ts: used only for the text it was made
- * from, whole and undamaged), and written when there was none, it was for another text, or V8 refused it.
+ * Node, V8 and flags) per bundle path (code-cache-file.ts: used only for the text it was made from, whole
+ * and undamaged), and written when there was none, it was for another text, or V8 refused it. It holds
+ * what that parse compiled, in one of two files: after a plain spec's parse (plain-spec.ts), no zod
+ * (`<name>.plain.v8`: 430 KB of V8 data against 628 KB, deserialized at every parse's start); after one
+ * that needed zod (a spec that is not plain, a script file), zod's path too (`<name>.v8`). Which one a
+ * process reads is guessed from the spec's text (`likelyPlain`) before the bundle compiles.
  * Where it cannot be kept (a folder that cannot be written), each parse compiles the bundle from scratch,
  * a few ms more than the modules, whose compiled code Node's own cache keeps. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
  * command run without bin/loopwright.js) none is kept.
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type BundleManifest, bundleIsCurrent } from "../files/bundle-freshness.ts";
 import { nameHash, readCodeCache, writeCodeCache } from "../files/code-cache-file.ts";
 import { readFileSync } from "../files/node-fs.ts";
 import { withoutZodLocales } from "./zod-without-locales.ts";
@@ -39,13 +45,13 @@ export const specParserBundle = {
   externals: ["errors"],
 } as const;
 
-/** What the bundle's manifest says (scripts/bundle-spec-parser.ts writes it). */
-export interface SpecParserManifest {
-  /**
-   * Each code module the bundle holds, relative to the code folder, with its bytes in base64: compared
-   * whole, not by a digest, so that a parse loads no node:crypto (~4 ms, which `validate` needs nowhere else).
-   */
-  modules: Record<string, string>;
+/**
+ * What the bundle's manifest says (scripts/bundle-spec-parser.ts writes it): the code modules it holds,
+ * by their paths relative to the bundle's folder, with their sizes and a digest of their contents, as
+ * `bundleIsCurrent` checks them (bundle-freshness.ts: a stamp vouches for unchanged sizes and times, so
+ * a parse reads no module and loads no node:crypto until a module's size or time changes).
+ */
+export interface SpecParserManifest extends BundleManifest {
   /** Each of `parserPackages`, with the version the bundle holds. */
   packages: Record<string, string>;
 }
@@ -58,8 +64,8 @@ interface LoadedParser {
 
 let loading: Promise<LoadedParser> | undefined;
 
-function load(): Promise<LoadedParser> {
-  loading ??= importBundle().then(
+function load(specText?: string): Promise<LoadedParser> {
+  loading ??= importBundle(specText !== undefined && likelyPlain(specText)).then(
     async (bundled) =>
       bundled ?? {
         parser: await withoutZodLocales(() => import("./spec-file.ts")),
@@ -69,9 +75,38 @@ function load(): Promise<LoadedParser> {
   return loading;
 }
 
-/** spec-file.ts, imported once per process; see the file's comment. */
-export async function importSpecParser(): Promise<SpecParser> {
-  return (await load()).parser;
+/**
+ * spec-file.ts, imported once per process; see the file's comment. `specText`, the spec the caller is
+ * about to parse, when known, says which of the bundle's code caches to read (never what the parse says).
+ */
+export async function importSpecParser(specText?: string): Promise<SpecParser> {
+  return (await load(specText)).parser;
+}
+
+/** The top-level keys a plain spec may have (plain-spec.ts `specKeys`). */
+const plainKeys = new Set([
+  "name",
+  "goal",
+  "repo",
+  "base",
+  "branch",
+  "maker",
+  "verifier",
+  "setup",
+  "gates",
+  "budget",
+  "scope",
+  "finish",
+]);
+
+/**
+ * Whether `text` looks like a plain spec (plain-spec.ts), from its lines alone, without YAML: its
+ * top-level keys are a plain spec's and no scripted engine is named. A guess that only picks the code
+ * cache to read: a wrong one costs time (zod's path compiled lazily, or a cache made once more).
+ */
+export function likelyPlain(text: string): boolean {
+  const keys = [...text.matchAll(/^([A-Za-z_][\w-]*)[ \t]*:/gm)].map((match) => match[1]);
+  return keys.length > 0 && keys.every((key) => plainKeys.has(key)) && !/\bscripted\b/.test(text);
 }
 
 /**
@@ -85,16 +120,16 @@ export async function parserPackageFiles(): Promise<string[]> {
 }
 
 /** The bundle, when there is one and it is what the modules would load (see above); else undefined. */
-async function importBundle(): Promise<LoadedParser | undefined> {
+async function importBundle(plainFirst: boolean): Promise<LoadedParser | undefined> {
   try {
     const manifest = JSON.parse(
       readFileSync(new URL(specParserBundle.manifest, import.meta.url), "utf8"),
     ) as Partial<SpecParserManifest> | null;
-    const modules = Object.entries(manifest?.modules ?? {});
-    if (modules.length === 0 || !isUnchanged(modules)) return undefined;
-    const packageFiles = bundledPackagesInPlace(manifest?.packages ?? {});
+    const bundle = fileURLToPath(new URL(specParserBundle.file, import.meta.url));
+    if (!isManifest(manifest) || !bundleIsCurrent(bundle, manifest)) return undefined;
+    const packageFiles = bundledPackagesInPlace(manifest.packages);
     if (!packageFiles) return undefined;
-    const parser = await runBundle(fileURLToPath(new URL(specParserBundle.file, import.meta.url)));
+    const parser = await runBundle(bundle, plainFirst);
     return { parser, packageFiles: () => packageFiles };
   } catch {
     return undefined;
@@ -105,17 +140,41 @@ async function importBundle(): Promise<LoadedParser | undefined> {
  * The bundle's exports, from its text compiled with its code cache when one is kept; the cache is
  * (re)written after its first parse, when none was used.
  */
-async function runBundle(file: string): Promise<SpecParser> {
+async function runBundle(file: string, plainFirst: boolean): Promise<SpecParser> {
   const { Script } = process.getBuiltinModule("node:vm");
   const { createRequire, getCompileCacheDir } = process.getBuiltinModule("node:module");
   const bytes = readFileSync(file);
   const text = bytes.toString("utf8");
   const cacheFolder = getCompileCacheDir?.();
-  const cacheFile =
+  const cacheName =
     cacheFolder === undefined
       ? undefined
-      : join(cacheFolder, "loopwright", `${basename(file)}.${nameHash(file)}.v8`);
-  const cachedData = cacheFile === undefined ? undefined : readCodeCache(cacheFile, bytes);
+      : join(cacheFolder, "loopwright", `${basename(file)}.${nameHash(file)}`);
+  const withSchemas = cacheName && `${cacheName}.v8`;
+  const plainOnly = cacheName && `${cacheName}.plain.v8`;
+  // The text compiled, as bytes (the bundle's own: esbuild writes ASCII; `bytes` may hold no more).
+  const compiled = () => Buffer.from(text, "utf8");
+  let held: "schemas" | "plain" | undefined;
+  let cachedData: Buffer | undefined;
+  if (withSchemas !== undefined && plainOnly !== undefined) {
+    // A plain spec reads the plain cache alone: compiled without one, it makes one, once (the cache with
+    // zod's path would serve it, larger, for good). Another spec takes the plain one when it has no other.
+    let compared = bytes;
+    for (const [kind, candidate] of plainFirst
+      ? ([["plain", plainOnly]] as const)
+      : ([
+          ["schemas", withSchemas],
+          ["plain", plainOnly],
+        ] as const)) {
+      // Read over the bytes compared (their text is taken): memory touched already reads faster.
+      cachedData = readCodeCache(candidate, compared, compared);
+      if (cachedData !== undefined) {
+        held = kind;
+        break;
+      }
+      compared = compiled();
+    }
+  }
   // The wrapper on a line of its own, the text's lines numbered as in the file (stack traces).
   const script = new Script(`(function (exports, require, module) {\n${text}\n})`, {
     filename: file,
@@ -134,45 +193,36 @@ async function runBundle(file: string): Promise<SpecParser> {
     (name: string) => (externals.has(name) ? externals.get(name) : requireBesideBundle(name)),
     module,
   );
-  const cacheWanted =
-    cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true);
-  return cacheWanted
-    ? keepCodeCacheAfterFirstParse(module.exports, (text) => {
-        // zod's path compiled too (a plain spec's parse runs none of it): see compileSchemaValidation.
-        const compile = module.exports.compileSchemaValidation;
-        if (text !== undefined && typeof compile === "function") compile(text);
-        writeCodeCache(cacheFile, bytes, script.createCachedData());
-      })
-    : (module.exports as SpecParser);
+  if (script.cachedDataRejected === true) held = undefined;
+  if (withSchemas === undefined || plainOnly === undefined || held === "schemas")
+    return module.exports as SpecParser;
+  return keepCodeCacheAfterFirstParse(module.exports, () => {
+    const schemasUsed = module.exports.specSchemasUsed;
+    if (typeof schemasUsed === "function" && schemasUsed() === true)
+      writeCodeCache(withSchemas, compiled(), script.createCachedData());
+    else if (held === undefined) writeCodeCache(plainOnly, compiled(), script.createCachedData());
+  });
 }
 
-/**
- * The parser's functions that parse a spec whole: the code cache is made after one of them parsed. Those
- * given the spec's text (first argument) hand it to `keep`.
- */
+/** The parser's functions that parse a spec whole: the code cache is made after one of them parsed. */
 const parsingFunctions = new Set([
   "loadSpecFile",
   "loadSpecFileForAnyMode",
   "parseSpecText",
   "parseSpecTextForAnyMode",
 ]);
-const textParsingFunctions = new Set(["parseSpecText", "parseSpecTextForAnyMode"]);
 
 /**
  * `exports` with each parsing function wrapped so that `keep` runs once, a turn after the first of them
- * returned a parse (with that spec's text, when the function was given it): a parse that threw (a YAML
- * syntax error stops before the schema) or another function (`requireMaker`) compiles too little of the
- * parser for a cache that is then kept as it is.
+ * returned a parse: a parse that threw (a YAML syntax error stops before the schema) or another function
+ * (`requireMaker`) compiles too little of the parser for a cache that is then kept as it is.
  */
-function keepCodeCacheAfterFirstParse(
-  exports: Record<string, unknown>,
-  keep: (text: string | undefined) => void,
-): SpecParser {
+function keepCodeCacheAfterFirstParse(exports: Record<string, unknown>, keep: () => void): SpecParser {
   let kept = false;
-  const keepSoon = (text: string | undefined) => {
+  const keepSoon = () => {
     if (kept) return;
     kept = true;
-    setImmediate(() => keep(text));
+    setImmediate(keep);
   };
   const wrapped = { ...exports };
   for (const name of parsingFunctions) {
@@ -180,28 +230,26 @@ function keepCodeCacheAfterFirstParse(
     if (typeof parse !== "function") continue;
     wrapped[name] = (...args: unknown[]) => {
       const result: unknown = parse(...args);
-      const text = textParsingFunctions.has(name) && typeof args[0] === "string" ? args[0] : undefined;
-      if (result instanceof Promise)
-        result.then(
-          () => keepSoon(text),
-          () => {},
-        );
-      else keepSoon(text);
+      if (result instanceof Promise) result.then(keepSoon, () => {});
+      else keepSoon();
       return result;
     };
   }
   return wrapped as unknown as SpecParser;
 }
 
-/** Whether every module (path relative to the code folder, bytes in base64) is in the code folder as it was. */
-function isUnchanged(modules: [string, unknown][]): boolean {
-  const codeFolder = new URL("../", import.meta.url);
-  for (const [path, bytes] of modules) {
-    const file = new URL(path, codeFolder);
-    if (!file.href.startsWith(codeFolder.href) || typeof bytes !== "string") return false;
-    if (readFileSync(file).toString("base64") !== bytes) return false;
-  }
-  return true;
+/** Whether `manifest` has the shape the build writes, with at least one module. */
+function isManifest(manifest: Partial<SpecParserManifest> | null): manifest is SpecParserManifest {
+  const modules = manifest?.modules;
+  return (
+    typeof modules === "object" &&
+    modules !== null &&
+    Object.keys(modules).length > 0 &&
+    Object.values(modules).every((size) => typeof size === "number") &&
+    typeof manifest?.digest === "string" &&
+    typeof manifest.packages === "object" &&
+    manifest.packages !== null
+  );
 }
 
 /**

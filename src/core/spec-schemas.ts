@@ -6,7 +6,15 @@
  */
 import * as schemas from "./spec.ts";
 
+let used = false;
+
 /** spec.ts's exports. */
 export function specSchemas(): typeof schemas {
+  used = true;
   return schemas;
+}
+
+/** Whether this process asked for the schemas (zod) yet: the parser's code cache holds zod's path then. */
+export function specSchemasUsed(): boolean {
+  return used;
 }

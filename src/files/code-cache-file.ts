@@ -33,8 +33,14 @@ export const maximumCacheBytes = 64 * 1024 * 1024;
  */
 const comparedChunkBytes = 64 * 1024;
 
-/** V8's data kept in `file` for the script whose text is `source`, or undefined. */
-export function readCodeCache(file: string, source: Buffer): Buffer | undefined {
+/**
+ * V8's data kept in `file` for the script whose text is `source`, or undefined. With `scratch` as large as
+ * the data, the data is read into it (the answer is then a view of it) once the text compared equal:
+ * memory the process has touched already, such as `source` itself once its text was taken, reads without
+ * the page faults of fresh memory (~0.7 ms for the CLI bundle's 0.9 MB on the VM measured). Whatever the
+ * answer, `scratch` then holds no known bytes.
+ */
+export function readCodeCache(file: string, source: Buffer, scratch?: Buffer): Buffer | undefined {
   let descriptor: number;
   try {
     const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW } = fs.constants;
@@ -55,7 +61,10 @@ export function readCodeCache(file: string, source: Buffer): Buffer | undefined 
     const chunk = Buffer.allocUnsafe(Math.min(comparedChunkBytes, Math.max(sourceBytes, dataBytes, 1)));
     if (!sameAsFile(descriptor, source, headerBytes, chunk)) return undefined;
     const dataStart = headerBytes + sourceBytes;
-    const data = Buffer.allocUnsafe(dataBytes);
+    const data =
+      scratch !== undefined && scratch.length >= dataBytes
+        ? scratch.subarray(0, dataBytes)
+        : Buffer.allocUnsafe(dataBytes);
     if (!readExactly(descriptor, data, dataStart)) return undefined;
     return sameAsFile(descriptor, data, dataStart + dataBytes, chunk) ? data : undefined;
   } catch {

@@ -9,6 +9,7 @@ import { useGitShells } from "../../git/git-shells.ts";
 import { findTaggedProcesses, runIdVariable } from "../../process/sweep.ts";
 import { primeSandboxAvailability } from "../../sandbox/sandbox-availability.ts";
 import type { LoopRecord } from "../../store/store.ts";
+import { runUnderWay } from "../run-under-way.ts";
 import type { Session } from "../session.ts";
 
 export async function runLoopCommand(
@@ -28,7 +29,8 @@ export async function runLoopCommand(
     import("../../git/repository.ts"),
   ]);
   // A spec parsed from scratch gets a spec cache entry: written once the maker's turn is under way, not on
-  // the way to it, or when the command ends, however it ends (a refused spec or run included).
+  // the way to it, or when the command ends, however it ends (a refused spec or run included). The CLI
+  // bundle's code cache is made then too (runUnderWay), when the launcher wants one.
   const heldWrites: (() => void)[] = [];
   const writeHeld = () => {
     for (const write of heldWrites.splice(0)) write();
@@ -69,7 +71,11 @@ export async function runLoopCommand(
       });
       const loop = await creating;
       await sandboxProbed;
-      return await runInForeground(session, loop, "run", options.json ?? false, writeHeld);
+      const makerUnderWay = () => {
+        writeHeld();
+        runUnderWay();
+      };
+      return await runInForeground(session, loop, "run", options.json ?? false, makerUnderWay);
     } finally {
       await session.store.close();
     }
