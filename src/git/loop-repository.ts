@@ -662,6 +662,8 @@ function expectedGit(
  * path is deleted in place.
  */
 function moveAside(repository: LoopRepository, path: string): void {
+  // Nothing there (a checkout made just now): no trash folder to make on the way.
+  if (!exists(path)) return;
   const trash = join(repository.directory, "trash");
   try {
     mkdirSync(trash, { recursive: true });
@@ -850,11 +852,21 @@ function isFile(path: string): boolean {
  * Returns true when the folder did not exist and was created empty.
  */
 async function ensureRealFolder(checkout: string): Promise<boolean> {
-  const stats = await lstat(checkout).catch(() => undefined);
+  // Looked at synchronously (microseconds; a thread pool round trip costs milliseconds on a busy machine).
+  const stats = lstatOrUndefined(checkout);
   if (stats?.isDirectory()) return false;
   if (stats) await rm(checkout, { force: true });
   await mkdir(checkout, { recursive: true });
   return true;
+}
+
+/** What `lstat` says of `path`, or undefined when it cannot say (missing, or not reachable). */
+function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when `checkout` is a folder itself, not a symlink to one (a maker may replace its checkout). */

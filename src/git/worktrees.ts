@@ -6,6 +6,7 @@
 import { lstat, mkdir, readdir, realpath, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "../errors.ts";
+import { realpathSync } from "../files/node-fs.ts";
 import { firstErrorLine, GitError, git, gitResult } from "./git.ts";
 import { branchExists } from "./repository.ts";
 
@@ -162,8 +163,8 @@ async function discardFolder(path: string): Promise<void> {
 
 /** loopwright's worktrees and checkouts must live outside the user's checkout, and never contain it. */
 export async function assertOutsideCheckout(root: string, path: string): Promise<void> {
-  const checkout = await canonicalPath(root);
-  const target = await canonicalPath(path);
+  const checkout = canonicalPath(root);
+  const target = canonicalPath(path);
   if (isWithin(target, checkout) || isWithin(checkout, target)) {
     throw new UsageError(
       `worktree folder ${path} overlaps the checkout ${root}; loopwright keeps its worktrees outside the checkout (set LOOPWRIGHT_HOME elsewhere)`,
@@ -176,12 +177,19 @@ function isWithin(child: string, parent: string): boolean {
   return path === "" || (path !== ".." && !path.startsWith(`..${sep}`) && !isAbsolute(path));
 }
 
-/** The real path of the deepest existing ancestor, with the rest appended (the path may not exist yet). */
-async function canonicalPath(path: string): Promise<string> {
+/**
+ * The real path of the deepest existing ancestor, with the rest appended (the path may not exist yet).
+ * Synchronous (realpath(3), as the asynchronous call runs it): a few microseconds each, where a round
+ * trip through libuv's thread pool per ancestor (three for a checkout not made yet) cost milliseconds on
+ * a busy machine, before each checkout of a run's first step is written.
+ */
+function canonicalPath(path: string): string {
   const absolute = resolve(path);
-  const real = await realpath(absolute).catch(() => undefined);
-  if (real !== undefined) return real;
-  const parent = dirname(absolute);
-  if (parent === absolute) return absolute;
-  return join(await canonicalPath(parent), basename(absolute));
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    if (parent === absolute) return absolute;
+    return join(canonicalPath(parent), basename(absolute));
+  }
 }
