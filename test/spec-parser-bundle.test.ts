@@ -24,7 +24,6 @@ import {
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { bundleSpecParser } from "../scripts/bundle-spec-parser.ts";
-import { likelyPlain } from "../src/core/spec-parser-import.ts";
 import { binary, createSandbox, type Sandbox } from "./support/loop-sandbox.ts";
 
 const tracer = new URL("./support/module-trace.mjs", import.meta.url).pathname;
@@ -148,7 +147,7 @@ describe("the spec parser's bundle", () => {
     assert.match(validate(invalid).output, /maker\.engine/);
   });
 
-  test("a plain spec's code cache holds no zod and is smaller; a spec zod checks gets one of its own; each parse reads the one its spec's text points to", () => {
+  test("a plain spec's code cache holds no zod: smaller, used by plain specs; the first spec zod checks makes one with zod, then used by all", () => {
     const compileCache = join(sandbox.root, "compile-cache-plain");
     const first = validate(plain, { compileCache });
     assert.ok(first.bundled, first.output);
@@ -157,28 +156,31 @@ describe("the spec parser's bundle", () => {
     assert.equal(first.codeCaches.length, 1);
     const [plainCache] = first.codeCaches;
     assert.match(plainCache, /\.plain\.v8$/);
-    // A spec zod refuses (its parse throws) writes none; one zod checks and accepts writes its own.
-    assert.deepEqual(validate(invalid, { compileCache }).codeCaches, [plainCache]);
-    const checked = validate(valid, { compileCache });
-    assert.equal(checked.output, validate(valid, { entry: binary }).output);
-    assert.equal(checked.codeCaches.length, 2, checked.codeCaches.join());
-    const cache = checked.codeCaches.find((path) => path !== plainCache) ?? "";
-    assert.match(cache, /[0-9a-f]{8}\.v8$/);
-    assert.ok(statSync(cache).size > statSync(plainCache).size, "the cache with zod is not larger");
-    // Both used from then on, by plain specs and the others: neither is written again.
-    const made = [statSync(plainCache).mtimeMs, statSync(cache).mtimeMs];
-    for (const text of [plain, valid, invalid, plain]) {
+    const plainMade = statSync(plainCache).mtimeMs;
+    const plainBytes = statSync(plainCache).size;
+    // Plain specs, and one zod refuses (its parse throws), leave it as it is.
+    for (const text of [plain, invalid]) {
       const next = validate(text, { compileCache });
       assert.ok(next.bundled, next.output);
       assert.equal(next.output, validate(text, { entry: binary }).output);
-      assert.deepEqual([statSync(plainCache).mtimeMs, statSync(cache).mtimeMs], made);
+      assert.deepEqual(next.codeCaches, [plainCache]);
+      assert.equal(statSync(plainCache).mtimeMs, plainMade);
     }
-  });
-
-  test("a plain spec is told from its lines: its keys and engines; the guess picks a code cache only", () => {
-    assert.equal(likelyPlain(plain), true);
-    for (const text of [valid, invalid, "{ name: x }", "", "name: x\nmaker:\n  engine: scripted\n"])
-      assert.equal(likelyPlain(text), false, text);
+    // A spec zod checks and accepts: a cache with zod's path takes the plain one's place, larger.
+    const upgraded = validate(valid, { compileCache });
+    assert.equal(upgraded.output, validate(valid, { entry: binary }).output);
+    assert.equal(upgraded.codeCaches.length, 1, upgraded.codeCaches.join());
+    const [cache] = upgraded.codeCaches;
+    assert.doesNotMatch(cache, /\.plain\.v8$/);
+    assert.ok(statSync(cache).size > plainBytes, `${statSync(cache).size} bytes against ${plainBytes}`);
+    const made = statSync(cache).mtimeMs;
+    for (const text of [valid, invalid, plain]) {
+      const next = validate(text, { compileCache });
+      assert.ok(next.bundled, next.output);
+      assert.equal(next.output, validate(text, { entry: binary }).output);
+      assert.deepEqual(next.codeCaches, [cache]);
+      assert.equal(statSync(cache).mtimeMs, made);
+    }
   });
 
   test("a run whose spec the bundle parsed loads zod for its verifier without the other locales", () => {

@@ -75,7 +75,7 @@ export async function loadSpecFileForAnyModeCached(
       cached.files.every((file) => readScript(file.path) === file.text);
     if (same) return { ...cached.parsed, specPath };
   }
-  const { parseSpecTextForAnyMode } = await importSpecParser(text);
+  const { parseSpecTextForAnyMode } = await importSpecParser();
   const files: SpecCacheEntry["files"] = [];
   const parsed = parseSpecTextForAnyMode(text, path, directory, files);
   // The entry is made now, with the stamps of the packages that parsed (a package updated before the

@@ -15,10 +15,10 @@
  * process's first parse that returned, kept in Node's compile cache folder (in its subfolder for this
  * Node, V8 and flags) per bundle path (code-cache-file.ts: used only for the text it was made from, whole
  * and undamaged), and written when there was none, it was for another text, or V8 refused it. It holds
- * what that parse compiled, in one of two files: after a plain spec's parse (plain-spec.ts), no zod
- * (`<name>.plain.v8`: 430 KB of V8 data against 628 KB, deserialized at every parse's start); after one
- * that needed zod (a spec that is not plain, a script file), zod's path too (`<name>.v8`). Which one a
- * process reads is guessed from the spec's text (`likelyPlain`) before the bundle compiles.
+ * what that parse compiled: after a plain spec's (plain-spec.ts), no zod (`<name>.plain.v8`: 430 KB of V8
+ * data against 628 KB, deserialized at every parse's start); the first parse that needs zod (a spec that
+ * is not plain, a script file) compiles zod's path lazily, once, and replaces it with one that holds zod
+ * too (`<name>.v8`), which every later parse uses, plain or not.
  * Where it cannot be kept (a folder that cannot be written), each parse compiles the bundle from scratch,
  * a few ms more than the modules, whose compiled code Node's own cache keeps. With Node's compile cache off (NODE_DISABLE_COMPILE_CACHE=1, or a
  * command run without bin/loopwright.js) none is kept.
@@ -27,7 +27,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BundleManifest, bundleIsCurrent } from "../files/bundle-freshness.ts";
 import { nameHash, readCodeCache, writeCodeCache } from "../files/code-cache-file.ts";
-import { readFileSync } from "../files/node-fs.ts";
+import { readFileSync, rmSync } from "../files/node-fs.ts";
 import { withoutZodLocales } from "./zod-without-locales.ts";
 
 type SpecParser = typeof import("./spec-file.ts");
@@ -64,8 +64,8 @@ interface LoadedParser {
 
 let loading: Promise<LoadedParser> | undefined;
 
-function load(specText?: string): Promise<LoadedParser> {
-  loading ??= importBundle(specText !== undefined && likelyPlain(specText)).then(
+function load(): Promise<LoadedParser> {
+  loading ??= importBundle().then(
     async (bundled) =>
       bundled ?? {
         parser: await withoutZodLocales(() => import("./spec-file.ts")),
@@ -75,38 +75,9 @@ function load(specText?: string): Promise<LoadedParser> {
   return loading;
 }
 
-/**
- * spec-file.ts, imported once per process; see the file's comment. `specText`, the spec the caller is
- * about to parse, when known, says which of the bundle's code caches to read (never what the parse says).
- */
-export async function importSpecParser(specText?: string): Promise<SpecParser> {
-  return (await load(specText)).parser;
-}
-
-/** The top-level keys a plain spec may have (plain-spec.ts `specKeys`). */
-const plainKeys = new Set([
-  "name",
-  "goal",
-  "repo",
-  "base",
-  "branch",
-  "maker",
-  "verifier",
-  "setup",
-  "gates",
-  "budget",
-  "scope",
-  "finish",
-]);
-
-/**
- * Whether `text` looks like a plain spec (plain-spec.ts), from its lines alone, without YAML: its
- * top-level keys are a plain spec's and no scripted engine is named. A guess that only picks the code
- * cache to read: a wrong one costs time (zod's path compiled lazily, or a cache made once more).
- */
-export function likelyPlain(text: string): boolean {
-  const keys = [...text.matchAll(/^([A-Za-z_][\w-]*)[ \t]*:/gm)].map((match) => match[1]);
-  return keys.length > 0 && keys.every((key) => plainKeys.has(key)) && !/\bscripted\b/.test(text);
+/** spec-file.ts, imported once per process; see the file's comment. */
+export async function importSpecParser(): Promise<SpecParser> {
+  return (await load()).parser;
 }
 
 /**
@@ -120,7 +91,7 @@ export async function parserPackageFiles(): Promise<string[]> {
 }
 
 /** The bundle, when there is one and it is what the modules would load (see above); else undefined. */
-async function importBundle(plainFirst: boolean): Promise<LoadedParser | undefined> {
+async function importBundle(): Promise<LoadedParser | undefined> {
   try {
     const manifest = JSON.parse(
       readFileSync(new URL(specParserBundle.manifest, import.meta.url), "utf8"),
@@ -129,7 +100,7 @@ async function importBundle(plainFirst: boolean): Promise<LoadedParser | undefin
     if (!isManifest(manifest) || !bundleIsCurrent(bundle, manifest)) return undefined;
     const packageFiles = bundledPackagesInPlace(manifest.packages);
     if (!packageFiles) return undefined;
-    const parser = await runBundle(bundle, plainFirst);
+    const parser = await runBundle(bundle);
     return { parser, packageFiles: () => packageFiles };
   } catch {
     return undefined;
@@ -140,7 +111,7 @@ async function importBundle(plainFirst: boolean): Promise<LoadedParser | undefin
  * The bundle's exports, from its text compiled with its code cache when one is kept; the cache is
  * (re)written after its first parse, when none was used.
  */
-async function runBundle(file: string, plainFirst: boolean): Promise<SpecParser> {
+async function runBundle(file: string): Promise<SpecParser> {
   const { Script } = process.getBuiltinModule("node:vm");
   const { createRequire, getCompileCacheDir } = process.getBuiltinModule("node:module");
   const bytes = readFileSync(file);
@@ -152,27 +123,16 @@ async function runBundle(file: string, plainFirst: boolean): Promise<SpecParser>
       : join(cacheFolder, "loopwright", `${basename(file)}.${nameHash(file)}`);
   const withSchemas = cacheName && `${cacheName}.v8`;
   const plainOnly = cacheName && `${cacheName}.plain.v8`;
-  // The text compiled, as bytes (the bundle's own: esbuild writes ASCII; `bytes` may hold no more).
-  const compiled = () => Buffer.from(text, "utf8");
   let held: "schemas" | "plain" | undefined;
   let cachedData: Buffer | undefined;
   if (withSchemas !== undefined && plainOnly !== undefined) {
-    // A plain spec reads the plain cache alone: compiled without one, it makes one, once (the cache with
-    // zod's path would serve it, larger, for good). Another spec takes the plain one when it has no other.
-    let compared = bytes;
-    for (const [kind, candidate] of plainFirst
-      ? ([["plain", plainOnly]] as const)
-      : ([
-          ["schemas", withSchemas],
-          ["plain", plainOnly],
-        ] as const)) {
-      // Read over the bytes compared (their text is taken): memory touched already reads faster.
-      cachedData = readCodeCache(candidate, compared, compared);
-      if (cachedData !== undefined) {
-        held = kind;
-        break;
-      }
-      compared = compiled();
+    cachedData = readCodeCache(withSchemas, bytes);
+    if (cachedData !== undefined) held = "schemas";
+    else {
+      // Read over the bundle's bytes (their text is taken): memory touched already reads faster. Not the
+      // first read: it may leave them changed, and a cache with zod's path is larger than they are.
+      cachedData = readCodeCache(plainOnly, bytes, bytes);
+      if (cachedData !== undefined) held = "plain";
     }
   }
   // The wrapper on a line of its own, the text's lines numbered as in the file (stack traces).
@@ -194,13 +154,18 @@ async function runBundle(file: string, plainFirst: boolean): Promise<SpecParser>
     module,
   );
   if (script.cachedDataRejected === true) held = undefined;
+  // The text compiled, as bytes (the bundle's own: esbuild writes ASCII; `bytes` may hold no more).
+  const compiled = () => Buffer.from(text, "utf8");
   if (withSchemas === undefined || plainOnly === undefined || held === "schemas")
     return module.exports as SpecParser;
   return keepCodeCacheAfterFirstParse(module.exports, () => {
     const schemasUsed = module.exports.specSchemasUsed;
-    if (typeof schemasUsed === "function" && schemasUsed() === true)
+    if (typeof schemasUsed === "function" && schemasUsed() === true) {
       writeCodeCache(withSchemas, compiled(), script.createCachedData());
-    else if (held === undefined) writeCodeCache(plainOnly, compiled(), script.createCachedData());
+      try {
+        rmSync(plainOnly, { force: true });
+      } catch {}
+    } else if (held === undefined) writeCodeCache(plainOnly, compiled(), script.createCachedData());
   });
 }
 
