@@ -331,6 +331,29 @@ budget: { maxIterations: 1 }
     assert.notDeepEqual(readFileSync(cache), damaged);
   });
 
+  test("a spec that looks plain but that zod checks (a pull request's finish) gets a code cache it then uses: not written at every parse", () => {
+    // Its keys are a plain spec's (likelyPlain says so), but plain-spec.ts leaves `repository` to zod.
+    const pullRequest = plain.replace(
+      "finish: { action: none }",
+      "finish: { action: pull-request, repository: me/app }",
+    );
+    assert.equal(likelyPlain(pullRequest), true);
+    const compileCache = join(sandbox.root, "compile-cache-looks-plain");
+    const first = validate(pullRequest, { compileCache });
+    assert.ok(first.bundled, first.output);
+    assert.equal(first.codeCaches.length, 1, first.output);
+    const [cache] = first.codeCaches;
+    const made = statSync(cache).mtimeMs;
+    // The same spec parsed afresh (an edit, another home): the cache made for it is read, not made again.
+    for (let parse = 0; parse < 2; parse++) {
+      const next = validate(pullRequest, { compileCache });
+      assert.ok(next.bundled, next.output);
+      assert.equal(next.output.replace(/SPEC/g, ""), first.output.replace(/SPEC/g, ""));
+      assert.deepEqual(next.codeCaches, [cache]);
+      assert.equal(statSync(cache).mtimeMs, made, "the code cache was written again: none was used");
+    }
+  });
+
   test("a code cache damaged past its header, its length kept, never runs: the parse is the same", () => {
     // A disk error, a crash mid-copy or a hand edit: V8 checks no checksum of a code cache (release
     // builds), so its bytes must be checked before V8 deserializes them. Node's own compile cache does.
