@@ -1,10 +1,20 @@
 /**
- * A command's log file, never written through a symbolic link, and bounded: the first half of the cap is written as it comes, the last half is
+ * A command's log file, written only into a regular file of its own (never through a symbolic or hard
+ * link, never into a FIFO a maker planted at its path: see `openLogFile`), and bounded: the first half of the cap is written as it comes, the last half is
  * kept in memory and written at the end, and what was cut between them is said in one line. A log
  * that cannot be written (a full disk, a read-only folder) stops taking writes and says why in
  * `failure()`; it never throws and never makes the command fail.
  */
-import { close, closeSync, constants, openSync, write, writeSync } from "../files/node-fs.ts";
+import {
+  close,
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  write,
+  writeSync,
+} from "../files/node-fs.ts";
 
 /** Default cap of one command's log: 16 MiB (`LOOPWRIGHT_LOG_LIMIT` overrides, e.g. `64MiB`, `1048576`). */
 export const defaultLogLimitBytes = 16 * 1024 * 1024;
@@ -35,15 +45,9 @@ export function openCappedLog(path: string, options: { append?: boolean; limitBy
   const fail = (error: NodeJS.ErrnoException) => {
     failure ??= `log not written: ${error.code ?? error.message} (${path})`;
   };
-  // Never through a symbolic link: a maker that plants one must not redirect loopwright's writes.
-  const flags =
-    constants.O_WRONLY |
-    constants.O_CREAT |
-    constants.O_NOFOLLOW |
-    (options.append ? constants.O_APPEND : constants.O_TRUNC);
   let file: OrderedWriter | undefined;
   try {
-    file = orderedWriter(openSync(path, flags, 0o644), fail);
+    file = orderedWriter(openLogFile(path, options.append === true), fail);
   } catch (error) {
     fail(error as NodeJS.ErrnoException);
   }
@@ -109,6 +113,33 @@ export function openCappedLog(path: string, options: { append?: boolean; limitBy
   };
 }
 
+/**
+ * A descriptor for writing the log at `path` (emptied first unless `append`). Opened without following a
+ * symbolic link (ELOOP) and without blocking: a FIFO a maker planted there, with no reader, would hold the
+ * open, and the controller, for good (here ENXIO). Then used only when it is a regular file with no other
+ * link (a hard link to a user's file is refused, not emptied) or a character device (which no maker can
+ * make: mknod needs privileges and a hard link cannot reach /dev; the tests' full disk is /dev/full).
+ * Throws what refuses it.
+ */
+function openLogFile(path: string, append: boolean): number {
+  const { O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK, O_APPEND } = constants;
+  const descriptor = openSync(
+    path,
+    O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : 0),
+    0o644,
+  );
+  try {
+    const stats = fstatSync(descriptor);
+    if (stats.isFile() && stats.nlink !== 1) throw new Error("a file with other links");
+    if (!stats.isFile() && !stats.isCharacterDevice()) throw new Error("not a regular file");
+    if (stats.isFile() && !append) ftruncateSync(descriptor, 0);
+    return descriptor;
+  } catch (error) {
+    closeSync(descriptor);
+    throw error;
+  }
+}
+
 interface OrderedWriter {
   /** Queues `bytes` after everything written before; ignored once the file failed or was closed. */
   write(bytes: Buffer | string): void;
@@ -170,8 +201,11 @@ function orderedWriter(descriptor: number, onFailure: (error: NodeJS.ErrnoExcept
     }
     try {
       closeSync(descriptor);
-    } catch {
-      // Closed all the same: nothing was left to write.
+    } catch (error) {
+      // Closed all the same (the descriptor is released), but what was written may not have reached
+      // the file (NFS, a disk quota: close(2)).
+      if (!failed) onFailure(error as NodeJS.ErrnoException);
+      failed = true;
     }
     return Promise.resolve();
   };
@@ -193,7 +227,12 @@ function orderedWriter(descriptor: number, onFailure: (error: NodeJS.ErrnoExcept
         return closed;
       }
       closed = new Promise((resolve) => {
-        drained = () => close(descriptor, () => resolve());
+        drained = () =>
+          close(descriptor, (error) => {
+            if (error && !failed) onFailure(error);
+            failed ||= error !== null;
+            resolve();
+          });
         queued.push(...pieces);
         if (writing) return;
         writing = true;
